@@ -1,0 +1,1 @@
+"""Build time for flue skills: find skill references, validate and pack skills, the CLI."""

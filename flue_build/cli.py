@@ -1,0 +1,80 @@
+"""The `flue-skills` command: check, new, schema."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from flue_runtime.diagnostics import format_json, has_errors, summary
+from flue_runtime.errors import FlueError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="flue-skills", description="Validate, scaffold and inspect agent skills.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check = commands.add_parser(
+        "check",
+        help="validate skills: a skill folder, a SKILL.md, or a folder searched recursively",
+        description="Report every problem in the skills under PATH, compiler style. Exit 1 on errors.",
+    )
+    check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--strict", action="store_true", help="treat warnings as errors")
+
+    new = commands.add_parser("new", help="scaffold a valid skill", description="Create DIR/NAME/SKILL.md.")
+    new.add_argument("name", metavar="NAME")
+    new.add_argument("--dir", type=Path, default=Path("."), metavar="DIR", help="parent folder (default: .)")
+    new.add_argument("--description", default=None, help="the skill's description")
+
+    commands.add_parser("schema", help="print the SKILL.md frontmatter JSON Schema")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            return _check(parser, args)
+        if args.command == "new":
+            return _new(args)
+        from flue_runtime.schema import schema_text
+
+        sys.stdout.write(schema_text())
+        return 0
+    except FlueError as exc:
+        print(f"flue-skills {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        parser.exit(2, f"flue-skills check: error: no such file or directory: {', '.join(missing)}\n")
+    from .check import check_paths
+
+    report = check_paths(args.paths, strict=args.strict)
+    if args.format == "json":
+        print(format_json(report.diagnostics))
+    else:
+        for diagnostic in report.diagnostics:
+            print(diagnostic.format())
+        print(summary(report.diagnostics, report.checked))
+    return 1 if has_errors(report.diagnostics) else 0
+
+
+def _new(args: argparse.Namespace) -> int:
+    from .scaffold import DEFAULT_DESCRIPTION, new_skill
+
+    created = new_skill(args.name, args.dir, args.description or DEFAULT_DESCRIPTION)
+    print(f"created {created}")
+    if args.description is None:
+        print("next: edit its description and instructions, then run `flue-skills check`")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

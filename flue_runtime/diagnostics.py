@@ -1,0 +1,137 @@
+"""Diagnostics: one shape for every problem the build, the CLI and the run time report.
+
+Codes are stable (documented in the README); messages may improve over time.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+from enum import StrEnum
+from typing import Iterable, Sequence
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    severity: Severity
+    summary: str
+
+
+def _codes(*rows: tuple[str, Severity, str]) -> dict[str, Code]:
+    return {code: Code(code, severity, summary) for code, severity, summary in rows}
+
+
+E, W = Severity.ERROR, Severity.WARNING
+
+#: Every diagnostic code, its default severity and what it means. The README table is
+#: checked against this registry by the test suite.
+CODES: dict[str, Code] = _codes(
+    # 1xx: the SKILL.md file and its frontmatter
+    ("FLU100", W, "no skill found where one was expected"),
+    ("FLU101", E, "skill file missing or not named exactly `SKILL.md`"),
+    ("FLU102", E, "file is not valid UTF-8 or holds a NUL byte"),
+    ("FLU103", E, "no frontmatter: the file must start with a `---` line"),
+    ("FLU104", E, "frontmatter is never closed by a `---` line"),
+    ("FLU105", E, "frontmatter is larger than 64 KiB"),
+    ("FLU106", E, "frontmatter is not valid YAML"),
+    ("FLU107", E, "frontmatter is not a YAML mapping"),
+    ("FLU108", E, "duplicate key"),
+    ("FLU109", E, "YAML feature refused: alias, complex key, second document or deep nesting"),
+    ("FLU110", E, "file cannot be read"),
+    # 2xx: frontmatter fields
+    ("FLU201", E, "required field missing"),
+    ("FLU202", E, "field has the wrong type"),
+    ("FLU203", E, "`name` is too long (64 characters at most)"),
+    ("FLU204", E, "`name` breaks the naming rule `^[a-z0-9]+(-[a-z0-9]+)*$`"),
+    ("FLU205", E, "`name` differs from the skill's directory name"),
+    ("FLU206", E, "`description` is empty"),
+    ("FLU207", E, "`description` is too long (1024 characters at most)"),
+    ("FLU208", E, "`compatibility` is empty or too long (1-500 characters)"),
+    ("FLU209", E, "`metadata` value is not a string"),
+    ("FLU210", W, "unknown top-level field"),
+    ("FLU211", W, "`allowed-tools` looks comma-separated"),
+    ("FLU212", W, "a skill nested inside another skill's directory"),
+)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A problem at a place: `path:line:col: CODE severity: message`, with a hint to fix it."""
+
+    path: str
+    code: str
+    message: str
+    hint: str = ""
+    line: int | None = None
+    column: int | None = None
+    severity: Severity = Severity.ERROR
+
+    @classmethod
+    def make(
+        cls,
+        code: str,
+        path: str,
+        message: str,
+        hint: str = "",
+        line: int | None = None,
+        column: int | None = None,
+    ) -> Diagnostic:
+        """A diagnostic with the code's default severity."""
+        return cls(path, code, message, hint, line, column, CODES[code].severity)
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    @property
+    def location(self) -> str:
+        if self.line is None:
+            return self.path
+        return f"{self.path}:{self.line}:{self.column or 1}"
+
+    def strict(self) -> Diagnostic:
+        """Strict mode: a warning counts as an error."""
+        return replace(self, severity=Severity.ERROR)
+
+    def format(self) -> str:
+        text = f"{self.location}: {self.code} {self.severity}: {self.message}"
+        if self.hint:
+            text += "\n    hint: " + self.hint.replace("\n", "\n          ")
+        return text
+
+    def to_dict(self) -> dict[str, object]:
+        data = asdict(self)
+        data["severity"] = str(self.severity)
+        return {key: data[key] for key in ("path", "line", "column", "code", "severity", "message", "hint")}
+
+
+def apply_strict(diagnostics: Iterable[Diagnostic], strict: bool) -> list[Diagnostic]:
+    return [d.strict() for d in diagnostics] if strict else list(diagnostics)
+
+
+def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
+    return any(d.is_error for d in diagnostics)
+
+
+def summary(diagnostics: Sequence[Diagnostic], checked: int, noun: str = "skill") -> str:
+    errors = sum(d.is_error for d in diagnostics)
+    warnings = len(diagnostics) - errors
+    plural = "" if checked == 1 else "s"
+    return (
+        f"checked {checked} {noun}{plural}: "
+        f"{errors} error{'' if errors == 1 else 's'}, {warnings} warning{'' if warnings == 1 else 's'}"
+    )
+
+
+def format_text(diagnostics: Iterable[Diagnostic]) -> str:
+    return "\n".join(d.format() for d in diagnostics)
+
+
+def format_json(diagnostics: Iterable[Diagnostic]) -> str:
+    return json.dumps([d.to_dict() for d in diagnostics], indent=2, ensure_ascii=False)

@@ -1,0 +1,43 @@
+"""The project's promises about itself: a light run-time import, a README that tells the truth."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from flue_runtime.diagnostics import CODES
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAVY = ("yaml", "jsonschema", "flue_build", "setuptools", "hatchling")
+
+
+def test_importing_the_runtime_stays_light() -> None:
+    code = "import sys, flue_runtime; print(' '.join(m for m in %r if m in sys.modules))" % (HEAVY,)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == ""
+
+
+def test_readme_documents_every_diagnostic_code() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(FLU\d{3})` \| (error|warning) \| (.+?) \|$", readme, re.MULTILINE)
+    assert [(code, severity) for code, severity, _ in rows] == [(c.code, str(c.severity)) for c in CODES.values()]
+    assert all(summary == CODES[code].summary for code, _, summary in rows)
+
+
+def test_readme_quick_start_is_two_commands() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start", 1)[1]
+    block = re.search(r"```bash\n(.*?)```", section, re.DOTALL)
+    assert block is not None
+    commands = [line for line in block.group(1).splitlines() if line.strip()]
+    assert len(commands) == 2
+    assert "pytest" in commands[1]
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    test_command = re.search(r"## Quick start.*?```bash\n.*?\n(.*?)\n```", readme, re.DOTALL)
+    assert test_command is not None
+    assert test_command.group(1).strip() in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
