@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flue_runtime.diagnostics import Diagnostic, apply_strict
+from flue_runtime.skilldir import vet_skill
 from flue_runtime.validate import SKILL_FILE, check_skill_file
 
-from .discover import Found, enclosing_skill, find_skills
+from .discover import Found, find_skills
 
 
 @dataclass
@@ -55,19 +56,9 @@ def check_paths(paths: list[Path], *, strict: bool = False) -> Report:
 
 def _check_found(found: list[Found], strict: bool) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    skill_dirs = {f.file.parent for f in found if not f.misnamed}
     for item in found:
-        shown = display_path(item.file)
-        result = check_skill_file(item.file, display=shown, strict=strict)
-        out.extend(result.diagnostics)
-        outer = enclosing_skill(item.file.parent, skill_dirs)
-        if outer is not None and not item.misnamed:
-            nested = Diagnostic.make(
-                "FLU212",
-                shown,
-                f"skill `{item.file.parent.name}` sits inside skill `{outer.name}` ({display_path(outer)}); "
-                f"it is packed as a support file of `{outer.name}`, not as a skill of its own",
-                f"move `{item.file.parent.name}` out of `{outer.name}` into a sibling folder",
-            )
-            out.extend(apply_strict([nested], strict))
+        if item.misnamed:
+            out.extend(check_skill_file(item.file, display=display_path(item.file), strict=strict).diagnostics)
+        else:
+            out.extend(vet_skill(item.file.parent, display=display_path(item.file.parent), strict=strict).diagnostics)
     return out

@@ -28,11 +28,3 @@ def find_skills(root: Path) -> list[Found]:
         else:
             found.extend(Found(Path(folder, f), misnamed=True) for f in sorted(files) if f.lower() == SKILL_FILE.lower())
     return found
-
-
-def enclosing_skill(skill_dir: Path, skill_dirs: set[Path]) -> Path | None:
-    """The nearest other skill directory that holds `skill_dir`, if any."""
-    for parent in skill_dir.parents:
-        if parent in skill_dirs:
-            return parent
-    return None

@@ -57,6 +57,15 @@ CODES: dict[str, Code] = _codes(
     ("FLU210", W, "unknown top-level field"),
     ("FLU211", W, "`allowed-tools` looks comma-separated"),
     ("FLU212", W, "a skill nested inside another skill's directory"),
+    # 3xx: packing a skill directory
+    ("FLU301", E, "symbolic link refused"),
+    ("FLU302", E, "secret refused (by file or folder name)"),
+    ("FLU303", E, "file holds a PEM private key"),
+    ("FLU304", W, "noise skipped (VCS, tool caches, build output, editor files)"),
+    ("FLU305", W, "file over 1 MiB packed"),
+    ("FLU306", W, "file that looks like a secret packed because `[tool.flue] allow` lists it"),
+    ("FLU307", E, "not a regular file (FIFO, socket, device)"),
+    ("FLU308", E, "file or folder cannot be read"),
 )
 
 

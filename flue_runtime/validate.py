@@ -6,7 +6,6 @@ offending key or value and a hint that says how to fix it.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -63,6 +62,7 @@ class SkillFile:
     metadata: SkillMetadata | None
     body: str
     diagnostics: tuple[Diagnostic, ...]
+    body_offset: int = 0
 
     @property
     def ok(self) -> bool:
@@ -87,7 +87,7 @@ def check_skill_md(
     diagnostics = apply_strict(diagnostics, strict)
     if front.data is not None and not has_errors(diagnostics):
         metadata = SkillMetadata.from_dict(front.data)
-    return SkillFile(path, metadata, front.body, tuple(diagnostics))
+    return SkillFile(path, metadata, front.body, tuple(diagnostics), front.body_offset)
 
 
 def check_skill_file(file: Path, *, display: str | None = None, strict: bool = False) -> SkillFile:
@@ -261,6 +261,8 @@ def _space_separated(tools: str) -> str:
 
 
 def _unknown_hint(key: str, value: object, known: frozenset[str]) -> str:
+    import difflib
+
     close = difflib.get_close_matches(key.replace("_", "-").lower(), sorted(known), n=1, cutoff=0.75)
     if close:
         return f"did you mean `{close[0]}`?"

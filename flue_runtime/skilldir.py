@@ -1,0 +1,89 @@
+"""Vet one skill directory: its SKILL.md against the rules, every entry against the packing rules.
+
+The build packs exactly what this returns; the run time's dev mode serves exactly the
+same from disk, so a secret refused by one is refused by the other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Collection, Iterable
+
+from .diagnostics import Diagnostic, apply_strict, has_errors
+from .packing import LARGE_FILE, PackedFile, walk
+from .validate import SKILL_FILE, SkillMetadata, check_skill_md
+
+
+@dataclass(frozen=True)
+class VettedSkill:
+    """A skill directory as it may be packed: its fields, its files, and every problem found."""
+
+    directory: Path
+    metadata: SkillMetadata | None
+    files: tuple[PackedFile, ...]
+    body_offset: int
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.metadata is not None and not has_errors(self.diagnostics)
+
+    @property
+    def id(self) -> str:
+        return content_id(self.files)
+
+
+def content_id(files: Iterable[PackedFile]) -> str:
+    """The same files (paths and bytes) give the same id, wherever and however they were listed."""
+    digest = hashlib.sha256()
+    for entry in sorted(files, key=lambda f: f.path):
+        digest.update(f"{entry.path}\0{entry.sha256}\n".encode("utf-8"))
+    return digest.hexdigest()[:16]
+
+
+def vet_skill(
+    directory: Path,
+    *,
+    display: str | None = None,
+    allow: Collection[Path] = (),
+    strict: bool = False,
+    large_file: int = LARGE_FILE,
+) -> VettedSkill:
+    """Check `directory` as a skill; `display` is how it is named in diagnostics."""
+    shown = display if display is not None else str(directory)
+    walked = walk(directory, display=shown, allow=allow, large_file=large_file)
+    diagnostics = list(walked.diagnostics)
+    metadata = None
+    body_offset = 0
+    if any(f.path == SKILL_FILE for f in walked.files):
+        skill_md = directory / SKILL_FILE
+        checked = check_skill_md(skill_md.read_bytes(), f"{shown}/{SKILL_FILE}", directory.name)
+        diagnostics.extend(checked.diagnostics)
+        metadata, body_offset = checked.metadata, checked.body_offset
+    elif not any(d.path == f"{shown}/{SKILL_FILE}" for d in diagnostics):
+        diagnostics.append(
+            Diagnostic.make(
+                "FLU101",
+                shown,
+                f"no {SKILL_FILE} in this skill folder",
+                f"a skill folder needs a {SKILL_FILE}; create one with `flue-skills new {directory.name}`",
+            )
+        )
+    for entry in walked.files:
+        if entry.path.endswith(f"/{SKILL_FILE}"):
+            inner = entry.path.rsplit("/", 2)[-2]
+            diagnostics.append(
+                Diagnostic.make(
+                    "FLU212",
+                    f"{shown}/{entry.path}",
+                    f"skill `{inner}` sits inside skill `{directory.name}` ({shown}); "
+                    f"it is packed as a support file of `{directory.name}`, not as a skill of its own",
+                    f"move `{inner}` out of `{directory.name}` into a sibling folder",
+                )
+            )
+    diagnostics = apply_strict(diagnostics, strict)
+    if has_errors(diagnostics):
+        metadata = None
+    return VettedSkill(directory, metadata, tuple(walked.files), body_offset, tuple(diagnostics))

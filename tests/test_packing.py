@@ -1,0 +1,203 @@
+"""The packing rules on a real directory: symlinks, secrets, noise, large files, allow."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from flue_runtime.manifest import Manifest, MarkdownEntry, Reference, SkillEntry
+from flue_runtime.packing import walk
+from flue_runtime.skilldir import content_id, vet_skill
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
+
+
+@pytest.fixture
+def skill(tmp_path: Path) -> Path:
+    target = tmp_path / "pdf-tools"
+    shutil.copytree(FIXTURES / "skills" / "good" / "pdf-tools", target)
+    return target
+
+
+def codes_by_path(skill: Path) -> dict[str, str]:
+    vetted = vet_skill(skill, display="s")
+    return {d.path: d.code for d in vetted.diagnostics}
+
+
+def test_good_skill_packs_every_file_sorted(skill: Path) -> None:
+    vetted = vet_skill(skill)
+    assert vetted.ok and vetted.diagnostics == ()
+    assert [f.path for f in vetted.files] == ["SKILL.md", "reference.md", "scripts/extract.py"]
+    assert vetted.files[0].size == (skill / "SKILL.md").stat().st_size
+    assert vetted.metadata is not None and vetted.metadata.name == "pdf-tools"
+    body = (skill / "SKILL.md").read_bytes()[vetted.body_offset :].decode()
+    assert body.startswith("\n# PDF tools")
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [".env", ".env.local", ".dev.vars", "id_ed25519", ".ssh/config", ".aws/credentials", "credentials.json",
+     ".npmrc", "server.pem", "tls.key", "secrets.yaml", "Secrets.YAML", "nested/.netrc"],
+)
+def test_secrets_by_name_are_refused(skill: Path, relative: str) -> None:
+    target = skill / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("x")
+    found = codes_by_path(skill)
+    refused = f"s/{relative.split('/')[0]}" if relative.startswith((".ssh", ".aws")) else f"s/{relative}"
+    assert found == {refused: "FLU302"}
+    assert not vet_skill(skill).ok
+
+
+def test_private_key_content_is_refused(skill: Path) -> None:
+    (skill / "notes.txt").write_text("some notes\n" + PEM)
+    assert codes_by_path(skill) == {"s/notes.txt": "FLU303"}
+
+
+def test_private_key_split_across_read_chunks_is_found(skill: Path) -> None:
+    (skill / "blob.bin").write_bytes(b"x" * ((1 << 20) - 10) + PEM.encode())
+    assert codes_by_path(skill)["s/blob.bin"] == "FLU303"
+
+
+def test_symlinks_are_refused_never_followed(skill: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("do not ship")
+    os.symlink(outside / "secret.txt", skill / "linked.txt")
+    os.symlink(outside, skill / "linked-dir")
+    os.symlink("/etc/passwd", skill / "passwd")
+    vetted = vet_skill(skill, display="s")
+    assert {d.path: d.code for d in vetted.diagnostics} == {
+        "s/linked.txt": "FLU301",
+        "s/linked-dir": "FLU301",
+        "s/passwd": "FLU301",
+    }
+    assert all("linked" not in f.path and f.path != "passwd" for f in vetted.files)
+
+
+def test_symlinked_skill_md_is_refused(skill: Path) -> None:
+    real = skill / "real.md"
+    (skill / "SKILL.md").rename(real)
+    os.symlink(real, skill / "SKILL.md")
+    vetted = vet_skill(skill, display="s")
+    assert [d.code for d in vetted.diagnostics] == ["FLU301"]
+    assert not vetted.ok
+
+
+def test_noise_is_skipped_with_a_warning(skill: Path) -> None:
+    for relative in ("node_modules/x/index.js", ".git/HEAD", "__pycache__/a.cpython-311.pyc", "scripts/b.pyc", ".DS_Store", "SKILL.md.swp"):
+        target = skill / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("x")
+    vetted = vet_skill(skill, display="s")
+    assert vetted.ok
+    assert {d.path for d in vetted.diagnostics if d.code == "FLU304"} == {
+        "s/node_modules", "s/.git", "s/__pycache__", "s/scripts/b.pyc", "s/.DS_Store", "s/SKILL.md.swp"
+    }
+    assert [f.path for f in vetted.files] == ["SKILL.md", "reference.md", "scripts/extract.py"]
+
+
+def test_large_file_is_packed_with_a_warning(skill: Path) -> None:
+    (skill / "asset.bin").write_bytes(os.urandom(2 * 1024 * 1024))
+    vetted = vet_skill(skill, display="s")
+    assert vetted.ok
+    assert [(d.path, d.code) for d in vetted.diagnostics] == [("s/asset.bin", "FLU305")]
+    assert "asset.bin" in [f.path for f in vetted.files]
+
+
+def test_allow_lets_one_named_file_through_with_a_notice(skill: Path) -> None:
+    (skill / ".env.example").write_text("API_KEY=changeme\n")
+    (skill / ".env").write_text("API_KEY=real\n")
+    vetted = vet_skill(skill, display="s", allow=[skill / ".env.example"])
+    assert {d.path: d.code for d in vetted.diagnostics} == {"s/.env": "FLU302", "s/.env.example": "FLU306"}
+
+
+def test_fifo_is_refused_without_hanging(skill: Path) -> None:
+    os.mkfifo(skill / "pipe")
+    assert codes_by_path(skill) == {"s/pipe": "FLU307"}
+
+
+def test_missing_skill_md(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    assert [d.code for d in vet_skill(tmp_path / "empty").diagnostics] == ["FLU101"]
+
+
+def test_content_id_depends_on_paths_and_bytes_only(skill: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "elsewhere" / "pdf-tools"
+    shutil.copytree(skill, copy)
+    first, second = vet_skill(skill), vet_skill(copy)
+    assert first.id == second.id == content_id(reversed(first.files))
+    (copy / "reference.md").write_text("changed")
+    assert vet_skill(copy).id != first.id
+
+
+def _walk_as_unprivileged_user(skill: Path) -> list[tuple[str, str]]:
+    """Run `walk` in a forked child that drops root, so permissions bite; return what it found."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        status = 1
+        try:
+            os.close(read_end)
+            if os.geteuid() == 0:
+                os.setgid(65534)
+                os.setuid(65534)
+            found = sorted((d.path, d.code) for d in walk(skill, display="s").diagnostics)
+            os.write(write_end, json.dumps(found).encode())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        output = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    assert status == 0
+    return [tuple(item) for item in json.loads(output)]
+
+
+def test_walk_reports_unreadable_folder_and_file() -> None:
+    # Root reads everything, so the walk runs as an unprivileged user when the suite runs as root.
+    base = Path(tempfile.mkdtemp(prefix="flue-unreadable-"))
+    try:
+        base.chmod(0o755)
+        skill = base / "pdf-tools"
+        shutil.copytree(FIXTURES / "skills" / "good" / "pdf-tools", skill)
+        for path in [skill, *skill.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        (skill / "locked").mkdir(mode=0)
+        (skill / "sealed.md").write_text("x")
+        (skill / "sealed.md").chmod(0)
+        assert _walk_as_unprivileged_user(skill) == [("s/locked", "FLU308"), ("s/sealed.md", "FLU308")]
+    finally:
+        shutil.rmtree(base)
+
+
+def test_manifest_round_trip_is_deterministic(skill: Path) -> None:
+    vetted = vet_skill(skill)
+    assert vetted.metadata is not None
+    entry = SkillEntry(vetted.id, vetted.metadata, vetted.files, vetted.body_offset)
+    md = MarkdownEntry("abc", 3, "00")
+    manifest = Manifest(
+        "pkg",
+        {entry.id: entry},
+        {"abc": md},
+        {"pkg.b": {"./x.md": Reference("markdown", "abc")}, "pkg.a": {"../s/SKILL.md": Reference("skill", entry.id)}},
+    )
+    data = manifest.dumps()
+    again = Manifest.loads(data)
+    assert again.dumps() == data
+    assert again.skill(entry.id) == entry
+    assert again.reference("pkg.a", "../s/SKILL.md") == Reference("skill", entry.id)
+    assert again.reference("pkg.a", "nope") is None
+    assert again.markdown("abc") == md
+
+
+def test_manifest_refuses_unknown_format() -> None:
+    with pytest.raises(ValueError, match="format 2"):
+        Manifest.loads(b'{"format": 2}')
