@@ -80,6 +80,8 @@ class Diagnostic:
     line: int | None = None
     column: int | None = None
     severity: Severity = Severity.ERROR
+    #: The frontmatter field the problem is about, when there is one.
+    field: str | None = None
 
     @classmethod
     def make(

@@ -6,7 +6,7 @@ offending key or value and a hint that says how to fix it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -82,7 +82,7 @@ def check_skill_md(
     diagnostics = list(front.diagnostics)
     metadata = None
     if front.data is not None:
-        diagnostics.extend(_field_diagnostics(front, front.data, directory))
+        diagnostics.extend(check_fields(front.data, path, directory, front))
     diagnostics.sort(key=lambda d: (d.line or 0, d.column or 0))
     diagnostics = apply_strict(diagnostics, strict)
     if front.data is not None and not has_errors(diagnostics):
@@ -137,20 +137,32 @@ def _kind(value: object) -> str:
         return "a mapping"
     if isinstance(value, list):
         return "a list"
-    return "a string"
+    if isinstance(value, str):
+        return "a string"
+    return f"of type {type(value).__name__}"
 
 
-def _field_diagnostics(front: Frontmatter, data: dict[str, Any], directory: str | None) -> list[Diagnostic]:
+def check_fields(
+    data: Mapping[str, Any], path: str, directory: str | None, front: Frontmatter | None = None
+) -> list[Diagnostic]:
+    """Every field problem of a frontmatter mapping; `front` supplies lines and columns when there is a file."""
     out: list[Diagnostic] = []
-    path = front.path
+    no_span = Span(0, 0)
 
-    def add(code: str, message: str, hint: str, where: Span) -> None:
-        out.append(Diagnostic.make(code, path, message, hint, where.line, where.column))
+    def key_span(where: tuple[Any, ...]) -> Span:
+        return front.key_span(where) if front is not None else no_span
+
+    def value_span(where: tuple[Any, ...]) -> Span:
+        return front.value_span(where) if front is not None else no_span
+
+    def add(code: str, message: str, hint: str, where: Span, field: str) -> None:
+        line, column = (where.line, where.column) if where.line else (None, None)
+        out.append(replace(Diagnostic.make(code, path, message, hint, line, column), field=field))
 
     for required in schema.schema()["required"]:
         if required not in data:
             hint = _REQUIRED_HINTS[required].format(directory=directory or "my-skill")
-            add("FLU201", f"required field `{required}` is missing", hint, Span(1, 1))
+            add("FLU201", f"required field `{required}` is missing", hint, Span(1, 1) if front else no_span, required)
 
     seen: set[tuple[str, tuple[Any, ...]]] = set()
     for error in schema.validator().iter_errors(data):
@@ -163,7 +175,7 @@ def _field_diagnostics(front: Frontmatter, data: dict[str, Any], directory: str 
                 continue
             seen.add((key, ()))
             value = data[key]
-            span = front.value_span((key,))
+            span = value_span((key,))
             if key == "name":
                 problems = name_problems(value)
                 only_length = len(value) > NAME_MAX and len(problems) == 1
@@ -172,7 +184,7 @@ def _field_diagnostics(front: Frontmatter, data: dict[str, Any], directory: str 
                 hint = f"use `name: {suggestion}` and name the directory `{suggestion}`" if suggestion else (
                     "use 1-64 lowercase letters, digits and single hyphens, e.g. `pdf-tools`"
                 )
-                add(code, f"name `{value}` " + "; ".join(problems), hint, span)
+                add(code, f"name `{value}` " + "; ".join(problems), hint, span, key)
             elif key == "description":
                 if len(value) > 1024:
                     add(
@@ -181,15 +193,17 @@ def _field_diagnostics(front: Frontmatter, data: dict[str, Any], directory: str 
                         "shorten it to what the skill does and when to use it; "
                         "details belong in the body, which the agent reads on activation",
                         span,
+                        key,
                     )
                 else:
-                    add("FLU206", "description is empty", "say what the skill does and when to use it", span)
+                    add("FLU206", "description is empty", "say what the skill does and when to use it", span, key)
             else:
                 add(
                     "FLU208",
                     f"compatibility must be 1-500 characters, not {len(value)}",
                     "state the environment needs briefly, e.g. `compatibility: Requires git and network access`",
                     span,
+                    key,
                 )
             continue
         if error.validator == "type":
@@ -199,12 +213,14 @@ def _field_diagnostics(front: Frontmatter, data: dict[str, Any], directory: str 
                     "FLU209",
                     f"metadata value `{sub}` is {_kind(error.instance)}; metadata values must be strings",
                     f'flatten it into string values (e.g. `{sub}.field: "value"`) or write it as one quoted string',
-                    front.value_span(where_path),
+                    value_span(where_path),
+                    key,
                 )
             else:
-                add("FLU202", f"`{key}` must be {_expected(key)}, not {_kind(error.instance)}", _type_hint(key, error.instance), front.value_span(where_path))
+                message = f"`{key}` must be {_expected(key)}, not {_kind(error.instance)}"
+                add("FLU202", message, _type_hint(key, error.instance), value_span(where_path), key)
             continue
-        add("FLU202", f"`{key}`: {error.message}", "see `flue-skills schema` for the rules", front.value_span(where_path))
+        add("FLU202", f"`{key}`: {error.message}", "see `flue-skills schema` for the rules", value_span(where_path), key)
 
     name = data.get("name")
     if directory is not None and isinstance(name, str) and is_valid_name(name) and name != directory:
@@ -212,7 +228,8 @@ def _field_diagnostics(front: Frontmatter, data: dict[str, Any], directory: str 
             "FLU205",
             f"name `{name}` differs from its directory `{directory}`",
             f"rename the directory to `{name}` or set `name: {directory}`",
-            front.value_span(("name",)),
+            value_span(("name",)),
+            "name",
         )
 
     tools = data.get("allowed-tools")
@@ -221,13 +238,14 @@ def _field_diagnostics(front: Frontmatter, data: dict[str, Any], directory: str 
             "FLU211",
             "allowed-tools looks comma-separated; the spec separates tools with spaces",
             f"write it as `allowed-tools: {_space_separated(tools)}`",
-            front.value_span(("allowed-tools",)),
+            value_span(("allowed-tools",)),
+            "allowed-tools",
         )
 
     known = schema.known_fields()
     for key in data:
         if key not in known:
-            add("FLU210", f"unknown field `{key}`", _unknown_hint(key, data[key], known), front.key_span((key,)))
+            add("FLU210", f"unknown field `{key}`", _unknown_hint(key, data[key], known), key_span((key,)), key)
     return out
 
 
@@ -281,5 +299,6 @@ __all__ = [
     "SkillFile",
     "SkillMetadata",
     "check_skill_file",
+    "check_fields",
     "check_skill_md",
 ]
