@@ -76,10 +76,10 @@ def define_skill(
         problem("instructions", f"`instructions` must be a string, not {type(instructions).__name__}")
     problems.extend(_field_problems(fields, where))
     packed_files = _check_files(files, problem)
-    for key, value in [*fields.items(), ("instructions", instructions)]:
-        for text in (value.values() if isinstance(value, dict) else [value]):
-            if isinstance(text, str) and not _encodable(text):
-                problem(key, f"`{key}` holds a lone surrogate, which UTF-8 cannot encode")
+    for key, given in [*fields.items(), ("instructions", instructions)]:
+        texts = list(given.values()) if isinstance(given, dict) else [given]
+        if any(isinstance(text, str) and not _encodable(text) for text in texts):
+            problem(key, f"`{key}` holds a lone surrogate, which UTF-8 cannot encode")
     if problems:
         raise SkillDefinitionError(name, problems)
     frozen = SkillMetadata.from_dict(fields)
