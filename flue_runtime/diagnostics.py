@@ -66,6 +66,16 @@ CODES: dict[str, Code] = _codes(
     ("FLU306", W, "file that looks like a secret packed because `[tool.flue] allow` lists it"),
     ("FLU307", E, "not a regular file (FIFO, socket, device)"),
     ("FLU308", E, "file or folder cannot be read"),
+    # 4xx: references in Python source and what a build does with them
+    ("FLU401", E, "dynamic reference: the spec must be one string literal"),
+    ("FLU402", E, "Python file does not parse"),
+    ("FLU403", E, "malformed spec: `skill()` must end in `/SKILL.md`, `markdown()` in `.md`"),
+    ("FLU404", E, "referenced skill folder or markdown file missing"),
+    ("FLU405", W, "package spec not importable at build time; resolved at run time"),
+    ("FLU406", E, "reference leaves the project folder"),
+    ("FLU407", E, "referencing module is not inside a regular package"),
+    ("FLU408", E, "skill folder overlaps Python code (holds `__init__.py` or the referencing module)"),
+    ("FLU409", E, "built artifact holds a file that was not vetted"),
 )
 
 
