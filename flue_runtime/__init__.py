@@ -18,14 +18,39 @@ _EXPORTS = {
     "SkillError": "errors",
     "SkillMetadata": "validate",
     "check_skill_md": "validate",
+    "SkillReference": "reference",
+    "define_skill": "define",
+    "SkillDefinitionError": "define",
+    "SkillTree": "vfs",
+    "agent": "hooks",
+    "use_model": "hooks",
+    "use_skill": "hooks",
+    "use_tool": "hooks",
+    "use_instruction": "hooks",
+    "use_state": "hooks",
+    "use_sandbox": "hooks",
+    "HookError": "hooks",
+    "Harness": "harness",
+    "Session": "harness",
+    "PromptResult": "harness",
+    "LocalSandbox": "sandbox",
+    "MemorySandbox": "sandbox",
+    "Tool": "tools",
 }
 
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .define import SkillDefinitionError, define_skill
     from .diagnostics import Diagnostic, Severity
     from .errors import FlueError, SkillError
+    from .harness import Harness, PromptResult, Session
+    from .hooks import HookError, agent, use_instruction, use_model, use_sandbox, use_skill, use_state, use_tool
+    from .reference import SkillReference
+    from .sandbox import LocalSandbox, MemorySandbox
+    from .tools import Tool
     from .validate import SkillMetadata, check_skill_md
+    from .vfs import SkillTree
 
 
 def __getattr__(name: str) -> Any:

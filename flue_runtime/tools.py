@@ -45,13 +45,13 @@ class Tool:
         return check_arguments(self.name, self.parameters, arguments)
 
 
-def tool_from_function(function: ToolFunction, name: str | None = None, description: str | None = None) -> Tool:
-    """A `Tool` from a typed function (sync or async)."""
+def tool_from_function(function: ToolFunction | Tool, name: str | None = None, description: str | None = None) -> Tool:
+    """A `Tool` from a typed function (sync or async); a `Tool` is returned as it is."""
     if isinstance(function, Tool):
         return function
     if not callable(function):
         raise ToolDefinitionError(f"use_tool() takes a function or a Tool, not {type(function).__name__}")
-    tool_name = name or getattr(function, "__name__", "")
+    tool_name: str = name or str(getattr(function, "__name__", ""))
     if not _NAME.match(tool_name):
         raise ToolDefinitionError(f"tool name {tool_name!r} must be 1-64 letters, digits, `_` or `-`, starting with a letter")
     summary, arg_docs = _parse_docstring(inspect.getdoc(function) or "")
