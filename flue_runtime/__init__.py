@@ -22,6 +22,16 @@ _EXPORTS = {
     "define_skill": "define",
     "SkillDefinitionError": "define",
     "SkillTree": "vfs",
+    "ReadOnlyError": "vfs",
+    "skill": "resolve",
+    "markdown": "resolve",
+    "SkillNotFoundError": "resolve",
+    "MissingBuildHookError": "resolve",
+    "UnknownPackageError": "resolve",
+    "BundleError": "bundled",
+    "SpecError": "specs",
+    "SkillPathError": "paths",
+    "ResourceNotFoundError": "reference",
     "agent": "hooks",
     "use_model": "hooks",
     "use_skill": "hooks",
@@ -50,7 +60,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from .sandbox import LocalSandbox, MemorySandbox
     from .tools import Tool
     from .validate import SkillMetadata, check_skill_md
-    from .vfs import SkillTree
+    from .bundled import BundleError
+    from .paths import SkillPathError
+    from .reference import ResourceNotFoundError
+    from .resolve import MissingBuildHookError, SkillNotFoundError, UnknownPackageError, markdown, skill
+    from .specs import SpecError
+    from .vfs import ReadOnlyError, SkillTree
 
 
 def __getattr__(name: str) -> Any:
