@@ -1,0 +1,16 @@
+"""Hypothesis profiles: a fixed-seed budget for CI, a long campaign on demand (scripts/fuzz.py)."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", derandomize=True, max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+)
+settings.register_profile(
+    "campaign", max_examples=int(os.environ.get("FLUE_FUZZ_EXAMPLES", "200000")), deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
