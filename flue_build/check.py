@@ -1,22 +1,39 @@
-"""`flue-skills check`: what a PATH names (a skill, a SKILL.md, a folder of skills) and every problem in it."""
+"""`flue-skills check`: what a PATH names (a skill, a SKILL.md, a folder of skills, a project) and every problem in it."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flue_runtime.diagnostics import Diagnostic, apply_strict
 from flue_runtime.skilldir import vet_skill
 from flue_runtime.validate import SKILL_FILE, check_skill_file
 
+from .config import PYPROJECT
 from .discover import Found, find_skills
+
+
+@dataclass
+class ProjectSummary:
+    """What `check PROJECT_DIR` looked at: modules scanned, references found, skills vetted."""
+
+    root: Path
+    modules: int
+    references: int
+    skills: int
 
 
 @dataclass
 class Report:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     checked: int = 0
+    projects: list[ProjectSummary] = field(default_factory=list)
+
+
+def is_project(path: Path) -> bool:
+    """A folder holding a pyproject.toml is checked as a build would check it."""
+    return path.is_dir() and (path / PYPROJECT).is_file()
 
 
 def display_path(path: Path) -> str:
@@ -31,6 +48,9 @@ def check_paths(paths: list[Path], *, strict: bool = False) -> Report:
     """Check every skill named by `paths`; the caller has made sure each path exists."""
     report = Report()
     for path in paths:
+        if is_project(path):
+            _check_project(path, strict, report)
+            continue
         if path.is_file():
             found = [Found(path, misnamed=path.name != SKILL_FILE)]
         else:
@@ -52,6 +72,26 @@ def check_paths(paths: list[Path], *, strict: bool = False) -> Report:
         report.diagnostics.extend(_check_found(found, strict))
         report.checked += len(found)
     return report
+
+
+def _check_project(path: Path, strict: bool, report: Report) -> None:
+    """Scan and collect as a build would (`ConfigError` propagates: nothing can be checked without config)."""
+    from .project import check_project
+
+    checked = check_project(path)
+    collection = checked.collection
+    shown = display_path(path)
+    diagnostics = apply_strict(collection.diagnostics, strict)
+    # Diagnostics are relative to the project; show them relative to where the user stands.
+    report.diagnostics.extend(_rebase(d, path) for d in diagnostics)
+    report.checked += len(collection.skills)
+    report.projects.append(ProjectSummary(Path(shown), collection.modules, collection.references, len(collection.skills)))
+
+
+def _rebase(diagnostic: Diagnostic, root: Path) -> Diagnostic:
+    if os.path.isabs(diagnostic.path):
+        return diagnostic
+    return replace(diagnostic, path=Path(display_path(root / diagnostic.path)).as_posix())
 
 
 def _check_found(found: list[Found], strict: bool) -> list[Diagnostic]:

@@ -17,8 +17,12 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser(
         "check",
-        help="validate skills: a skill folder, a SKILL.md, or a folder searched recursively",
-        description="Report every problem in the skills under PATH, compiler style. Exit 1 on errors.",
+        help="validate skills: a skill folder, a SKILL.md, a folder searched recursively, or a project",
+        description=(
+            "Report every problem in the skills under PATH, compiler style. Exit 1 on errors. "
+            "A folder holding a pyproject.toml is checked as a build would: its modules are scanned "
+            "for skill() and markdown() references and every referenced skill is vetted."
+        ),
     )
     check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     check.add_argument("--format", choices=("text", "json"), default="text")
@@ -55,13 +59,25 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if missing:
         parser.exit(2, f"flue-skills check: error: no such file or directory: {', '.join(missing)}\n")
     from .check import check_paths
+    from .config import ConfigError
 
-    report = check_paths(args.paths, strict=args.strict)
+    try:
+        report = check_paths(args.paths, strict=args.strict)
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(f"{exc.path}: {problem}", file=sys.stderr)
+        print(f"flue-skills check: error: {exc}", file=sys.stderr)
+        return 1
     if args.format == "json":
         print(format_json(report.diagnostics))
     else:
         for diagnostic in report.diagnostics:
             print(diagnostic.format())
+        for project in report.projects:
+            print(
+                f"project {project.root}: scanned {project.modules} module{'' if project.modules == 1 else 's'}, "
+                f"found {project.references} reference{'' if project.references == 1 else 's'}"
+            )
         print(summary(report.diagnostics, report.checked))
     return 1 if has_errors(report.diagnostics) else 0
 

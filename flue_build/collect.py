@@ -1,0 +1,257 @@
+"""From a project's modules to everything a build needs: resolved references, vetted skills, every problem.
+
+Plain library code, callable without a build (the CLI's `check PROJECT_DIR` does): the
+backend adapters hand in their modules and get back a `Collection`; `flue_build.bundle`
+turns it into files and manifests.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Literal, Sequence
+
+from flue_runtime.diagnostics import Diagnostic, apply_strict, has_errors
+from flue_runtime.manifest import BUNDLE_DIR, MANIFEST_FILE
+from flue_runtime.skilldir import VettedSkill, vet_skill
+from flue_runtime.validate import SKILL_FILE
+
+from .config import FlueConfig
+from .markdown import MarkdownFile, vet_markdown
+from .scan import Call, scan_file
+from .sources import INIT, Source, package_folders
+
+#: How a resolution step reports a problem at the call being resolved: code, message, hint.
+_Report = Callable[[str, str, str], None]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a spec resolved to: a skill folder, a markdown file, or a package resolved at run time."""
+
+    kind: Literal["skill", "markdown", "package"]
+    spec: str
+    path: Path | None = None
+
+
+@dataclass
+class BundleRefs:
+    """The references made by the modules of one bundle package."""
+
+    package: str
+    folder: Path
+    references: dict[str, dict[str, Target]] = field(default_factory=dict)
+
+
+@dataclass
+class Collection:
+    root: Path
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    skills: dict[Path, VettedSkill] = field(default_factory=dict)
+    markdown: dict[Path, MarkdownFile] = field(default_factory=dict)
+    bundles: dict[str, BundleRefs] = field(default_factory=dict)
+    modules: int = 0
+    references: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.diagnostics)
+
+    def display(self, path: Path) -> str:
+        return display(self.root, path)
+
+
+def display(root: Path, path: Path) -> str:
+    """`path` relative to the project root, POSIX style; absolute when outside it."""
+    try:
+        return Path(os.path.relpath(path, root)).as_posix() if _inside(root, path) else str(path)
+    except ValueError:
+        return str(path)
+
+
+def collect(config: FlueConfig, sources: Sequence[Source]) -> Collection:
+    """Scan `sources`, resolve every reference, vet every target; `config.strict` makes warnings errors."""
+    root = Path(os.path.abspath(config.root))
+    result = Collection(root)
+    packages = package_folders(sources)
+    collector = _Collector(result, config, packages)
+    for source in sorted(set(sources)):
+        result.modules += 1
+        scanned = scan_file(source.path, result.display(source.path))
+        result.diagnostics.extend(scanned.diagnostics)
+        for call in scanned.calls:
+            result.references += 1
+            collector.reference(source, call)
+    result.diagnostics = apply_strict(result.diagnostics, config.strict)
+    return result
+
+
+class _Collector:
+    def __init__(self, result: Collection, config: FlueConfig, packages: dict[str, Path]) -> None:
+        self.result = result
+        self.root = result.root
+        self.allow = config.allow
+        self.packages = packages
+
+    def reference(self, source: Source, call: Call) -> None:
+        where = self.result.display(source.path)
+
+        def report(code: str, message: str, hint: str) -> None:
+            self.result.diagnostics.append(Diagnostic.make(code, where, message, hint, call.line, call.column))
+
+        bundle = source.bundle_package()
+        if bundle is None:
+            report(
+                "FLU407",
+                f"module `{source.module}` is not inside a regular package, so no bundle can hold its {call.kind}s",
+                "move the module into a package (a folder with an __init__.py)",
+            )
+            return
+        target = self._resolve(source, call, report)
+        if target is None:
+            return
+        package, folder = bundle
+        refs = self.result.bundles.setdefault(package, BundleRefs(package, folder))
+        refs.references.setdefault(source.module, {})[call.spec] = target
+
+    # resolution -------------------------------------------------------------------
+
+    def _resolve(self, source: Source, call: Call, report: _Report) -> Target | None:
+        spec = call.spec
+        segments = spec.split("/")
+        if segments[0] in (".", ".."):
+            path = Path(os.path.normpath(os.path.join(source.path.parent, spec)))
+            if not _inside(self.root, path):
+                report(
+                    "FLU406",
+                    f"`{spec}` resolves to {path}, outside the project folder {self.root}",
+                    "keep skills inside the project, or ship them in a package and use a package spec (`pkg/skill/SKILL.md`)",
+                )
+                return None
+            return self._local(source, call, path, report)
+        for depth in range(len(segments) - 1, 0, -1):
+            folder = self.packages.get(".".join(segments[:depth]))
+            if folder is not None:
+                return self._local(source, call, folder.joinpath(*segments[depth:]), report)
+        return self._external(call, report)
+
+    def _local(self, source: Source, call: Call, path: Path, report: _Report) -> Target | None:
+        """A target inside the project: checked, vetted, bundled."""
+        shown = self.result.display(path.parent if call.kind == "skill" else path)
+        link = _symlink_on_path(self.root, path.parent if call.kind == "skill" else path)
+        if link is not None:
+            report(
+                "FLU301",
+                f"`{call.spec}` goes through the symbolic link {self.result.display(link)}; refused",
+                "replace the link with the real folder or file: links are never followed into a bundle",
+            )
+            return None
+        if call.kind == "markdown":
+            if not os.path.lexists(path):
+                report("FLU404", f"markdown file {shown} not found (spec `{call.spec}`)", _missing_hint(call.spec))
+                return None
+            if path not in self.result.markdown:
+                text = vet_markdown(path, shown, self.allow)
+                self.result.markdown[path] = text
+                self.result.diagnostics.extend(text.diagnostics)
+            return Target("markdown", call.spec, path)
+        folder = path.parent
+        if not folder.is_dir():
+            report("FLU404", f"skill folder {shown} not found (spec `{call.spec}`)", _missing_hint(call.spec))
+            return None
+        if (folder / INIT).exists() or _inside(folder, source.path):
+            report(
+                "FLU408",
+                f"skill folder {shown} holds Python code (an __init__.py or the module that references it)",
+                "give the skill a folder of its own, next to the code: its files are packed apart from the package",
+            )
+            return None
+        if folder not in self.result.skills:
+            vetted = vet_skill(folder, display=shown, allow=self.allow)
+            self.result.skills[folder] = vetted
+            self.result.diagnostics.extend(vetted.diagnostics)
+        return Target("skill", call.spec, folder)
+
+    def _external(self, call: Call, report: _Report) -> Target:
+        """A package spec naming another distribution: validated here when importable, never bundled."""
+        top, *rest = call.spec.split("/")
+        locations = _package_locations(top)
+        if locations is None:
+            report(
+                "FLU405",
+                f"package `{top}` is not importable in the build environment; `{call.spec}` is resolved at run time",
+                f"add the distribution providing `{top}` to [build-system] requires to check it at build time",
+            )
+            return Target("package", call.spec)
+        relative = Path(*rest)
+        wanted = relative.parent if call.kind == "skill" else relative
+        for location in locations:
+            path = location / wanted
+            if call.kind == "skill" and path.is_dir():
+                if path not in self.result.skills:
+                    vetted = vet_skill(path, display=str(path), allow=self.allow)
+                    self.result.skills[path] = vetted
+                    self.result.diagnostics.extend(vetted.diagnostics)
+                return Target("package", call.spec)
+            if call.kind == "markdown" and os.path.lexists(path):
+                if path not in self.result.markdown:
+                    text = vet_markdown(path, str(path), self.allow)
+                    self.result.markdown[path] = text
+                    self.result.diagnostics.extend(text.diagnostics)
+                return Target("package", call.spec)
+        if any((location / BUNDLE_DIR / MANIFEST_FILE).is_file() for location in locations):
+            return Target("package", call.spec)  # installed from a wheel built with the hook: its own build vetted it
+        report(
+            "FLU404",
+            f"package `{top}` is importable here but holds no `{'/'.join(rest)}`",
+            f"check the spec against the files of `{top}` (found at {locations[0]})",
+        )
+        return Target("package", call.spec)
+
+
+def _missing_hint(spec: str) -> str:
+    if spec.startswith("."):
+        return "a relative spec starts from the folder of the module that calls it; fix the path or create the file"
+    return "the first segments of a package spec name a package of this project; fix the path or create the file"
+
+
+def _inside(folder: Path, path: Path) -> bool:
+    try:
+        Path(path).relative_to(folder)
+    except ValueError:
+        return False
+    return True
+
+
+def _symlink_on_path(root: Path, path: Path) -> Path | None:
+    """The first symbolic link between `root` (excluded) and `path` (included), if any."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return None
+    current = root
+    for part in parts:
+        current = current / part
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return current
+        except OSError:
+            return None
+    return None
+
+
+def _package_locations(top: str) -> list[Path] | None:
+    """The folders of importable package `top`, without importing it; None when it is not importable."""
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return [Path(location) for location in spec.submodule_search_locations]
+
+
+__all__ = ["BundleRefs", "Collection", "SKILL_FILE", "Target", "collect", "display"]

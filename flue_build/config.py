@@ -1,0 +1,142 @@
+"""`[tool.flue]` in pyproject.toml: the settings both build backends and `check PROJECT_DIR` share.
+
+Every problem is collected and reported together, each prefixed with its TOML key
+(`tool.flue.allow[1]: must be a string`), so one failed build shows all of them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from flue_runtime.errors import FlueError
+
+PYPROJECT = "pyproject.toml"
+KEYS = ("allow", "strict", "packages")
+
+
+class ConfigError(FlueError):
+    """`[tool.flue]` (or the pyproject.toml holding it) is invalid; `problems` lists every one."""
+
+    def __init__(self, path: Path, problems: list[str]) -> None:
+        self.path = path
+        self.problems = tuple(problems)
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        super().__init__(f"{path}: invalid [tool.flue] configuration ({count}): " + "; ".join(problems))
+
+
+@dataclass(frozen=True)
+class FlueConfig:
+    """What `[tool.flue]` says, with paths made absolute against the project root.
+
+    `packages` is None when the table does not name them: scan what the backend builds.
+    """
+
+    root: Path
+    allow: tuple[Path, ...] = ()
+    strict: bool = False
+    packages: tuple[Path, ...] | None = None
+
+
+def read_pyproject(root: Path) -> dict[str, Any]:
+    """The parsed pyproject.toml of `root`; `ConfigError` when it is missing or not TOML."""
+    path = root / PYPROJECT
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(path, ["no pyproject.toml here: a project folder holds one"]) from None
+    except OSError as exc:
+        raise ConfigError(path, [f"cannot read: {exc.strerror or exc}"]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, [f"not valid TOML: {exc}"]) from None
+
+
+def flue_table(pyproject: dict[str, Any]) -> Any:
+    """The raw `[tool.flue]` value, or None when the project has none."""
+    tool = pyproject.get("tool")
+    return tool.get("flue") if isinstance(tool, dict) else None
+
+
+def load_config(root: Path, pyproject: dict[str, Any] | None = None) -> FlueConfig:
+    """Read and check `[tool.flue]` of the project at `root` (an absent table gives the defaults)."""
+    root = root.resolve()
+    data = read_pyproject(root) if pyproject is None else pyproject
+    return parse_config(root, flue_table(data))
+
+
+def parse_config(root: Path, table: Any) -> FlueConfig:
+    """Check a raw `[tool.flue]` value; raises `ConfigError` listing every problem."""
+    if table is None:
+        return FlueConfig(root)
+    problems: list[str] = []
+    if not isinstance(table, dict):
+        raise ConfigError(root / PYPROJECT, ["tool.flue: must be a table, like `[tool.flue]`"])
+    for key in sorted(set(table) - set(KEYS)):
+        close = difflib.get_close_matches(key, KEYS, n=1)
+        hint = f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(KEYS)}"
+        problems.append(f"tool.flue.{key}: unknown key{hint}")
+
+    strict = table.get("strict", False)
+    if not isinstance(strict, bool):
+        problems.append(f"tool.flue.strict: must be true or false, not {_kind(strict)}")
+        strict = False
+
+    allow = _paths(root, table, "allow", problems)
+    packages = _paths(root, table, "packages", problems) if "packages" in table else None
+    if packages is not None:
+        for index, path in enumerate(packages):
+            if not (path.is_dir() or (path.is_file() and path.suffix == ".py")):
+                problems.append(
+                    f"tool.flue.packages[{index}]: {_rel(root, path)} is not a package folder or a .py file"
+                )
+    if problems:
+        raise ConfigError(root / PYPROJECT, problems)
+    return FlueConfig(root, tuple(allow), strict, None if packages is None else tuple(packages))
+
+
+def _paths(root: Path, table: dict[str, Any], key: str, problems: list[str]) -> list[Path]:
+    """A list of project-relative POSIX paths, made absolute; problems noted under `tool.flue.<key>`."""
+    value = table.get(key, [])
+    if not isinstance(value, list):
+        problems.append(f'tool.flue.{key}: must be a list of paths relative to the project, like ["skills/x/.env.example"]')
+        return []
+    out: list[Path] = []
+    for index, item in enumerate(value):
+        where = f"tool.flue.{key}[{index}]"
+        if not isinstance(item, str):
+            problems.append(f"{where}: must be a string, not {_kind(item)}")
+            continue
+        if not item.strip():
+            problems.append(f"{where}: must not be empty")
+            continue
+        pure = PurePosixPath(item)
+        if pure.is_absolute() or "\\" in item or (len(item) > 1 and item[1] == ":"):
+            problems.append(f"{where}: `{item}` must be relative to the project folder, with `/` separators")
+            continue
+        if ".." in pure.parts:
+            problems.append(f"{where}: `{item}` must stay inside the project folder (no `..`)")
+            continue
+        out.append(root.joinpath(*pure.parts))
+    return out
+
+
+def _rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__

@@ -1,0 +1,408 @@
+"""Find `skill(...)` and `markdown(...)` calls bound to `flue_runtime` in Python source, statically.
+
+A file whose bytes never mention `flue_runtime` cannot hold a reference and is skipped
+before parsing: that is what keeps a scan of thousands of modules fast. Names are
+resolved with Python's scoping rules, so `skill` rebound locally (a parameter, an
+assignment, a loop target) is not a reference, and an alias (`from flue_runtime import
+skill as s`, `import flue_runtime as fr`) is.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from flue_runtime.diagnostics import Diagnostic
+
+Kind = Literal["skill", "markdown"]
+MODULE = "flue_runtime"
+NEEDLE = MODULE.encode()
+SKILL_SUFFIX = "/SKILL.md"
+
+_SKILL, _MARKDOWN, _MODULE, _OTHER = "skill", "markdown", "module", "other"
+_FLUE_NAMES = {"skill": _SKILL, "markdown": _MARKDOWN}
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One reference: its kind, its literal spec, and where it is (1-based line and column)."""
+
+    kind: Kind
+    spec: str
+    line: int
+    column: int
+
+
+@dataclass
+class ScanResult:
+    calls: list[Call] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def might_reference(data: bytes) -> bool:
+    """False when the file cannot possibly reference flue_runtime: no need to parse it."""
+    return NEEDLE in data
+
+
+def scan_file(path: Path, display: str) -> ScanResult:
+    """Every reference in one Python file; `display` names it in diagnostics."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return ScanResult(diagnostics=[Diagnostic.make("FLU308", display, f"cannot read: {exc.strerror or exc}", "make it readable")])
+    if not might_reference(data):
+        return ScanResult()
+    return scan_source(data, display)
+
+
+def scan_source(data: bytes, display: str) -> ScanResult:
+    """Every reference in Python source bytes (the encoding cookie is honoured)."""
+    try:
+        tree = ast.parse(data, filename=display)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None) or 1
+        column = getattr(exc, "offset", None) or 1
+        message = getattr(exc, "msg", None) or str(exc)
+        return ScanResult(
+            diagnostics=[
+                Diagnostic.make(
+                    "FLU402",
+                    display,
+                    f"does not parse: {message}",
+                    "fix the syntax error; every module of a package is scanned for skill references",
+                    line,
+                    column,
+                )
+            ]
+        )
+    binder = _Binder()
+    binder.visit(tree)
+    result = ScanResult()
+    columns = _Columns(data)
+    for node, scope in binder.calls:
+        kind = _call_kind(node.func, scope)
+        if kind is not None:
+            _check_call(node, kind, display, columns, result)
+    result.calls.sort(key=lambda c: (c.line, c.column))
+    result.diagnostics.sort(key=lambda d: (d.line or 0, d.column or 0))
+    return result
+
+
+def spec_problem(kind: Kind, spec: str) -> str:
+    """Why `spec` is not a well-formed spec for `kind`, or "" when it is."""
+    if not spec:
+        return "the spec is empty"
+    if "\\" in spec:
+        return "the spec holds a backslash; use `/` separators"
+    if spec.startswith("/") or (len(spec) > 1 and spec[1] == ":"):
+        return "the spec is an absolute path; use `./` for a path next to this module, or `package/path`"
+    if "\x00" in spec:
+        return "the spec holds a NUL byte"
+    segments = spec.split("/")
+    relative = segments[0] in (".", "..")
+    if relative:
+        leading = 1
+        while leading < len(segments) and segments[leading] == ".." and segments[0] != ".":
+            leading += 1
+        rest = segments[leading:] if segments[0] == ".." else segments[1:]
+    else:
+        rest = segments
+        if not _IDENTIFIER.match(segments[0]):
+            return f"`{segments[0]}` is not an importable package name; start a relative spec with `./` or `../`"
+    if not rest or any(s in ("", ".", "..") for s in rest):
+        return "the spec holds an empty, `.` or misplaced `..` segment"
+    if kind == "skill" and not spec.endswith(SKILL_SUFFIX):
+        return "a `skill()` spec names the skill's SKILL.md and must end in `/SKILL.md`"
+    if kind == "markdown" and not spec.endswith(".md"):
+        return "a `markdown()` spec names a markdown file and must end in `.md`"
+    return ""
+
+
+def _check_call(node: ast.Call, kind: Kind, display: str, columns: _Columns, result: ScanResult) -> None:
+    argument: ast.expr | None = node.args[0] if node.args else None
+    if argument is None:
+        argument = next((k.value for k in node.keywords if k.arg == "spec"), None)
+    where = argument if argument is not None else node
+    line, column = where.lineno, columns.column(where.lineno, where.col_offset)
+
+    def fail(code: str, message: str, hint: str) -> None:
+        result.diagnostics.append(Diagnostic.make(code, display, message, hint, line, column))
+
+    if argument is None or isinstance(argument, ast.Starred):
+        fail("FLU401", f"`{kind}()` needs one string literal spec", f'write `{kind}("{_example(kind)}")`')
+        return
+    if not (isinstance(argument, ast.Constant) and isinstance(argument.value, str)):
+        fail(
+            "FLU401",
+            f"dynamic {kind} reference: the spec is {_describe(argument)}, not one string literal",
+            f'the build finds {kind}s by reading the source; write the spec as one string literal, '
+            f'e.g. `{kind}("{_example(kind)}")`, and pick between several literal calls if you must',
+        )
+        return
+    spec = argument.value
+    problem = spec_problem(kind, spec)
+    if problem:
+        fail("FLU403", f"malformed {kind} spec `{spec}`: {problem}", f'for example `{kind}("{_example(kind)}")`')
+        return
+    result.calls.append(Call(kind, spec, line, column))
+
+
+def _example(kind: Kind) -> str:
+    return "./skills/refunds/SKILL.md" if kind == "skill" else "./prompts/system.md"
+
+
+def _describe(node: ast.expr) -> str:
+    if isinstance(node, ast.JoinedStr):
+        return "an f-string"
+    if isinstance(node, ast.Name):
+        return f"the variable `{node.id}`"
+    if isinstance(node, ast.BinOp):
+        return "a concatenation" if isinstance(node.op, ast.Add) else "a computed expression"
+    if isinstance(node, ast.Call):
+        return "a function call"
+    if isinstance(node, ast.Constant):
+        return f"a {type(node.value).__name__} constant"
+    if isinstance(node, ast.Attribute):
+        return "an attribute"
+    return "an expression"
+
+
+class _Columns:
+    """1-based character columns from ast's UTF-8 byte offsets, decoding a line only when needed."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._lines: list[str] | None = None
+
+    def column(self, line: int, offset: int) -> int:
+        if self._lines is None:
+            try:
+                encoding, _ = tokenize.detect_encoding(io.BytesIO(self._data).readline)
+                text = self._data.decode(encoding, "replace")
+            except (SyntaxError, LookupError):
+                text = self._data.decode("utf-8", "replace")
+            self._lines = text.splitlines()
+        if 0 < line <= len(self._lines):
+            raw = self._lines[line - 1].encode("utf-8")
+            return len(raw[:offset].decode("utf-8", "replace")) + 1
+        return offset + 1
+
+
+# --- scopes ------------------------------------------------------------------------
+
+
+class _Scope:
+    def __init__(self, kind: str, parent: _Scope | None) -> None:
+        self.kind = kind  # module, function, class, comprehension
+        self.parent = parent
+        self.bindings: dict[str, set[str]] = {}
+        self.globals: set[str] = set()
+        self.nonlocals: set[str] = set()
+
+    def bind(self, name: str, what: str) -> None:
+        self.bindings.setdefault(name, set()).add(what)
+
+    def module(self) -> _Scope:
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def lookup(self, name: str) -> str | None:
+        """What `name` refers to when read in this scope: a flue kind, _OTHER, or None (a builtin)."""
+        scope: _Scope | None = self
+        if name in self.globals:
+            scope = self.module()
+        elif name in self.nonlocals:
+            scope = self.parent
+        first = True
+        while scope is not None:
+            if scope.kind != "class" or first:
+                found = scope.bindings.get(name)
+                if found is not None:
+                    flue = sorted(found - {_OTHER})
+                    # Rebound beside a flue import in the same scope (try/except fallback): still a reference.
+                    return flue[0] if flue else _OTHER
+            first = False
+            scope = scope.parent
+        return None
+
+
+def _call_kind(func: ast.expr, scope: _Scope) -> Kind | None:
+    if isinstance(func, ast.Name):
+        found = scope.lookup(func.id)
+        if found == _SKILL:
+            return "skill"
+        if found == _MARKDOWN:
+            return "markdown"
+        return None
+    if isinstance(func, ast.Attribute) and func.attr in _FLUE_NAMES and isinstance(func.value, ast.Name):
+        if scope.lookup(func.value.id) == _MODULE:
+            return "skill" if func.attr == "skill" else "markdown"
+    return None
+
+
+class _Binder(ast.NodeVisitor):
+    """One pass: builds the scope tree, records every binding and every call with its scope."""
+
+    def __init__(self) -> None:
+        self.scope = _Scope("module", None)
+        self.calls: list[tuple[ast.Call, _Scope]] = []
+
+    # bindings ---------------------------------------------------------------------
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            self.scope.bind(node.id, _OTHER)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            top = alias.name.split(".")[0]
+            if alias.asname is None:
+                self.scope.bind(top, _MODULE if top == MODULE else _OTHER)
+            else:
+                self.scope.bind(alias.asname, _MODULE if alias.name == MODULE else _OTHER)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        ours = node.level == 0 and node.module == MODULE
+        for alias in node.names:
+            if alias.name == "*":
+                if ours:
+                    for name, what in _FLUE_NAMES.items():
+                        self.scope.bind(name, what)
+                continue
+            what = _FLUE_NAMES.get(alias.name, _OTHER) if ours else _OTHER
+            self.scope.bind(alias.asname or alias.name, what)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self.scope.globals.update(node.names)
+
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
+        self.scope.nonlocals.update(node.names)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.scope.bind(node.name, _OTHER)
+        self.generic_visit(node)
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+        if node.name:
+            self.scope.bind(node.name, _OTHER)
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+        if node.name:
+            self.scope.bind(node.name, _OTHER)
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        if node.rest:
+            self.scope.bind(node.rest, _OTHER)
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        target = self.scope
+        while target.kind == "comprehension" and target.parent is not None:
+            target = target.parent
+        target.bind(node.target.id, _OTHER)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.calls.append((node, self.scope))
+        self.generic_visit(node)
+
+    # scopes -----------------------------------------------------------------------
+
+    def _push(self, kind: str) -> _Scope:
+        self.scope = _Scope(kind, self.scope)
+        return self.scope
+
+    def _pop(self, previous: _Scope) -> None:
+        self.scope = previous
+
+    def _outer_arguments(self, args: ast.arguments) -> None:
+        """Defaults and annotations are evaluated in the enclosing scope."""
+        for default in [*args.defaults, *args.kw_defaults]:
+            if default is not None:
+                self.visit(default)
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None and arg.annotation is not None:
+                self.visit(arg.annotation)
+
+    def _bind_parameters(self, args: ast.arguments) -> None:
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None:
+                self.scope.bind(arg.arg, _OTHER)
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.scope.bind(node.name, _OTHER)
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        self._outer_arguments(node.args)
+        if node.returns is not None:
+            self.visit(node.returns)
+        previous = self.scope
+        self._push("function")
+        self._bind_parameters(node.args)
+        for statement in node.body:
+            self.visit(statement)
+        self._pop(previous)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._function(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._function(node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._outer_arguments(node.args)
+        previous = self.scope
+        self._push("function")
+        self._bind_parameters(node.args)
+        self.visit(node.body)
+        self._pop(previous)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.scope.bind(node.name, _OTHER)
+        for expression in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
+            self.visit(expression)
+        previous = self.scope
+        self._push("class")
+        for statement in node.body:
+            self.visit(statement)
+        self._pop(previous)
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+        generators = node.generators
+        self.visit(generators[0].iter)  # evaluated in the enclosing scope
+        previous = self.scope
+        self._push("comprehension")
+        for index, generator in enumerate(generators):
+            self.visit(generator.target)
+            if index:
+                self.visit(generator.iter)
+            for condition in generator.ifs:
+                self.visit(condition)
+        if isinstance(node, ast.DictComp):
+            self.visit(node.key)
+            self.visit(node.value)
+        else:
+            self.visit(node.elt)
+        self._pop(previous)
+
+    def visit_ListComp(self, node: ast.ListComp) -> None:
+        self._comprehension(node)
+
+    def visit_SetComp(self, node: ast.SetComp) -> None:
+        self._comprehension(node)
+
+    def visit_GeneratorExp(self, node: ast.GeneratorExp) -> None:
+        self._comprehension(node)
+
+    def visit_DictComp(self, node: ast.DictComp) -> None:
+        self._comprehension(node)

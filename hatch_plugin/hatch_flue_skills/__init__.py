@@ -1,0 +1,3 @@
+"""hatch-flue-skills: the hatchling build hook of flue-skills (hook name `flue-skills`)."""
+
+__version__ = "0.1.0"
