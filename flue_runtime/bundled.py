@@ -207,9 +207,10 @@ class Bundle:
     def markdown_text(self, entry: MarkdownEntry) -> str:
         data = self.read_checked(entry.path, entry.size, entry.sha256)
         try:
-            return data.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise BundleError(f"{self.where(entry.path)}: not UTF-8 ({exc})") from None
+        return text[1:] if text.startswith("\ufeff") else text
 
     def _entry(self, id: str) -> SkillEntry:
         try:

@@ -15,7 +15,8 @@ from typing import Collection, NamedTuple
 
 from .diagnostics import Diagnostic
 from .errors import SkillError
-from .packing import PRIVATE_KEY, PackedFile, is_secret_dir, is_secret_file
+from .frontmatter import decode
+from .packing import PRIVATE_KEY, PackedFile, is_secret_file
 from .reference import SkillReference
 from .skilldir import VettedSkill, vet_skill
 from .validate import SKILL_FILE, check_skill_md
@@ -186,7 +187,10 @@ def _read_regular(full: Path, shown: str, root: Path) -> tuple[bytes, tuple[int,
 
 
 def read_markdown_file(path: Path, context: str = "") -> str:
-    """A `markdown()` target on disk, held to the packing rules (no link, no secret, no key)."""
+    """A `markdown()` target on disk, held to the build's rules (no link, no secret, no key, UTF-8 text without NUL).
+
+    The text comes without a leading BOM, as from a bundle.
+    """
     shown = display_path(path)
     rules = project_rules(path.parent)
     allowed = os.path.normcase(os.path.abspath(path)) in {os.path.normcase(os.path.abspath(p)) for p in rules.allow}
@@ -206,7 +210,7 @@ def read_markdown_file(path: Path, context: str = "") -> str:
         )
     elif not stat.S_ISREG(info.st_mode):
         problems.append(Diagnostic.make("FLU307", shown, "not a regular file; refused", "point markdown() at a regular file"))
-    elif not allowed and (is_secret_file(path.name) or any(is_secret_dir(p) for p in _folders(path, rules.root))):
+    elif not allowed and is_secret_file(path.name):
         problems.append(
             Diagnostic.make(
                 "FLU302",
@@ -230,19 +234,8 @@ def read_markdown_file(path: Path, context: str = "") -> str:
             ],
             context,
         )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SkillError(
-            [Diagnostic.make("FLU102", shown, f"not valid UTF-8 (byte {exc.start})", "save the file as UTF-8")], context
-        ) from None
+    text, problems = decode(data, shown)
+    if text is None:
+        raise SkillError(problems, context)
+    return text
 
-
-def _folders(path: Path, root: Path | None) -> tuple[str, ...]:
-    """The folder names between the project root (or the file's own folder) and `path`."""
-    if root is not None:
-        try:
-            return path.parent.relative_to(root).parts
-        except ValueError:
-            pass
-    return (path.parent.name,)
