@@ -1,0 +1,142 @@
+"""A loopback HTTP server that answers like a model API, for the real SDK clients to talk to.
+
+Each test queues replies (status, JSON body, headers); the server answers POSTs in
+order and records what it received, so a test asserts the exact wire request.
+Nothing here mocks an SDK: the SDKs send real HTTP to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+# Variables the SDKs read: none of a developer's real settings may reach these tests.
+SDK_VARIABLES = [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_CUSTOM_HEADERS",
+    "ANTHROPIC_PROFILE",
+    "ANTHROPIC_CONFIG_DIR",
+    "ANTHROPIC_IDENTITY_TOKEN",
+    "ANTHROPIC_IDENTITY_TOKEN_FILE",
+    "ANTHROPIC_FEDERATION_RULE_ID",
+    "ANTHROPIC_ORGANIZATION_ID",
+    "OPENAI_API_KEY",
+    "OPENAI_ADMIN_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+]
+
+
+@dataclass
+class Received:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class Reply:
+    status: int
+    body: Any
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class FakeAPI:
+    """The server's script and its record of requests."""
+
+    def __init__(self) -> None:
+        self.replies: deque[Reply] = deque()
+        self.received: list[Received] = []
+        self.lock = threading.Lock()
+        self.server = _Server(("127.0.0.1", 0), _Handler)
+        self.server.fake = self
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def reply(self, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> None:
+        self.replies.append(Reply(status, body, headers or {}))
+
+    @property
+    def bodies(self) -> list[Any]:
+        return [r.body for r in self.received]
+
+    def answer(self, received: Received) -> Reply:
+        with self.lock:
+            self.received.append(received)
+            if self.replies:
+                return self.replies.popleft()
+        return Reply(500, {"error": {"type": "test_error", "message": "the test server has no reply queued"}}, {"x-should-retry": "false"})
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    fake: FakeAPI
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client closing its pooled connection is not news
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as the SDKs' connection pools expect
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        assert isinstance(self.server, _Server)
+        fake = self.server.fake
+        reply = fake.answer(Received("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+        payload = json.dumps(reply.body).encode()
+        self.send_response(reply.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
+        pass
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in SDK_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+@pytest.fixture
+def fake_api(clean_env: pytest.MonkeyPatch) -> Iterator[FakeAPI]:
+    fake = FakeAPI()
+    fake.thread.start()
+    try:
+        yield fake
+    finally:
+        fake.server.shutdown()
+        fake.server.server_close()
+        fake.thread.join(5)
