@@ -85,6 +85,7 @@ def collect(config: FlueConfig, sources: Sequence[Source]) -> Collection:
         for call in scanned.calls:
             result.references += 1
             collector.reference(source, call)
+    result.diagnostics.sort(key=lambda d: (d.path, d.line or 0, d.column or 0))
     result.diagnostics = apply_strict(result.diagnostics, config.strict)
     return result
 

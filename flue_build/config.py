@@ -7,6 +7,7 @@ Every problem is collected and reported together, each prefixed with its TOML ke
 from __future__ import annotations
 
 import difflib
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -63,7 +64,7 @@ def flue_table(pyproject: dict[str, Any]) -> Any:
 
 def load_config(root: Path, pyproject: dict[str, Any] | None = None) -> FlueConfig:
     """Read and check `[tool.flue]` of the project at `root` (an absent table gives the defaults)."""
-    root = root.resolve()
+    root = Path(os.path.abspath(root))
     data = read_pyproject(root) if pyproject is None else pyproject
     return parse_config(root, flue_table(data))
 

@@ -197,16 +197,19 @@ class _Columns:
 # --- scopes ------------------------------------------------------------------------
 
 
+Position = tuple[int, int]
+
+
 class _Scope:
     def __init__(self, kind: str, parent: _Scope | None) -> None:
         self.kind = kind  # module, function, class, comprehension
         self.parent = parent
-        self.bindings: dict[str, set[str]] = {}
+        self.bindings: dict[str, list[tuple[Position, str]]] = {}
         self.globals: set[str] = set()
         self.nonlocals: set[str] = set()
 
-    def bind(self, name: str, what: str) -> None:
-        self.bindings.setdefault(name, set()).add(what)
+    def bind(self, name: str, what: str, where: Position) -> None:
+        self.bindings.setdefault(name, []).append((where, what))
 
     def module(self) -> _Scope:
         scope = self
@@ -214,8 +217,13 @@ class _Scope:
             scope = scope.parent
         return scope
 
-    def lookup(self, name: str) -> str | None:
-        """What `name` refers to when read in this scope: a flue kind, _OTHER, or None (a builtin)."""
+    def lookup(self, name: str, where: Position) -> str | None:
+        """What `name` read at `where` in this scope refers to: a flue kind, _OTHER, or None (a builtin).
+
+        In the reading scope itself the last binding before the read wins (an import,
+        then a loop target of the same name: the loop target); from an enclosing scope,
+        which is read later, any flue import of the name counts.
+        """
         scope: _Scope | None = self
         if name in self.globals:
             scope = self.module()
@@ -226,8 +234,11 @@ class _Scope:
             if scope.kind != "class" or first:
                 found = scope.bindings.get(name)
                 if found is not None:
-                    flue = sorted(found - {_OTHER})
-                    # Rebound beside a flue import in the same scope (try/except fallback): still a reference.
+                    if scope is self:
+                        before = [what for position, what in found if position < where]
+                        if before:
+                            return before[-1]
+                    flue = sorted({what for _, what in found} - {_OTHER})
                     return flue[0] if flue else _OTHER
             first = False
             scope = scope.parent
@@ -235,15 +246,16 @@ class _Scope:
 
 
 def _call_kind(func: ast.expr, scope: _Scope) -> Kind | None:
+    where = (func.lineno, func.col_offset)
     if isinstance(func, ast.Name):
-        found = scope.lookup(func.id)
+        found = scope.lookup(func.id, where)
         if found == _SKILL:
             return "skill"
         if found == _MARKDOWN:
             return "markdown"
         return None
     if isinstance(func, ast.Attribute) and func.attr in _FLUE_NAMES and isinstance(func.value, ast.Name):
-        if scope.lookup(func.value.id) == _MODULE:
+        if scope.lookup(func.value.id, where) == _MODULE:
             return "skill" if func.attr == "skill" else "markdown"
     return None
 
@@ -259,15 +271,15 @@ class _Binder(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, (ast.Store, ast.Del)):
-            self.scope.bind(node.id, _OTHER)
+            self.scope.bind(node.id, _OTHER, _at(node))
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             top = alias.name.split(".")[0]
             if alias.asname is None:
-                self.scope.bind(top, _MODULE if top == MODULE else _OTHER)
+                self.scope.bind(top, _MODULE if top == MODULE else _OTHER, _at(node))
             else:
-                self.scope.bind(alias.asname, _MODULE if alias.name == MODULE else _OTHER)
+                self.scope.bind(alias.asname, _MODULE if alias.name == MODULE else _OTHER, _at(node))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         ours = node.level == 0 and node.module == MODULE
@@ -275,10 +287,10 @@ class _Binder(ast.NodeVisitor):
             if alias.name == "*":
                 if ours:
                     for name, what in _FLUE_NAMES.items():
-                        self.scope.bind(name, what)
+                        self.scope.bind(name, what, _at(node))
                 continue
             what = _FLUE_NAMES.get(alias.name, _OTHER) if ours else _OTHER
-            self.scope.bind(alias.asname or alias.name, what)
+            self.scope.bind(alias.asname or alias.name, what, _at(node))
 
     def visit_Global(self, node: ast.Global) -> None:
         self.scope.globals.update(node.names)
@@ -288,21 +300,21 @@ class _Binder(ast.NodeVisitor):
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         if node.name:
-            self.scope.bind(node.name, _OTHER)
+            self.scope.bind(node.name, _OTHER, _at(node))
         self.generic_visit(node)
 
     def visit_MatchAs(self, node: ast.MatchAs) -> None:
         if node.name:
-            self.scope.bind(node.name, _OTHER)
+            self.scope.bind(node.name, _OTHER, _at(node))
         self.generic_visit(node)
 
     def visit_MatchStar(self, node: ast.MatchStar) -> None:
         if node.name:
-            self.scope.bind(node.name, _OTHER)
+            self.scope.bind(node.name, _OTHER, _at(node))
 
     def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
         if node.rest:
-            self.scope.bind(node.rest, _OTHER)
+            self.scope.bind(node.rest, _OTHER, _at(node))
         self.generic_visit(node)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
@@ -310,7 +322,7 @@ class _Binder(ast.NodeVisitor):
         target = self.scope
         while target.kind == "comprehension" and target.parent is not None:
             target = target.parent
-        target.bind(node.target.id, _OTHER)
+        target.bind(node.target.id, _OTHER, _at(node.target))
 
     def visit_Call(self, node: ast.Call) -> None:
         self.calls.append((node, self.scope))
@@ -337,10 +349,10 @@ class _Binder(ast.NodeVisitor):
     def _bind_parameters(self, args: ast.arguments) -> None:
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
-                self.scope.bind(arg.arg, _OTHER)
+                self.scope.bind(arg.arg, _OTHER, (0, 0))  # bound before the body runs
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self.scope.bind(node.name, _OTHER)
+        self.scope.bind(node.name, _OTHER, _at(node))
         for decorator in node.decorator_list:
             self.visit(decorator)
         self._outer_arguments(node.args)
@@ -368,7 +380,7 @@ class _Binder(ast.NodeVisitor):
         self._pop(previous)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.scope.bind(node.name, _OTHER)
+        self.scope.bind(node.name, _OTHER, _at(node))
         for expression in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
             self.visit(expression)
         previous = self.scope
@@ -406,3 +418,7 @@ class _Binder(ast.NodeVisitor):
 
     def visit_DictComp(self, node: ast.DictComp) -> None:
         self._comprehension(node)
+
+
+def _at(node: ast.AST) -> Position:
+    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))

@@ -1,0 +1,167 @@
+"""The static scanner: which calls are references, which are errors, and where."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from flue_build.scan import might_reference, scan_file, scan_source, spec_problem
+
+
+def scan(source: str) -> tuple[list[tuple[str, str, int, int]], list[tuple[str, int | None, int | None]]]:
+    result = scan_source(textwrap.dedent(source).encode("utf-8"), "m.py")
+    return (
+        [(c.kind, c.spec, c.line, c.column) for c in result.calls],
+        [(d.code, d.line, d.column) for d in result.diagnostics],
+    )
+
+
+def test_every_import_form_is_followed() -> None:
+    calls, problems = scan(
+        """\
+        from flue_runtime import skill as s, markdown
+        import flue_runtime as fr
+        import flue_runtime
+        import flue_runtime.manifest
+        A = s("./a/SKILL.md")
+        B = fr.skill("./b/SKILL.md")
+        C = flue_runtime.markdown("./c.md")
+        D = markdown("./d.md")
+        """
+    )
+    assert problems == []
+    assert calls == [
+        ("skill", "./a/SKILL.md", 5, 7),
+        ("skill", "./b/SKILL.md", 6, 14),
+        ("markdown", "./c.md", 7, 27),
+        ("markdown", "./d.md", 8, 14),
+    ]
+
+
+def test_star_import_counts_and_a_later_rebinding_does_not_hide_earlier_calls() -> None:
+    calls, _ = scan(
+        """\
+        from flue_runtime import *
+        X = skill("./x/SKILL.md")
+        for skill in loaders:
+            skill(name)
+        """
+    )
+    assert calls == [("skill", "./x/SKILL.md", 2, 11)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def f(skill):\n    return skill(name)",
+        "def f():\n    skill = make()\n    return skill(name)",
+        "for skill in loaders:\n    skill(name)",
+        "f = lambda skill: skill(name)",
+        "[skill(name) for skill in loaders]",
+        "with open(p) as skill:\n    skill(name)",
+        "class K:\n    skill = staticmethod(make)\n    x = skill(name)",
+        "try:\n    pass\nexcept Exception as skill:\n    skill(name)",
+        "import other as skill\nskill(name)",
+    ],
+)
+def test_a_shadowed_name_is_not_a_reference(body: str) -> None:
+    source = "from flue_runtime import skill\n" + body + "\n"
+    assert scan_source(source.encode(), "m.py").calls == []
+    assert scan_source(source.encode(), "m.py").diagnostics == []
+
+
+def test_scoping_rules_reach_through_functions_and_skip_class_bodies() -> None:
+    calls, _ = scan(
+        """\
+        from flue_runtime import skill
+        class K:
+            skill = 1
+            def m(self):
+                return skill("./m/SKILL.md")
+        def outer():
+            def inner():
+                return skill("./i/SKILL.md")
+            return inner
+        def g():
+            global skill
+            skill = None
+            return skill("./g/SKILL.md")
+        """
+    )
+    assert [c[1] for c in calls] == ["./m/SKILL.md", "./i/SKILL.md", "./g/SKILL.md"]
+
+
+@pytest.mark.parametrize(
+    ("argument", "what"),
+    [
+        ('f"./{name}/SKILL.md"', "an f-string"),
+        ("name", "the variable `name`"),
+        ('"./a" + "/SKILL.md"', "a concatenation"),
+        ("pick()", "a function call"),
+        ("*specs", None),
+    ],
+)
+def test_dynamic_references_are_errors_at_line_and_column(argument: str, what: str | None) -> None:
+    source = f"from flue_runtime import skill\n\nX = [\n    skill({argument}),\n]\n"
+    result = scan_source(source.encode(), "pkg/m.py")
+    [problem] = result.diagnostics
+    assert (problem.code, problem.line, problem.column) == ("FLU401", 4, 11)
+    assert problem.format().startswith("pkg/m.py:4:11: FLU401 error: ")
+    if what:
+        assert what in problem.message
+    assert result.calls == []
+
+
+def test_columns_count_characters_not_bytes() -> None:
+    source = 'from flue_runtime import skill\nnom = "é"; x = skill(nom)\n'
+    [problem] = scan_source(source.encode(), "m.py").diagnostics
+    assert (problem.line, problem.column) == (2, 22)
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        ("./refunds/skill.md", "must end in `/SKILL.md`"),
+        ("/abs/SKILL.md", "absolute"),
+        ("skills\\x\\SKILL.md", "backslash"),
+        ("my-pkg/x/SKILL.md", "not an importable package name"),
+        ("./a/../../b/SKILL.md", "segment"),
+        ("", "empty"),
+    ],
+)
+def test_malformed_specs(spec: str, fragment: str) -> None:
+    assert fragment in spec_problem("skill", spec)
+    source = f"from flue_runtime import skill\nskill({spec!r})\n"
+    [problem] = scan_source(source.encode(), "m.py").diagnostics
+    assert problem.code == "FLU403"
+
+
+def test_good_specs() -> None:
+    for spec in ("./a/SKILL.md", "../../a/b/SKILL.md", "pkg/skills/a/SKILL.md"):
+        assert spec_problem("skill", spec) == ""
+    assert spec_problem("markdown", "./prompts/system.md") == ""
+    assert "`.md`" in spec_problem("markdown", "./prompts/system.txt")
+
+
+def test_a_file_that_does_not_parse_is_named() -> None:
+    [problem] = scan_source(b"from flue_runtime import skill\ndef broken(:\n", "pkg/bad.py").diagnostics
+    assert problem.code == "FLU402"
+    assert problem.location.startswith("pkg/bad.py:2:")
+
+
+def test_files_that_cannot_reference_are_not_parsed(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("def broken(:\n")  # never mentions the runtime: skipped before parsing
+    assert not might_reference(broken.read_bytes())
+    assert scan_file(broken, "broken.py").diagnostics == []
+    other = tmp_path / "other.py"
+    other.write_text("from flue_runtime import skill\ndef broken(:\n")
+    assert [d.code for d in scan_file(other, "other.py").diagnostics] == ["FLU402"]
+
+
+def test_encoding_cookie_is_honoured() -> None:
+    source = "# -*- coding: latin-1 -*-\nfrom flue_runtime import skill\nx = 'é'; y = skill(x)\n".encode("latin-1")
+    [problem] = scan_source(source, "m.py").diagnostics
+    assert (problem.line, problem.column) == (3, 20)
