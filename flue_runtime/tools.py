@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+import json
 import re
 import types
 import typing
@@ -133,6 +134,8 @@ def _schema_for(annotation: Any, where: str) -> tuple[dict[str, Any], bool]:
 
 
 def check_arguments(name: str, parameters: dict[str, Any], arguments: object) -> dict[str, Any]:
+    if isinstance(arguments, str):  # a provider adapter hands on argument text that was not JSON
+        raise ToolArgumentError(f"{name}: the arguments are {_json_problem(arguments)}; send one JSON object")
     if not isinstance(arguments, dict):
         raise ToolArgumentError(f"{name}: arguments must be a JSON object, not {type(arguments).__name__}")
     properties: dict[str, Any] = parameters.get("properties", {})
@@ -146,6 +149,14 @@ def check_arguments(name: str, parameters: dict[str, Any], arguments: object) ->
         expected = ", ".join(f"{k}: {_describe(v)}" for k, v in properties.items())
         raise ToolArgumentError(f"{name}: " + "; ".join(problems) + f" (parameters: {expected or 'none'})")
     return dict(arguments)
+
+
+def _json_problem(text: str) -> str:
+    try:
+        json.loads(text)
+    except ValueError as exc:
+        return f"not valid JSON ({exc})"
+    return "text, not a JSON object"
 
 
 def json_type(value: object) -> str:
