@@ -34,12 +34,11 @@ __all__ = [
 ]
 
 HOOK_HELP = (
-    "add the flue-skills build hook to the project's pyproject.toml, then rebuild and reinstall it:\n"
-    "  hatchling:  [build-system] requires = [\"hatchling\", \"hatch-flue-skills\"]\n"
-    "              and an (empty) table [tool.hatch.build.hooks.flue-skills]\n"
-    "  setuptools: [build-system] requires = [\"setuptools\", \"flue-skills\"]\n"
-    "              and a table [tool.flue]\n"
-    "while developing, `pip install -e .` reads the skills from the source tree instead"
+    "add the flue-skills build hook to the project's pyproject.toml, "
+    "for hatchling: `requires = [\"hatchling\", \"hatch-flue-skills\"]` in [build-system] and an empty "
+    "[tool.hatch.build.hooks.flue-skills] table; for setuptools: `requires = [\"setuptools\", \"flue-skills\"]` "
+    "in [build-system] and a [tool.flue] table; then rebuild and reinstall it "
+    "(while developing, `pip install -e .` reads skills from the source tree)"
 )
 
 
