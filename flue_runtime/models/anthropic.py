@@ -73,8 +73,8 @@ class AnthropicModel:
         return params
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        client = self._clients.get()
-        try:
+        try:  # the client is made here, in the running loop: its errors are the SDK's too
+            client = self._clients.get()
             message = await client.messages.create(**self.params(request))
         except self._sdk.AnthropicError as exc:
             raise model_error(PROVIDER, self.model, exc, self._sdk) from exc

@@ -64,8 +64,8 @@ class OpenAIModel:
         return params
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        client = self._clients.get()
-        try:
+        try:  # the client is made here, in the running loop: its errors are the SDK's too
+            client = self._clients.get()
             completion = await client.chat.completions.create(**self.params(request))
         except self._sdk.OpenAIError as exc:
             raise model_error(PROVIDER, self.model, exc, self._sdk) from exc
