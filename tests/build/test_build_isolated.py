@@ -1,0 +1,37 @@
+"""One build exactly as a user's pip runs it: isolated build environments, our two distributions as wheels."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from buildsupport import ROOT, build, payload, wheel_files
+from conftest import ProjectFactory
+
+
+@pytest.fixture(scope="session")
+def local_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`flue-skills` and `hatch-flue-skills` built as wheels: what a package index would serve."""
+    out = tmp_path_factory.mktemp("wheels")
+    for source in (ROOT, ROOT / "hatch_plugin"):
+        result = build(source, "--wheel", outdir=out)
+        assert result.returncode == 0, result.output
+    assert sorted(p.name.split("-")[0] for p in out.glob("*.whl")) == ["flue_skills", "hatch_flue_skills"]
+    return out
+
+
+@pytest.mark.parametrize(("name", "args"), [("hatch-src", ()), ("setuptools-src", ("--wheel",))])
+def test_isolated_build_installs_our_plugins_like_a_user_would(
+    name: str, args: tuple[str, ...], local_wheels: Path, project: ProjectFactory, tmp_path: Path
+) -> None:
+    tree = project(name)
+    links = " ".join(filter(None, [str(local_wheels), os.environ.get("PIP_FIND_LINKS", "")]))
+    result = build(tree, *args, outdir=tmp_path / "out", isolated=True, env={"PIP_FIND_LINKS": links})
+    assert result.returncode == 0, result.output
+    names = payload(wheel_files(result.wheel))
+    package = name.replace("-", "_") + "_demo"
+    assert f"{package}/_flue_skills/manifest.json" in names
+    bundled = sorted(n.rsplit("/", 1)[-1] for n in names if "/_flue_skills/skills/" in n)
+    assert bundled == ["SKILL.md", "SKILL.md", "extract.py", "policy.md", "reference.md"]
