@@ -1,4 +1,4 @@
-"""The `flue-skills` command: check, new, schema."""
+"""The `flue-skills` command: check, new, schema, ls."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Sequence
 
 from flue_runtime.diagnostics import format_json, has_errors, summary
-from flue_runtime.errors import FlueError
+from flue_runtime.errors import FlueError, SkillError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,6 +34,15 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--description", default=None, help="the skill's description")
 
     commands.add_parser("schema", help="print the SKILL.md frontmatter JSON Schema")
+
+    ls = commands.add_parser(
+        "ls",
+        help="list the skills a wheel, an installed package or a project ships",
+        description="List each skill TARGET ships: name, number and size of files, bundle package, description. "
+        "TARGET is a .whl file, a project folder (holding a pyproject.toml) or an installed package or distribution name.",
+    )
+    ls.add_argument("target", metavar="TARGET")
+    ls.add_argument("--format", choices=("text", "json"), default="text")
     return parser
 
 
@@ -45,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(parser, args)
         if args.command == "new":
             return _new(args)
+        if args.command == "ls":
+            return _ls(args)
         from flue_runtime.schema import schema_text
 
         sys.stdout.write(schema_text())
@@ -80,6 +91,22 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             )
         print(summary(report.diagnostics, report.checked))
     return 1 if has_errors(report.diagnostics) else 0
+
+
+def _ls(args: argparse.Namespace) -> int:
+    from . import ls as listing
+
+    try:
+        skills = listing.list_target(args.target)
+    except listing.ListError as exc:
+        print(f"flue-skills ls: error: {exc}", file=sys.stderr)
+        return 1
+    except SkillError as exc:
+        print(exc.report(), file=sys.stderr)
+        print(f"flue-skills ls: error: {exc}", file=sys.stderr)
+        return 1
+    print(listing.format_json(skills) if args.format == "json" else listing.format_text(skills))
+    return 0
 
 
 def _new(args: argparse.Namespace) -> int:

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
+from rtsetups import SETUPS, Builds, Setup, build_all, make_setup
 from rtsupport import ImportSandbox
 
 _counter = itertools.count()
@@ -25,3 +26,20 @@ def imports() -> Iterator[ImportSandbox]:
 def pkg_name(tmp_path: Path) -> str:
     """A package name no other test imports (sys.modules is process-wide)."""
     return f"rt_pkg_{next(_counter)}_{abs(hash(tmp_path)) % 10_000}"
+
+
+@pytest.fixture(scope="session")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> Builds:
+    """flue-skills and the two run-time fixture projects, built once per session."""
+    return build_all(tmp_path_factory.mktemp("runtime-builds"))
+
+
+@pytest.fixture(scope="session")
+def setups(builds: Builds, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Setup]:
+    base = tmp_path_factory.mktemp("runtime-setups")
+    return {name: make_setup(name, builds, base / name) for name in SETUPS}
+
+
+@pytest.fixture(scope="session")
+def probes(setups: dict[str, Setup]) -> dict[str, dict[str, Any]]:
+    return {name: setup.probe() for name, setup in setups.items()}

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROJECTS = ROOT / "fixtures" / "projects"
 PROBE = Path(__file__).resolve().parent / "probe.py"
 AGENT, LIB = "runtime-agent", "runtime-lib"
+SETUPS = ("wheel", "zip", "editable")
 EPOCH = "1700000000"
 
 

@@ -14,31 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rtsetups import AGENT, LIB, PROJECTS, Builds, Setup, build_all, build_wheel, copy_project, make_setup, make_venv, pip
+from rtsetups import AGENT, LIB, PROJECTS, SETUPS, Builds, Setup, build_wheel, copy_project, make_venv, pip
 
 from flue_runtime.skilldir import vet_skill
 from flue_runtime.validate import check_skill_md
 
-SETUPS = ("wheel", "zip", "editable")
 BILLING = PROJECTS / AGENT / "src" / "runtime_agent_demo" / "skills" / "billing"
 DATA = PROJECTS / AGENT / "skills" / "data-tools"
 REVIEW = PROJECTS / LIB / "acme_review_skills" / "review"
-
-
-@pytest.fixture(scope="session")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> Builds:
-    return build_all(tmp_path_factory.mktemp("runtime-builds"))
-
-
-@pytest.fixture(scope="session")
-def setups(builds: Builds, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Setup]:
-    base = tmp_path_factory.mktemp("runtime-setups")
-    return {name: make_setup(name, builds, base / name) for name in SETUPS}
-
-
-@pytest.fixture(scope="session")
-def probes(setups: dict[str, Setup]) -> dict[str, dict[str, Any]]:
-    return {name: setup.probe() for name, setup in setups.items()}
 
 
 def expected_skill(folder: Path, allow: tuple[Path, ...] = ()) -> dict[str, Any]:

@@ -1,0 +1,121 @@
+"""`flue-skills ls TARGET`: a wheel, a project folder, an installed package or distribution, a zipped wheel."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rtsetups import AGENT, LIB, PROJECTS, Builds, Setup
+
+from flue_build.cli import main
+from flue_runtime.skilldir import vet_skill
+
+BILLING = PROJECTS / AGENT / "src" / "runtime_agent_demo" / "skills" / "billing"
+DATA = PROJECTS / AGENT / "skills" / "data-tools"
+REVIEW = PROJECTS / LIB / "acme_review_skills" / "review"
+
+
+def listed(package: str, folder: Path, allow: tuple[Path, ...] = ()) -> dict[str, Any]:
+    vetted = vet_skill(folder, allow=allow)
+    assert vetted.metadata is not None
+    return {
+        "package": package,
+        "name": vetted.metadata.name,
+        "description": vetted.metadata.description,
+        "files": len(vetted.files),
+        "size": sum(f.size for f in vetted.files),
+        "id": vetted.id,
+    }
+
+
+AGENT_SKILLS = [
+    listed("runtime_agent_demo", BILLING, (BILLING / ".env.example",)),
+    listed("runtime_agent_demo", DATA),
+]
+LIB_SKILLS = [listed("acme_review_skills", REVIEW)]
+
+
+def ls(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["ls", *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_a_wheel(builds: Builds, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = ls(capsys, str(builds.agent), "--format", "json")
+    assert code == 0
+    assert json.loads(out) == AGENT_SKILLS
+    code, out, _ = ls(capsys, str(builds.agent))
+    lines = out.splitlines()
+    assert lines[0].split() == ["NAME", "FILES", "SIZE", "PACKAGE", "DESCRIPTION"]
+    assert lines[1].split()[:5] == ["billing", "4", "365", "B", "runtime_agent_demo"]
+    assert lines[2].split()[:3] == ["data-tools", "3", "1.2"]
+    assert lines[-1] == "2 skills in runtime_agent_demo"
+
+
+@pytest.mark.parametrize("project, expected", [(AGENT, AGENT_SKILLS), (LIB, LIB_SKILLS)])
+def test_a_project_folder_lists_what_its_build_ships(
+    project: str, expected: list[dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = shutil.copytree(PROJECTS / project, tmp_path / project)
+    code, out, err = ls(capsys, str(copy), "--format", "json")
+    assert code == 0, err
+    assert json.loads(out) == expected
+
+
+def test_a_broken_project_reports_its_problems(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = shutil.copytree(PROJECTS / AGENT, tmp_path / AGENT)
+    (copy / "skills" / "data-tools" / "id_rsa").write_text("x")
+    code, _, err = ls(capsys, str(copy))
+    assert code == 1
+    assert "FLU302" in err and "id_rsa" in err and "would not build" in err
+
+
+@pytest.mark.parametrize("target", ["runtime_agent_demo", "runtime-agent-demo", "acme_review_skills", "acme-review-skills"])
+def test_an_installed_package_or_distribution(target: str, setups: dict[str, Setup]) -> None:
+    out = setups["wheel"].run("-m", "flue_build", "ls", target, "--format", "json")
+    assert json.loads(out.stdout) == (AGENT_SKILLS if "agent" in target else LIB_SKILLS)
+
+
+def test_a_zipped_wheel_on_sys_path(setups: dict[str, Setup]) -> None:
+    out = setups["zip"].run("-m", "flue_build", "ls", "runtime_agent_demo", "--format", "json")
+    assert json.loads(out.stdout) == AGENT_SKILLS
+
+
+def test_an_editable_install_points_to_the_project(setups: dict[str, Setup]) -> None:
+    out = setups["editable"].run("-m", "flue_build", "ls", "runtime_agent_demo", check=False)
+    assert out.returncode == 1
+    assert "no skill bundle" in out.stderr and "flue-skills ls PROJECT_DIR" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "target, words",
+    [
+        ("no_such_package_xyz", "no installed package or distribution"),
+        ("missing.whl", "no such wheel"),
+        ("tests", "has no skill bundle"),  # a folder that is importable here but ships nothing
+    ],
+)
+def test_errors(target: str, words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = ls(capsys, target)
+    assert code == 1 and words in err
+
+
+def test_a_wheel_without_a_bundle(builds: Builds, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = ls(capsys, str(builds.flue))
+    assert code == 1 and "no skill bundle in this wheel" in err
+
+
+def test_a_plain_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = ls(capsys, str(tmp_path))
+    assert code == 1 and "must be a project" in err
+
+
+def test_the_console_script_has_ls() -> None:
+    out = subprocess.run([sys.executable, "-m", "flue_build", "ls", "--help"], capture_output=True, text=True, check=True)
+    assert "TARGET" in out.stdout and "--format" in out.stdout
