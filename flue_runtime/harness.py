@@ -72,6 +72,16 @@ class Harness:
         self.store = _open_store(store)
         self.model = model
         self.max_steps = max_steps
+        self._models: dict[str, Model] = {}
+
+    def resolved_model(self, chosen: Model | str) -> Model:
+        """A model object; one per 'provider/model' name, so its client and connection pool are reused."""
+        if not isinstance(chosen, str):
+            return chosen
+        model = self._models.get(chosen)
+        if model is None:
+            model = self._models[chosen] = resolve_model(chosen)
+        return model
 
     def session(self, session_id: str) -> Session:
         """The session `session_id`: resumed from the store when it exists there."""
@@ -205,7 +215,7 @@ class Session:
         chosen = (self._render.model if self._render else None) or self.harness.model
         if chosen is None:
             raise HookError("no model: call use_model('provider/model') or use_model(ScriptedModel([...])) in the agent")
-        return resolve_model(chosen)
+        return self.harness.resolved_model(chosen)
 
     async def _run_tools(self, calls: Sequence[ToolCall]) -> list[Message]:
         by_name = {tool.name: tool for tool in self._tools}
@@ -250,6 +260,8 @@ def _run(coroutine: Coroutine[Any, Any, T]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coroutine)
-    coroutine.close()
-    raise FlueError("prompt_sync() was called inside a running event loop; use `await session.prompt(...)` there")
+        pass  # no loop running: the normal case for sync code
+    else:
+        coroutine.close()
+        raise FlueError("prompt_sync() was called inside a running event loop; use `await session.prompt(...)` there")
+    return asyncio.run(coroutine)
