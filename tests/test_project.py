@@ -7,14 +7,25 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from flue_runtime.diagnostics import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("yaml", "jsonschema", "flue_build", "setuptools", "hatchling")
 
 
-def test_importing_the_runtime_stays_light() -> None:
-    code = "import sys, flue_runtime; print(' '.join(m for m in %r if m in sys.modules))" % (HEAVY,)
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import flue_runtime",
+        # the run-time API a bundled agent touches: resolution, references, the virtual tree, errors
+        "from flue_runtime import skill, markdown, SkillReference, SkillTree, define_skill, "
+        "SpecError, MissingBuildHookError, UnknownPackageError, BundleError, SkillPathError",
+    ],
+)
+def test_importing_the_runtime_stays_light(statement: str) -> None:
+    code = "import sys; %s; print(' '.join(m for m in %r if m in sys.modules))" % (statement, HEAVY)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == ""
 
