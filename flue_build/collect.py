@@ -7,6 +7,7 @@ turns it into files and manifests.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import stat
@@ -66,6 +67,9 @@ class Collection:
 
 def display(root: Path, path: Path) -> str:
     """`path` relative to the project root, POSIX style; absolute when outside it."""
+    text, prefix = os.fspath(path), os.fspath(root) + os.sep
+    if text.startswith(prefix) and ".." not in text:
+        return text[len(prefix) :].replace(os.sep, "/")
     try:
         return Path(os.path.relpath(path, root)).as_posix() if _inside(root, path) else str(path)
     except ValueError:
@@ -80,7 +84,7 @@ def collect(config: FlueConfig, sources: Sequence[Source]) -> Collection:
     collector = _Collector(result, config, packages)
     for source in sorted(set(sources)):
         result.modules += 1
-        scanned = scan_file(source.path, result.display(source.path))
+        scanned = scan_file(source.path, functools.partial(result.display, source.path))
         result.diagnostics.extend(scanned.diagnostics)
         for call in scanned.calls:
             result.references += 1

@@ -10,12 +10,13 @@ skill as s`, `import flue_runtime as fr`) is.
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import re
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Callable, Literal
 
 from flue_runtime.diagnostics import Diagnostic
 
@@ -27,6 +28,7 @@ SKILL_SUFFIX = "/SKILL.md"
 _SKILL, _MARKDOWN, _MODULE, _OTHER = "skill", "markdown", "module", "other"
 _FLUE_NAMES = {"skill": _SKILL, "markdown": _MARKDOWN}
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ALIAS = re.compile(rb"\bas\s+([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass(frozen=True)
@@ -50,15 +52,16 @@ def might_reference(data: bytes) -> bool:
     return NEEDLE in data
 
 
-def scan_file(path: Path, display: str) -> ScanResult:
-    """Every reference in one Python file; `display` names it in diagnostics."""
+def scan_file(path: Path, display: str | Callable[[], str]) -> ScanResult:
+    """Every reference in one Python file; `display` names it in diagnostics (a callable: only when needed)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return ScanResult(diagnostics=[Diagnostic.make("FLU308", display, f"cannot read: {exc.strerror or exc}", "make it readable")])
+        shown = display() if callable(display) else display
+        return ScanResult(diagnostics=[Diagnostic.make("FLU308", shown, f"cannot read: {exc.strerror or exc}", "make it readable")])
     if not might_reference(data):
         return ScanResult()
-    return scan_source(data, display)
+    return scan_source(data, display() if callable(display) else display)
 
 
 def scan_source(data: bytes, display: str) -> ScanResult:
@@ -81,7 +84,7 @@ def scan_source(data: bytes, display: str) -> ScanResult:
                 )
             ]
         )
-    binder = _Binder()
+    binder = _Binder(_hot_lines(data))
     binder.visit(tree)
     result = ScanResult()
     columns = _Columns(data)
@@ -92,6 +95,24 @@ def scan_source(data: bytes, display: str) -> ScanResult:
     result.calls.sort(key=lambda c: (c.line, c.column))
     result.diagnostics.sort(key=lambda d: (d.line or 0, d.column or 0))
     return result
+
+
+def _hot_lines(data: bytes) -> frozenset[int]:
+    """Lines where a reference could start: a name flue's functions may be bound to, then `(` or `.`.
+
+    The names are `skill`, `markdown`, `flue_runtime` and every `as` alias in the file
+    (over-inclusive on purpose). Function and class bodies without such a line hold no
+    reference and are not walked: most of a large module is skipped after parsing.
+    """
+    names = {b"skill", b"markdown", NEEDLE, *_ALIAS.findall(data)}
+    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(names)) + rb")\s*[(.]")
+    hot: set[int] = set()
+    line, position = 1, 0
+    for match in pattern.finditer(data):
+        line += data.count(b"\n", position, match.start())
+        position = match.start()
+        hot.add(line)
+    return frozenset(hot)
 
 
 def spec_problem(kind: Kind, spec: str) -> str:
@@ -263,9 +284,16 @@ def _call_kind(func: ast.expr, scope: _Scope) -> Kind | None:
 class _Binder(ast.NodeVisitor):
     """One pass: builds the scope tree, records every binding and every call with its scope."""
 
-    def __init__(self) -> None:
+    def __init__(self, hot: frozenset[int]) -> None:
         self.scope = _Scope("module", None)
         self.calls: list[tuple[ast.Call, _Scope]] = []
+        self.hot = sorted(hot)
+
+    def _cold(self, node: ast.stmt | ast.expr) -> bool:
+        """True when no line of `node` can start a reference: its inside need not be walked."""
+        end = node.end_lineno or node.lineno
+        index = bisect.bisect_left(self.hot, node.lineno)
+        return index >= len(self.hot) or self.hot[index] > end
 
     # bindings ---------------------------------------------------------------------
 
@@ -353,6 +381,8 @@ class _Binder(ast.NodeVisitor):
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.scope.bind(node.name, _OTHER, _at(node))
+        if self._cold(node):
+            return
         for decorator in node.decorator_list:
             self.visit(decorator)
         self._outer_arguments(node.args)
@@ -381,6 +411,8 @@ class _Binder(ast.NodeVisitor):
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.scope.bind(node.name, _OTHER, _at(node))
+        if self._cold(node):
+            return
         for expression in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
             self.visit(expression)
         previous = self.scope

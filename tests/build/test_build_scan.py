@@ -165,3 +165,17 @@ def test_encoding_cookie_is_honoured() -> None:
     source = "# -*- coding: latin-1 -*-\nfrom flue_runtime import skill\nx = 'é'; y = skill(x)\n".encode("latin-1")
     [problem] = scan_source(source, "m.py").diagnostics
     assert (problem.line, problem.column) == (3, 20)
+
+
+def test_cold_function_bodies_are_skipped_but_hot_ones_are_walked() -> None:
+    body = "".join(f"def f{i}(x):\n    return [x for x in range(3)]\n\n" for i in range(50))
+    source = (
+        "import flue_runtime as fr\n"
+        + body
+        + "def hot():\n    return fr.skill('./a/SKILL.md')\n\n"
+        + "def multi(\n    a,\n):\n    return fr.markdown(\n        './b.md',\n    )\n\n"
+        + "class Holder:\n    def method(self, fr):\n        return fr.skill(name)\n"
+    )
+    calls, problems = scan(source)
+    assert [c[1] for c in calls] == ["./a/SKILL.md", "./b.md"]
+    assert problems == []  # `fr` in the method is a parameter: not a reference
