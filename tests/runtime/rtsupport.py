@@ -146,12 +146,19 @@ class ImportSandbox:
         self.paths.append(str(entry))
         importlib.invalidate_caches()
 
+    def _ours(self, module: object) -> bool:
+        """Imported from one of our entries (other modules, like a lazily imported yaml, stay)."""
+        spec = getattr(module, "__spec__", None)
+        places = [getattr(spec, "origin", None) or "", *(getattr(spec, "submodule_search_locations", None) or [])]
+        return any(str(place).startswith(entry) for place in places for entry in self.paths)
+
     def close(self) -> None:
         for entry in self.paths:
             while entry in sys.path:
                 sys.path.remove(entry)
             sys.path_importer_cache.pop(entry, None)
         for name in set(sys.modules) - self.before:
-            del sys.modules[name]
+            if self._ours(sys.modules[name]):
+                del sys.modules[name]
         bundled.clear_caches()
         importlib.invalidate_caches()
