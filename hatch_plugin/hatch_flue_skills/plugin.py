@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -45,6 +46,7 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             return  # validated above; an editable install reads skills from the source tree
         bundles = plan(collection)
         self._staging = tempfile.mkdtemp(prefix="flue-skills-")
+        atexit.register(shutil.rmtree, self._staging, True)  # also when the build fails before finalize
         build_data["force_include"].update(force_include(bundles, Path(self._staging)))
         reserved, prefixes = original_paths(collection, self.build_config.get_distribution_path)
         paths = getattr(self.build_config, "build_reserved_paths", None)  # not public API: the audit backs it up
