@@ -25,7 +25,7 @@ from flue_build.audit import audit_wheel
 from flue_build.bundle import Bundle, force_include, original_paths, plan, sdist_files
 from flue_build.collect import Collection, collect
 from flue_build.config import load_config
-from flue_build.project import hatchling_sources
+from flue_build.project import guess_sources, hatchling_sources
 from flue_build.report import fail_on_errors
 from flue_build.sources import from_distribution_paths, sources_under
 
@@ -75,8 +75,9 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         elif self.target_name == "wheel":
             files = self.build_config.builder.recurse_selected_project_files()
             sources = from_distribution_paths((Path(f.path), f.distribution_path) for f in files)
-        else:
-            sources = hatchling_sources(root) or []
+        else:  # the sdist scans what the wheel will ship
+            found = hatchling_sources(root)
+            sources = found if found is not None else guess_sources(root)
         collection = collect(config, sources)
         fail_on_errors(collection.diagnostics, f"flue-skills ({self.target_name})", collection.references)
         return collection

@@ -269,3 +269,16 @@ def test_audit_catches_originals_changes_and_missing_files(built: dict[str, tupl
     assert any(p.endswith("/policy.md") and "bytes differ" in m for p, m in problems.items())
     assert any(p.endswith("/reference.md") and "missing" in m for p, m in problems.items())
     assert problems["hatch_src_demo/skills/refunds/node_modules/x.js"].startswith("left in a referenced skill's original folder")
+
+
+def test_setuptools_projects_without_a_flue_table_are_left_alone(project: ProjectFactory, tmp_path: Path) -> None:
+    tree = project("setuptools-src")
+    pyproject = tree / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace("[tool.flue]\n", ""))
+    (tree / "src" / "setuptools_src_demo" / "skills" / "refunds" / ".env").write_text("not our business here")
+    result = build(tree, "--wheel", outdir=tmp_path / "out")
+    assert result.returncode == 0, result.output
+    names = payload(wheel_files(result.wheel))
+    assert not [n for n in names if "_flue_skills" in n]
+    assert "setuptools_src_demo/skills/refunds/SKILL.md" in names  # plain package data, as setuptools ships it
+    assert "FLU" not in result.output
