@@ -6,7 +6,9 @@
               as they are (zipimport);
 - "editable": a venv that sees the dev environment (build backends, yaml, jsonschema) with
               both fixture projects installed with `pip install -e` (hatchling's .pth,
-              setuptools' editable finder); skills are read from the project folders.
+              setuptools' editable finder); skills are read from the project folders;
+- "editable-strict": the same, the setuptools project with `editable_mode=strict` (a link
+              tree whose bundle manifest points at the project's skill folders).
 Nothing is downloaded: pip runs with --no-index on files built here.
 """
 
@@ -26,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROJECTS = ROOT / "fixtures" / "projects"
 PROBE = Path(__file__).resolve().parent / "probe.py"
 AGENT, LIB = "runtime-agent", "runtime-lib"
-SETUPS = ("wheel", "zip", "editable")
+SETUPS = ("wheel", "zip", "editable", "editable-strict")
 EPOCH = "1700000000"
 
 
@@ -126,10 +128,14 @@ def make_setup(name: str, builds: Builds, base: Path) -> Setup:
         python = make_venv(base / "venv")
         pip(python, str(builds.flue), cwd=work)
         return Setup(name, python, work, [builds.agent, builds.lib])
-    if name == "editable":
+    if name in ("editable", "editable-strict"):
         python = make_venv(base / "venv", see_dev_env=True)
         agent = copy_project(AGENT, base / AGENT)
         lib = copy_project(LIB, base / LIB)
-        pip(python, "--no-build-isolation", "-e", str(agent), "-e", str(lib), cwd=work)
+        pip(python, "--no-build-isolation", "-e", str(agent), cwd=work)
+        # strict: setuptools links the package into a tree under build/, with a manifest whose entries
+        # point back at the project's skill folders (`source`); lenient: an import hook onto the sources.
+        strict = ["-C", "editable_mode=strict"] if name == "editable-strict" else []
+        pip(python, "--no-build-isolation", *strict, "-e", str(lib), cwd=work)
         return Setup(name, python, work, projects={AGENT: agent, LIB: lib})
     raise ValueError(name)

@@ -79,7 +79,7 @@ def test_every_setup_sees_the_same_skills_byte_for_byte(setup: str, probes: dict
         "read %2e%2e": "SkillPathError",
         "read missing": "ResourceNotFoundError",
     }
-    bundled = setup != "editable"
+    bundled = not setup.startswith("editable")
     for key, origin in seen["origins"].items():
         assert ("(bundled in" in origin) == bundled, (key, origin)
         assert origin.endswith("(from disk)") == (not bundled), (key, origin)
@@ -104,27 +104,41 @@ def test_zip_setup_really_imports_from_the_wheels(setups: dict[str, Setup]) -> N
     assert ".whl/runtime_agent_demo/" in agent_file and ".whl/acme_review_skills/" in lib_file
 
 
-def test_editable_edits_show_without_reinstalling_and_new_secrets_are_refused(setups: dict[str, Setup]) -> None:
-    setup = setups["editable"]
-    skill_md = setup.projects[AGENT] / "src" / "runtime_agent_demo" / "skills" / "billing" / "SKILL.md"
+EDITS = {
+    # setup, project: the SKILL.md edited, the reference held, a new resolution, the text replaced
+    "hatchling .pth": ("editable", AGENT, "src/runtime_agent_demo/skills/billing/SKILL.md", "support.BILLING", "support.again()",
+                       "policy.md` first", "policy.md` twice"),
+    "setuptools finder": ("editable", LIB, "acme_review_skills/review/SKILL.md", "acme_review_skills.REVIEW",
+                          "flue_runtime.skill('acme_review_skills/review/SKILL.md')", "file by file", "hunk by hunk"),
+    "setuptools strict": ("editable-strict", LIB, "acme_review_skills/review/SKILL.md", "acme_review_skills.REVIEW",
+                          "flue_runtime.skill('acme_review_skills/review/SKILL.md')", "file by file", "hunk by hunk"),
+}
+
+
+@pytest.mark.parametrize("case", EDITS)
+def test_editable_edits_show_without_reinstalling_and_new_secrets_are_refused(case: str, setups: dict[str, Setup]) -> None:
+    setup_name, project, relative, held, resolve, old, new = EDITS[case]
+    setup = setups[setup_name]
+    skill_md = setup.projects[project].joinpath(*relative.split("/"))
     secret = skill_md.parent / ".env"
     script = textwrap.dedent(
         f"""
         import json, os, pathlib
         import flue_runtime
+        import acme_review_skills
         from runtime_agent_demo.agents import support
         skill_md = pathlib.Path({str(skill_md)!r})
-        ref = support.BILLING
+        ref = {held}
         out = {{"before": ref.instructions}}
         original = skill_md.read_bytes()
         try:
-            skill_md.write_bytes(original.replace(b"policy.md` first", b"policy.md` twice"))
+            skill_md.write_bytes(original.replace({old.encode()!r}, {new.encode()!r}))
             os.utime(skill_md, ns=(1, 1))
             out["after"] = ref.instructions
-            out["fresh"] = support.again().instructions
+            out["fresh"] = {resolve}.instructions
             pathlib.Path({str(secret)!r}).write_text("TOKEN=1\\n")
             try:
-                support.again()
+                {resolve}
                 out["secret"] = "no error"
             except flue_runtime.SkillError as exc:
                 out["secret"] = [d.code for d in exc.diagnostics if d.is_error]
@@ -136,10 +150,10 @@ def test_editable_edits_show_without_reinstalling_and_new_secrets_are_refused(se
         """
     )
     out = json.loads(setup.code(script).stdout)
-    assert "policy.md` first" in out["before"]
-    assert "policy.md` twice" in out["after"] and "policy.md` twice" in out["fresh"]
+    assert old in out["before"]
+    assert new in out["after"] and new in out["fresh"]
     assert out["secret"] == ["FLU302"]
-    assert ".env" in out["message"] and "billing" in out["message"]
+    assert ".env" in out["message"] and skill_md.parent.name in out["message"]
 
 
 def test_a_wheel_built_without_the_hook_says_how_to_add_it(builds: Builds, tmp_path: Path) -> None:
