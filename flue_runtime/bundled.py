@@ -230,6 +230,12 @@ class Bundle:
             self._paths = self._index()
         return self._paths.get(path)
 
+    def paths(self, kind: str) -> list[str]:
+        """Every path a package spec can name in this bundle, for `kind` ("skill" or "markdown")."""
+        if self._paths is None:
+            self._paths = self._index()
+        return sorted(path for path, (found, _) in self._paths.items() if found == kind)
+
     def _index(self) -> dict[str, tuple[str, str]]:
         prefix = self.package.replace(".", "/") + "/"
         index: dict[str, tuple[str, str]] = {}

@@ -197,7 +197,12 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
             f"(no {bundle_name.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE}) and no such {what} on disk; "
             f"it was built without the flue-skills build hook. In that package's project, {HOOK_HELP}"
         )
-    held = f"the bundle of {bundle_name!r} does not hold it" if bundle is not None else "nothing was bundled for it"
+    if bundle is not None:
+        prefix = bundle.package.replace(".", "/")
+        shown = [f"{prefix}/{p}/SKILL.md" if spec.kind == "skill" else f"{prefix}/{p}" for p in bundle.paths(spec.kind)]
+        held = f"its bundle holds {', '.join(shown) or f'no {what}'}"
+    else:
+        held = "nothing was bundled for it"
     raise SkillNotFoundError(
         f"{spec.call} in {caller.where()}: package {top!r} (at {where}) has no such {what}: {held}, and it is not on disk. "
         f"A package ships a skill when one of its own modules references it (like skill('./review/SKILL.md')) "

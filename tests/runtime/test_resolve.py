@@ -31,7 +31,7 @@ from flue_runtime import (
     markdown,
     skill,
 )
-from flue_runtime.resolve import Caller, resolve_skill
+from flue_runtime.resolve import Caller, resolve_markdown, resolve_skill
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00binary\xff"
 TRAVERSALS = [
@@ -315,6 +315,16 @@ def test_package_specs(how: str, tmp_path: Path, pkg_name: str, imports: ImportS
     assert agent.REVIEW.read_text("checklist.md") == "- tests\n"
     assert agent.GUIDE == "# Guide\n"
     assert ("bundled" in agent.REVIEW.origin) == (how != "source")
+
+
+def test_a_package_spec_the_bundle_lacks_lists_what_it_holds(tmp_path: Path, pkg_name: str, imports: ImportSandbox) -> None:
+    lib = pkg_name + "_lib"
+    make_library(tmp_path / "lib", lib).install(tmp_path / "site", lib)
+    imports.add(zip_folder(tmp_path / "site", tmp_path / "lib.whl"))
+    with pytest.raises(SkillNotFoundError, match=f"its bundle holds {lib}/review/SKILL.md, and it is not on disk"):
+        resolve_skill(f"{lib}/nope/SKILL.md", Caller("app.agent", None))
+    with pytest.raises(SkillNotFoundError, match=f"its bundle holds {lib}/guide.md"):
+        resolve_markdown(f"{lib}/nope.md", Caller("app.agent", None))
 
 
 def test_package_spec_falls_back_to_the_package_folder(tmp_path: Path, pkg_name: str, imports: ImportSandbox) -> None:
