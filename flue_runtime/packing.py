@@ -176,7 +176,7 @@ def walk(
                     rel,
                     f"`{name}` looks like a secret; refused",
                     "move it out of the skill folder; if it is harmless (an example, a test key), "
-                    f'list it in [tool.flue] allow = ["{rel}"] relative to the project',
+                    "list its path, relative to the project root, in [tool.flue] allow",
                 )
                 continue
             try:
