@@ -16,6 +16,7 @@ HEAVY = ("yaml", "jsonschema", "flue_build", "setuptools", "hatchling")
 
 def main() -> None:
     import acme_review_skills
+    import acme_review_skills.by_package
     import runtime_agent_demo
     from runtime_agent_demo.agents import support
 
@@ -28,6 +29,7 @@ def main() -> None:
         "support.DATA": support.DATA,
         "support.REVIEW": support.REVIEW,
         "acme_review_skills.REVIEW": acme_review_skills.REVIEW,
+        "acme_review_skills.by_package.REVIEW": acme_review_skills.by_package.REVIEW,
     }
     out = {
         "skills": {key: describe(ref) for key, ref in skills.items()},

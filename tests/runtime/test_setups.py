@@ -61,6 +61,7 @@ def test_every_setup_sees_the_same_skills_byte_for_byte(setup: str, probes: dict
         "support.DATA": expected_skill(DATA),
         "support.REVIEW": expected_skill(REVIEW),
         "acme_review_skills.REVIEW": expected_skill(REVIEW),
+        "acme_review_skills.by_package.REVIEW": expected_skill(REVIEW),
     }
     assert seen["markdown"] == {
         "runtime_agent_demo.SYSTEM": expected_markdown(BILLING.parents[1] / "prompts" / "system.md"),
