@@ -98,7 +98,7 @@ def test_an_editable_install_points_to_the_project(setups: dict[str, Setup]) -> 
     [
         ("no_such_package_xyz", "no installed package or distribution"),
         ("missing.whl", "no such wheel"),
-        ("tests", "has no skill bundle"),  # a folder that is importable here but ships nothing
+        ("json", "has no skill bundle"),  # an importable package that ships nothing
     ],
 )
 def test_errors(target: str, words: str, capsys: pytest.CaptureFixture[str]) -> None:
