@@ -31,7 +31,7 @@ class BundleError(FlueError):
     """A bundle that is there but unusable: unreadable, of another format, a file missing or changed."""
 
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: reading a bundle may import its package, whose code may call skill()
 _bundles: dict[str, Bundle | None] = {}
 _bundle_names: dict[str, str | None] = {}
 
