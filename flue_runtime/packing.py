@@ -8,15 +8,16 @@ examined with `lstat` and never followed: a symbolic link anywhere is an error.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import os
 import re
 import stat
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Collection
+from typing import TYPE_CHECKING, Collection
 
 from .diagnostics import Diagnostic
+
+if TYPE_CHECKING:  # pragma: no cover  (pathlib and hashlib stay out of a bundled skill's import path)
+    from pathlib import Path
 
 #: Directories skipped with a warning: they belong to tools, never to a skill.
 NOISE_DIRS = frozenset(
@@ -214,6 +215,8 @@ def walk(
 
 def _read(path: Path) -> tuple[int, str, bool]:
     """Size, SHA-256 and whether a PEM private key appears, in one pass over the bytes."""
+    import hashlib
+
     digest = hashlib.sha256()
     size = 0
     has_key = False

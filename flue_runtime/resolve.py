@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .bundled import Bundle, BundleError, bundle_of, bundle_package, is_regular_package, module_spec
 from .errors import FlueError
 from .manifest import BUNDLE_DIR, MANIFEST_FILE, Reference
 from .reference import SkillReference
 from .specs import SKILL_SUFFIX, Kind, Spec, parse_spec
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
 
 __all__ = [
     "BundleError",
@@ -112,6 +114,8 @@ def _resolve(spec: Spec, caller: Caller) -> SkillReference | str:
             return _from_reference(bundle, ref, spec, caller)
     if not spec.relative:
         return _from_package(spec, caller)
+    from pathlib import Path
+
     base = Path(caller.file).parent if caller.file else Path.cwd()
     target = Path(os.path.normpath(base.joinpath(*spec.segments)))
     found = _from_disk(spec, target, caller)
@@ -136,12 +140,16 @@ def _load(bundle: Bundle, kind: Kind, id: str, spec: Spec, caller: Caller) -> Sk
     if kind == "skill":
         entry = bundle.entry(id)
         if entry.source is not None:
+            from pathlib import Path
+
             from .disk import load_skill_dir
 
             return load_skill_dir(Path(entry.source), context)
         return bundle.skill(id)
     markdown_entry = bundle.markdown_entry(id)
     if markdown_entry.source is not None:
+        from pathlib import Path
+
         from .disk import read_markdown_file
 
         return read_markdown_file(Path(markdown_entry.source), context)
@@ -185,6 +193,8 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
         hit = bundle.lookup(key)
         if hit is not None and hit[0] == spec.kind:
             return _load(bundle, spec.kind, hit[1], spec, caller)
+    from pathlib import Path
+
     for location in locations:
         found = _from_disk(spec, Path(location).joinpath(*parts[1:]), caller)
         if found is not None:

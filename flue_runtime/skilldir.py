@@ -6,14 +6,15 @@ same from disk, so a secret refused by one is refused by the other.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Collection, Iterable
+from typing import TYPE_CHECKING, Collection, Iterable
 
 from .diagnostics import Diagnostic, apply_strict, has_errors
 from .packing import LARGE_FILE, PackedFile, walk
 from .validate import SKILL_FILE, SkillMetadata, check_skill_md
+
+if TYPE_CHECKING:  # pragma: no cover  (pathlib and hashlib stay out of a bundled skill's import path)
+    from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class VettedSkill:
 
 def content_id(files: Iterable[PackedFile]) -> str:
     """The same files (paths and bytes) give the same id, wherever and however they were listed."""
+    import hashlib
+
     digest = hashlib.sha256()
     for entry in sorted(files, key=lambda f: f.path):
         digest.update(f"{entry.path}\0{entry.sha256}\n".encode("utf-8"))

@@ -7,14 +7,16 @@ offending key or value and a hint that says how to fix it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from . import schema
 from .diagnostics import Diagnostic, apply_strict, has_errors
 from .frontmatter import FRONTMATTER_LIMIT, Frontmatter, Span, parse
 from .naming import NAME_MAX, is_valid_name, name_problems, suggest_name
+
+if TYPE_CHECKING:  # pragma: no cover  (pathlib stays out of a bundled skill's import path)
+    from pathlib import Path
 
 SKILL_FILE = "SKILL.md"
 
