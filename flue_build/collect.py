@@ -17,11 +17,11 @@ from typing import Callable, Literal, Sequence
 
 from flue_runtime.diagnostics import Diagnostic, apply_strict, has_errors
 from flue_runtime.manifest import BUNDLE_DIR, MANIFEST_FILE
+from flue_runtime.markdown_file import MarkdownFile, vet_markdown
 from flue_runtime.skilldir import VettedSkill, vet_skill
 from flue_runtime.validate import SKILL_FILE
 
 from .config import FlueConfig
-from .markdown import MarkdownFile, vet_markdown
 from .scan import Call, scan_file
 from .sources import INIT, Source, package_folders
 

@@ -16,18 +16,16 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Callable
 
 from flue_runtime.diagnostics import Diagnostic
+from flue_runtime.specs import Kind, spec_problem
 
-Kind = Literal["skill", "markdown"]
 MODULE = "flue_runtime"
 NEEDLE = MODULE.encode()
-SKILL_SUFFIX = "/SKILL.md"
 
 _SKILL, _MARKDOWN, _MODULE, _OTHER = "skill", "markdown", "module", "other"
 _FLUE_NAMES = {"skill": _SKILL, "markdown": _MARKDOWN}
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ALIAS = re.compile(rb"\bas\s+([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -113,36 +111,6 @@ def _hot_lines(data: bytes) -> frozenset[int]:
         position = match.start()
         hot.add(line)
     return frozenset(hot)
-
-
-def spec_problem(kind: Kind, spec: str) -> str:
-    """Why `spec` is not a well-formed spec for `kind`, or "" when it is."""
-    if not spec:
-        return "the spec is empty"
-    if "\\" in spec:
-        return "the spec holds a backslash; use `/` separators"
-    if spec.startswith("/") or (len(spec) > 1 and spec[1] == ":"):
-        return "the spec is an absolute path; use `./` for a path next to this module, or `package/path`"
-    if "\x00" in spec:
-        return "the spec holds a NUL byte"
-    segments = spec.split("/")
-    relative = segments[0] in (".", "..")
-    if relative:
-        leading = 1
-        while leading < len(segments) and segments[leading] == ".." and segments[0] != ".":
-            leading += 1
-        rest = segments[leading:] if segments[0] == ".." else segments[1:]
-    else:
-        rest = segments
-        if not _IDENTIFIER.match(segments[0]):
-            return f"`{segments[0]}` is not an importable package name; start a relative spec with `./` or `../`"
-    if not rest or any(s in ("", ".", "..") for s in rest):
-        return "the spec holds an empty, `.` or misplaced `..` segment"
-    if kind == "skill" and not spec.endswith(SKILL_SUFFIX):
-        return "a `skill()` spec names the skill's SKILL.md and must end in `/SKILL.md`"
-    if kind == "markdown" and not spec.endswith(".md"):
-        return "a `markdown()` spec names a markdown file and must end in `.md`"
-    return ""
 
 
 def _check_call(node: ast.Call, kind: Kind, display: str, columns: _Columns, result: ScanResult) -> None:

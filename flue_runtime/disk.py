@@ -15,8 +15,8 @@ from typing import Collection, NamedTuple
 
 from .diagnostics import Diagnostic
 from .errors import SkillError
-from .frontmatter import decode
-from .packing import PRIVATE_KEY, PackedFile, is_secret_file
+from .markdown_file import vet_markdown
+from .packing import PRIVATE_KEY, PackedFile
 from .reference import SkillReference
 from .skilldir import VettedSkill, vet_skill
 from .validate import SKILL_FILE, check_skill_md
@@ -191,51 +191,7 @@ def read_markdown_file(path: Path, context: str = "") -> str:
 
     The text comes without a leading BOM, as from a bundle.
     """
-    shown = display_path(path)
-    rules = project_rules(path.parent)
-    allowed = os.path.normcase(os.path.abspath(path)) in {os.path.normcase(os.path.abspath(p)) for p in rules.allow}
-    problems: list[Diagnostic] = []
-    try:
-        info = os.lstat(path)
-    except OSError as exc:
-        raise SkillError([Diagnostic.make("FLU308", shown, f"cannot stat: {exc.strerror or exc}", "check the path")], context) from None
-    if stat.S_ISLNK(info.st_mode):
-        problems.append(
-            Diagnostic.make(
-                "FLU301",
-                shown,
-                "symbolic link refused: a link is never followed into a bundle",
-                "replace the link with a copy of the file it points to",
-            )
-        )
-    elif not stat.S_ISREG(info.st_mode):
-        problems.append(Diagnostic.make("FLU307", shown, "not a regular file; refused", "point markdown() at a regular file"))
-    elif not allowed and is_secret_file(path.name):
-        problems.append(
-            Diagnostic.make(
-                "FLU302",
-                shown,
-                f"`{path.name}` looks like a secret; refused",
-                "move it out of the package; if it is harmless, list it in [tool.flue] allow",
-            )
-        )
-    if problems:
-        raise SkillError(problems, context)
-    data, _ = _read_regular(path, shown, path.parent)
-    if PRIVATE_KEY.search(data) and not allowed:
-        raise SkillError(
-            [
-                Diagnostic.make(
-                    "FLU303",
-                    shown,
-                    "holds a PEM private key; refused",
-                    "remove the key from the file; never ship private keys inside a package",
-                )
-            ],
-            context,
-        )
-    text, problems = decode(data, shown)
-    if text is None:
-        raise SkillError(problems, context)
-    return text
-
+    vetted = vet_markdown(path, display_path(path), project_rules(path.parent).allow)
+    if not vetted.ok or vetted.text is None:
+        raise SkillError([d for d in vetted.diagnostics if d.is_error], context)
+    return vetted.text

@@ -1,6 +1,7 @@
 """Vet one `markdown()` target: a regular UTF-8 text file, not a link, not a secret.
 
-The same packing rules as a skill folder's files, applied to a single file.
+The same packing rules as a skill folder's files, applied to a single file; the build
+packs what this accepts, and the run time's dev mode serves the same from disk.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Collection
 
-from flue_runtime.diagnostics import Diagnostic, has_errors
-from flue_runtime.frontmatter import decode
-from flue_runtime.packing import LARGE_FILE, PRIVATE_KEY, is_secret_file
+from .diagnostics import Diagnostic, has_errors
+from .frontmatter import decode
+from .packing import LARGE_FILE, PRIVATE_KEY, is_secret_file
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class MarkdownFile:
     size: int
     sha256: str
     diagnostics: tuple[Diagnostic, ...]
+    #: The text without a leading BOM; None when the file was refused.
+    text: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -39,8 +42,8 @@ class MarkdownFile:
 def vet_markdown(path: Path, display: str, allow: Collection[Path] = ()) -> MarkdownFile:
     problems: list[Diagnostic] = []
 
-    def done(size: int = 0, digest: str = "") -> MarkdownFile:
-        return MarkdownFile(path, size, digest, tuple(problems))
+    def done(size: int = 0, digest: str = "", text: str | None = None) -> MarkdownFile:
+        return MarkdownFile(path, size, digest, tuple(problems), text)
 
     def report(code: str, message: str, hint: str) -> None:
         problems.append(Diagnostic.make(code, display, message, hint))
@@ -74,8 +77,8 @@ def vet_markdown(path: Path, display: str, allow: Collection[Path] = ()) -> Mark
         return done()
     if allowed and (secret_name or has_key):
         report("FLU306", "packed although it looks like a secret: allowed by [tool.flue] allow", "remove it from [tool.flue] allow if this is not intended")
-    _, decoded = decode(data, display)
+    text, decoded = decode(data, display)
     problems.extend(decoded)
     if len(data) > LARGE_FILE:
         report("FLU305", f"large file packed ({len(data) / (1024 * 1024):.1f} MiB)", "keep markdown() targets small: they are read whole")
-    return done(len(data), hashlib.sha256(data).hexdigest())
+    return done(len(data), hashlib.sha256(data).hexdigest(), text)
