@@ -1,0 +1,31 @@
+"""The README's harness and workspace sections print exactly what they show."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def snippet_and_output(heading: str, next_heading: str) -> tuple[str, str]:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index(f"\n{heading}\n") : text.index(f"\n{next_heading}\n")]
+    found = re.search(r"```python\n(.*?)```\n\n```\n(.*?)```", section, re.DOTALL)
+    assert found is not None, f"{heading}: a python block followed by its output"
+    return found.group(1), found.group(2)
+
+
+@pytest.mark.parametrize(
+    "heading, next_heading", [("## The agent harness", "## Workspace skills"), ("## Workspace skills", "## Diagnostic codes")]
+)
+def test_readme_snippet_prints_what_it_shows(heading: str, next_heading: str, tmp_path: Path) -> None:
+    code, shown = snippet_and_output(heading, next_heading)
+    (tmp_path / "snippet.py").write_text(code, encoding="utf-8")
+    out = subprocess.run([sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == shown
