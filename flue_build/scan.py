@@ -12,8 +12,11 @@ from __future__ import annotations
 import ast
 import bisect
 import io
+import os
 import re
+import stat
 import tokenize
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -53,7 +56,12 @@ def might_reference(data: bytes) -> bool:
 def scan_file(path: Path, display: str | Callable[[], str]) -> ScanResult:
     """Every reference in one Python file; `display` names it in diagnostics (a callable: only when needed)."""
     try:
-        data = path.read_bytes()
+        data = _read_regular(path)
+    except _NotRegular:
+        shown = display() if callable(display) else display
+        return ScanResult(
+            diagnostics=[Diagnostic.make("FLU307", shown, "not a regular file (a FIFO, socket or device); refused", "a module is a regular .py file")]
+        )
     except OSError as exc:
         shown = display() if callable(display) else display
         return ScanResult(diagnostics=[Diagnostic.make("FLU308", shown, f"cannot read: {exc.strerror or exc}", "make it readable")])
@@ -62,28 +70,49 @@ def scan_file(path: Path, display: str | Callable[[], str]) -> ScanResult:
     return scan_source(data, display() if callable(display) else display)
 
 
+class _NotRegular(Exception):
+    pass
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of a regular file; a FIFO or device is refused without blocking on it."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise _NotRegular(path)
+        return handle.read()
+
+
 def scan_source(data: bytes, display: str) -> ScanResult:
     """Every reference in Python source bytes (the encoding cookie is honoured)."""
     try:
-        tree = ast.parse(data, filename=display)
-    except (SyntaxError, ValueError) as exc:
-        line = getattr(exc, "lineno", None) or 1
-        column = getattr(exc, "offset", None) or 1
-        message = getattr(exc, "msg", None) or str(exc)
+        with warnings.catch_warnings():  # invalid escapes and the like: Python's business, not the build log's
+            warnings.simplefilter("ignore")
+            tree = ast.parse(data, filename=display)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        # ValueError: a NUL byte (Python 3.11) or a source the declared encoding cannot decode;
+        # RecursionError/MemoryError: nesting too deep for Python's own parser (Python cannot import it either).
+        line = max(getattr(exc, "lineno", None) or 1, 1)
+        column = max(getattr(exc, "offset", None) or 1, 1)
+        message = getattr(exc, "msg", None) or str(exc) or type(exc).__name__
+        hint = "fix the syntax error; every module of a package is scanned for skill references"
+        if isinstance(exc, (RecursionError, MemoryError)):
+            message = "nested too deeply for Python's parser"
+            hint = "split the deeply nested expression: Python cannot compile this module either"
         return ScanResult(
             diagnostics=[
                 Diagnostic.make(
                     "FLU402",
                     display,
                     f"does not parse: {message}",
-                    "fix the syntax error; every module of a package is scanned for skill references",
+                    hint,
                     line,
                     column,
                 )
             ]
         )
     binder = _Binder(_hot_lines(data))
-    binder.visit(tree)
+    binder.run(tree)
     result = ScanResult()
     columns = _Columns(data)
     for node, scope in binder.calls:
@@ -224,9 +253,9 @@ class _Scope:
                 found = scope.bindings.get(name)
                 if found is not None:
                     if scope is self:
-                        before = [what for position, what in found if position < where]
+                        before = [(position, what) for position, what in found if position < where]
                         if before:
-                            return before[-1]
+                            return max(before, key=lambda item: item[0])[1]
                     flue = sorted({what for _, what in found} - {_OTHER})
                     return flue[0] if flue else _OTHER
             first = False
@@ -249,13 +278,30 @@ def _call_kind(func: ast.expr, scope: _Scope) -> Kind | None:
     return None
 
 
-class _Binder(ast.NodeVisitor):
-    """One pass: builds the scope tree, records every binding and every call with its scope."""
+_Visit = tuple[ast.AST, _Scope]
+
+
+class _Binder:
+    """One pass: builds the scope tree, records every binding and every call with its scope.
+
+    The walk is iterative (an explicit stack of node and scope), so an expression or a
+    nesting depth that Python's parser accepts never overflows the scanner's own stack.
+    Lookups happen after the walk and compare source positions, so the order in which
+    nodes are visited does not matter.
+    """
 
     def __init__(self, hot: frozenset[int]) -> None:
-        self.scope = _Scope("module", None)
+        self.module = _Scope("module", None)
         self.calls: list[tuple[ast.Call, _Scope]] = []
         self.hot = sorted(hot)
+
+    def run(self, tree: ast.AST) -> None:
+        pending: list[_Visit] = [(tree, self.module)]
+        while pending:
+            node, scope = pending.pop()
+            handler = getattr(self, f"visit_{type(node).__name__}", None)
+            children = handler(node, scope) if handler is not None else _children(node, scope)
+            pending.extend(reversed(children))
 
     def _cold(self, node: ast.stmt | ast.expr) -> bool:
         """True when no line of `node` can start a reference: its inside need not be walked."""
@@ -265,159 +311,149 @@ class _Binder(ast.NodeVisitor):
 
     # bindings ---------------------------------------------------------------------
 
-    def visit_Name(self, node: ast.Name) -> None:
+    def visit_Name(self, node: ast.Name, scope: _Scope) -> list[_Visit]:
         if isinstance(node.ctx, (ast.Store, ast.Del)):
-            self.scope.bind(node.id, _OTHER, _at(node))
+            scope.bind(node.id, _OTHER, _at(node))
+        return []
 
-    def visit_Import(self, node: ast.Import) -> None:
+    def visit_Import(self, node: ast.Import, scope: _Scope) -> list[_Visit]:
         for alias in node.names:
             top = alias.name.split(".")[0]
             if alias.asname is None:
-                self.scope.bind(top, _MODULE if top == MODULE else _OTHER, _at(node))
+                scope.bind(top, _MODULE if top == MODULE else _OTHER, _at(node))
             else:
-                self.scope.bind(alias.asname, _MODULE if alias.name == MODULE else _OTHER, _at(node))
+                scope.bind(alias.asname, _MODULE if alias.name == MODULE else _OTHER, _at(node))
+        return []
 
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+    def visit_ImportFrom(self, node: ast.ImportFrom, scope: _Scope) -> list[_Visit]:
         ours = node.level == 0 and node.module == MODULE
         for alias in node.names:
             if alias.name == "*":
                 if ours:
                     for name, what in _FLUE_NAMES.items():
-                        self.scope.bind(name, what, _at(node))
+                        scope.bind(name, what, _at(node))
                 continue
             what = _FLUE_NAMES.get(alias.name, _OTHER) if ours else _OTHER
-            self.scope.bind(alias.asname or alias.name, what, _at(node))
+            scope.bind(alias.asname or alias.name, what, _at(node))
+        return []
 
-    def visit_Global(self, node: ast.Global) -> None:
-        self.scope.globals.update(node.names)
+    def visit_Global(self, node: ast.Global, scope: _Scope) -> list[_Visit]:
+        scope.globals.update(node.names)
+        return []
 
-    def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
-        self.scope.nonlocals.update(node.names)
+    def visit_Nonlocal(self, node: ast.Nonlocal, scope: _Scope) -> list[_Visit]:
+        scope.nonlocals.update(node.names)
+        return []
 
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+    def visit_ExceptHandler(self, node: ast.ExceptHandler, scope: _Scope) -> list[_Visit]:
         if node.name:
-            self.scope.bind(node.name, _OTHER, _at(node))
-        self.generic_visit(node)
+            scope.bind(node.name, _OTHER, _at(node))
+        return _children(node, scope)
 
-    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+    def visit_MatchAs(self, node: ast.MatchAs, scope: _Scope) -> list[_Visit]:
         if node.name:
-            self.scope.bind(node.name, _OTHER, _at(node))
-        self.generic_visit(node)
+            scope.bind(node.name, _OTHER, _at(node))
+        return _children(node, scope)
 
-    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+    def visit_MatchStar(self, node: ast.MatchStar, scope: _Scope) -> list[_Visit]:
         if node.name:
-            self.scope.bind(node.name, _OTHER, _at(node))
+            scope.bind(node.name, _OTHER, _at(node))
+        return []
 
-    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+    def visit_MatchMapping(self, node: ast.MatchMapping, scope: _Scope) -> list[_Visit]:
         if node.rest:
-            self.scope.bind(node.rest, _OTHER, _at(node))
-        self.generic_visit(node)
+            scope.bind(node.rest, _OTHER, _at(node))
+        return _children(node, scope)
 
-    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
-        self.visit(node.value)
-        target = self.scope
+    def visit_NamedExpr(self, node: ast.NamedExpr, scope: _Scope) -> list[_Visit]:
+        target = scope
         while target.kind == "comprehension" and target.parent is not None:
             target = target.parent
         target.bind(node.target.id, _OTHER, _at(node.target))
+        return [(node.value, scope)]
 
-    def visit_Call(self, node: ast.Call) -> None:
-        self.calls.append((node, self.scope))
-        self.generic_visit(node)
+    def visit_Call(self, node: ast.Call, scope: _Scope) -> list[_Visit]:
+        self.calls.append((node, scope))
+        return _children(node, scope)
 
     # scopes -----------------------------------------------------------------------
 
-    def _push(self, kind: str) -> _Scope:
-        self.scope = _Scope(kind, self.scope)
-        return self.scope
-
-    def _pop(self, previous: _Scope) -> None:
-        self.scope = previous
-
-    def _outer_arguments(self, args: ast.arguments) -> None:
+    @staticmethod
+    def _outer_arguments(args: ast.arguments, scope: _Scope) -> list[_Visit]:
         """Defaults and annotations are evaluated in the enclosing scope."""
-        for default in [*args.defaults, *args.kw_defaults]:
-            if default is not None:
-                self.visit(default)
+        out: list[_Visit] = [(default, scope) for default in [*args.defaults, *args.kw_defaults] if default is not None]
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None and arg.annotation is not None:
-                self.visit(arg.annotation)
+                out.append((arg.annotation, scope))
+        return out
 
-    def _bind_parameters(self, args: ast.arguments) -> None:
+    @staticmethod
+    def _parameters(args: ast.arguments, scope: _Scope) -> _Scope:
+        """A function scope with its parameters bound before the body runs."""
+        inner = _Scope("function", scope)
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
-                self.scope.bind(arg.arg, _OTHER, (0, 0))  # bound before the body runs
+                inner.bind(arg.arg, _OTHER, (0, 0))
+        return inner
 
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self.scope.bind(node.name, _OTHER, _at(node))
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: _Scope) -> list[_Visit]:
+        scope.bind(node.name, _OTHER, _at(node))
         if self._cold(node):
-            return
-        for decorator in node.decorator_list:
-            self.visit(decorator)
-        self._outer_arguments(node.args)
+            return []
+        out: list[_Visit] = [(decorator, scope) for decorator in node.decorator_list]
+        out += self._outer_arguments(node.args, scope)
         if node.returns is not None:
-            self.visit(node.returns)
-        previous = self.scope
-        self._push("function")
-        self._bind_parameters(node.args)
-        for statement in node.body:
-            self.visit(statement)
-        self._pop(previous)
+            out.append((node.returns, scope))
+        inner = self._parameters(node.args, scope)
+        return out + [(statement, inner) for statement in node.body]
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        self._function(node)
+    def visit_FunctionDef(self, node: ast.FunctionDef, scope: _Scope) -> list[_Visit]:
+        return self._function(node, scope)
 
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
-        self._function(node)
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef, scope: _Scope) -> list[_Visit]:
+        return self._function(node, scope)
 
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        self._outer_arguments(node.args)
-        previous = self.scope
-        self._push("function")
-        self._bind_parameters(node.args)
-        self.visit(node.body)
-        self._pop(previous)
+    def visit_Lambda(self, node: ast.Lambda, scope: _Scope) -> list[_Visit]:
+        return self._outer_arguments(node.args, scope) + [(node.body, self._parameters(node.args, scope))]
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.scope.bind(node.name, _OTHER, _at(node))
+    def visit_ClassDef(self, node: ast.ClassDef, scope: _Scope) -> list[_Visit]:
+        scope.bind(node.name, _OTHER, _at(node))
         if self._cold(node):
-            return
-        for expression in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
-            self.visit(expression)
-        previous = self.scope
-        self._push("class")
-        for statement in node.body:
-            self.visit(statement)
-        self._pop(previous)
+            return []
+        out: list[_Visit] = [(e, scope) for e in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]]
+        inner = _Scope("class", scope)
+        return out + [(statement, inner) for statement in node.body]
 
-    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, scope: _Scope) -> list[_Visit]:
         generators = node.generators
-        self.visit(generators[0].iter)  # evaluated in the enclosing scope
-        previous = self.scope
-        self._push("comprehension")
+        out: list[_Visit] = [(generators[0].iter, scope)]  # evaluated in the enclosing scope
+        inner = _Scope("comprehension", scope)
         for index, generator in enumerate(generators):
-            self.visit(generator.target)
+            out.append((generator.target, inner))
             if index:
-                self.visit(generator.iter)
-            for condition in generator.ifs:
-                self.visit(condition)
+                out.append((generator.iter, inner))
+            out.extend((condition, inner) for condition in generator.ifs)
         if isinstance(node, ast.DictComp):
-            self.visit(node.key)
-            self.visit(node.value)
+            out += [(node.key, inner), (node.value, inner)]
         else:
-            self.visit(node.elt)
-        self._pop(previous)
+            out.append((node.elt, inner))
+        return out
 
-    def visit_ListComp(self, node: ast.ListComp) -> None:
-        self._comprehension(node)
+    def visit_ListComp(self, node: ast.ListComp, scope: _Scope) -> list[_Visit]:
+        return self._comprehension(node, scope)
 
-    def visit_SetComp(self, node: ast.SetComp) -> None:
-        self._comprehension(node)
+    def visit_SetComp(self, node: ast.SetComp, scope: _Scope) -> list[_Visit]:
+        return self._comprehension(node, scope)
 
-    def visit_GeneratorExp(self, node: ast.GeneratorExp) -> None:
-        self._comprehension(node)
+    def visit_GeneratorExp(self, node: ast.GeneratorExp, scope: _Scope) -> list[_Visit]:
+        return self._comprehension(node, scope)
 
-    def visit_DictComp(self, node: ast.DictComp) -> None:
-        self._comprehension(node)
+    def visit_DictComp(self, node: ast.DictComp, scope: _Scope) -> list[_Visit]:
+        return self._comprehension(node, scope)
+
+
+def _children(node: ast.AST, scope: _Scope) -> list[_Visit]:
+    return [(child, scope) for child in ast.iter_child_nodes(node)]
 
 
 def _at(node: ast.AST) -> Position:

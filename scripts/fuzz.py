@@ -24,11 +24,15 @@ with atheris.instrument_imports():
     from flue_runtime.vfs import SkillTree
     from flue_runtime import define_skill
     from flue_runtime.errors import FlueError
+    from flue_build.scan import ScanResult, scan_source
 
 TREE = SkillTree([define_skill(name="s", description="d", instructions="i", files={"a.md": "x"})])
 
 def target(data: bytes) -> None:
     check_skill_md(data, "s/SKILL.md", "s")
+    scanned = scan_source(data, "m.py")  # documented: a ScanResult for any bytes, never an exception
+    assert isinstance(scanned, ScanResult)
+    assert all(d.code in ("FLU401", "FLU402", "FLU403") for d in scanned.diagnostics)
     text = data.decode("utf-8", "replace")
     try:
         skill_path(text)

@@ -1,4 +1,12 @@
-"""Random and mutated SKILL.md files end in a result with diagnostics, never another exception."""
+"""Random and mutated SKILL.md files end in a result with diagnostics, never an exception.
+
+Contract of `flue_runtime.validate.check_skill_md(data, path, directory)` (and of
+`flue_runtime.frontmatter.parse` under it): for *any* bytes it returns a `SkillFile`; it
+raises nothing. Every problem is a diagnostic with a registered code (FLU102-FLU109 for
+the file and its YAML, FLU2xx for the fields); the YAML is read from parser events, so
+aliases (FLU109), nesting deeper than 32 levels (FLU109) and frontmatter over the size
+limit (FLU105) are refused before anything is built from them.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,16 @@
-"""Random paths against the path checks, the virtual tree and the sandbox: nothing escapes."""
+"""Random paths against the path checks, the virtual tree and the sandbox: nothing escapes.
+
+Documented error classes, the only exceptions each function may raise:
+
+- `flue_runtime.paths.skill_path(path)`: `SkillPathError` (a `FlueError` and a `ValueError`).
+- `SkillTree.read(path)` and `SkillReference.read_bytes(path)`: `SkillPathError` (not a
+  clean path, or not under /.flue/skills) or `ResourceNotFoundError` (a `FlueError` and a
+  `LookupError`: a clean path that is not one of the mounted files). A disk skill in dev
+  mode may also raise `SkillError` (the file changed into a link, a key, or vanished).
+- A sandbox's `read_bytes(path)`: `SandboxError` (a `FlueError`); `LocalSandbox` also lets
+  the OS's `OSError` through for a file that exists but cannot be read.
+The model-facing tools turn each of these into an error result, never a traceback.
+"""
 
 from __future__ import annotations
 
