@@ -1,0 +1,399 @@
+"""Deterministic generators for every benchmark input (seeded: the same arguments give the same bytes).
+
+    python benchmarks/generate.py scan DIR [--modules 5000] [--size-mb 30] [--references 200] [--skills 100]
+    python benchmarks/generate.py pack DIR [--skills 1000] [--files 10] [--binary-every 50]
+
+- `scan`: a hatchling project (flue-skills hook enabled) whose package holds `modules`
+  Python modules of realistic code, `size_mb` MB in all, `references` skill() calls
+  to `skills` skills spread over half as many modules, and as many modules again that
+  mention flue_runtime without calling skill() (they pass the scanner's byte filter
+  and have to be parsed).
+- `pack`: a hatchling project of `skills` skills of `files` files each (mixed text:
+  markdown, Python, shell, CSV, JSON; one 2 MiB binary per `binary_every` skills),
+  every one referenced from `benchpack/agents.py` (`SKILLS = (skill(...), ...)`).
+  `hook=False` writes the same tree without the hook: the skill files are then plain
+  package data. The mount benchmarks use the wheel built from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+SEED = 20240607
+BINARY_SIZE = 2 * 1024 * 1024
+
+_WORDS = (
+    "account adapter batch buffer cache channel client config context cursor customer "
+    "data delta digest document draft entry event export field filter format frame "
+    "graph handler header index invoice item job journal key layer ledger limit loader "
+    "manifest message metric model module node order packet page parser payload policy "
+    "queue quota range record refund region report request resource result route rule "
+    "sample schema scope segment session signal snapshot source state stream summary "
+    "table task template tenant ticket token trace update upload user value version "
+    "window worker"
+).split()
+_VERBS = (
+    "analyse audit build check clean collect compare compute convert count create decode "
+    "draft encode explain export extract fetch filter find format group import index "
+    "inspect list load merge migrate normalise parse plan prepare publish rank read "
+    "reconcile render repair report resolve review sample score search sort split "
+    "summarise sync tag test trace translate update validate verify write"
+).split()
+_TOPICS = (
+    "invoices", "refund requests", "CSV exports", "pull requests", "log files", "PDF forms",
+    "database migrations", "support tickets", "release notes", "API schemas", "spreadsheets",
+    "incident reports", "customer emails", "test failures", "dependency updates", "contracts",
+    "shipping labels", "tax forms", "meeting notes", "Terraform plans", "SQL queries",
+)
+
+
+def _ident(rng: random.Random, parts: int = 2) -> str:
+    return "_".join(rng.choice(_WORDS) for _ in range(parts))
+
+
+def _sentence(rng: random.Random, low: int = 6, high: int = 16) -> str:
+    words = [rng.choice(_WORDS + _VERBS) for _ in range(rng.randint(low, high))]
+    return " ".join(words).capitalize() + "."
+
+
+def skill_name(index: int) -> str:
+    return f"{_WORDS[index % len(_WORDS)]}-{_VERBS[index * 7 % len(_VERBS)]}-{index:04d}"
+
+
+def description(rng: random.Random) -> str:
+    """A description in the spec's recommended shape: what the skill does, then when to use it."""
+    verb, verb2 = rng.choice(_VERBS), rng.choice(_VERBS)
+    topic, topic2 = rng.choice(_TOPICS), rng.choice(_TOPICS)
+    what = f"{verb.capitalize()} and {verb2} {topic}, {rng.choice(_VERBS)} the {rng.choice(_WORDS)} {rng.choice(_WORDS)}s"
+    when = f"Use when the user shares {topic2} or asks to {rng.choice(_VERBS)} a {rng.choice(_WORDS)}"
+    extra = f", even if they do not name the {rng.choice(_WORDS)} {rng.choice(_WORDS)}" if rng.random() < 0.5 else ""
+    return f"{what}. {when}{extra}."
+
+
+# --- Python source -----------------------------------------------------------------------
+
+
+def _function(rng: random.Random, indent: str = "") -> list[str]:
+    name = _ident(rng, rng.randint(2, 3))
+    args = [_ident(rng, 1) + f"_{i}" for i in range(rng.randint(1, 4))]
+    lines = [
+        f"{indent}def {name}({', '.join(f'{a}: int' for a in args)}) -> dict[str, int]:",
+        f'{indent}    """{_sentence(rng)}',
+        "",
+        f"{indent}    {_sentence(rng, 10, 20)}",
+        f'{indent}    """',
+        f"{indent}    result: dict[str, int] = {{}}",
+    ]
+    for _ in range(rng.randint(3, 12)):
+        a, b = rng.choice(args), rng.choice(args)
+        key = rng.choice(_WORDS)
+        choice = rng.randrange(5)
+        if choice == 0:
+            lines.append(f"{indent}    result[{key!r}] = {a} * {rng.randint(2, 99)} + {b}")
+        elif choice == 1:
+            lines += [
+                f"{indent}    if {a} > {rng.randint(0, 1000)}:",
+                f"{indent}        result[{key!r}] = sum(x for x in range({b} % 17) if x % 3)",
+                f"{indent}    else:",
+                f"{indent}        result.setdefault({key!r}, {a} - {b})",
+            ]
+        elif choice == 2:
+            lines += [
+                f"{indent}    for index, item in enumerate([{a}, {b}, {rng.randint(1, 9)}]):",
+                f"{indent}        result[f\"{key}-{{index}}\"] = item ** 2 // (index + 1)",
+            ]
+        elif choice == 3:
+            lines.append(f"{indent}    # {_sentence(rng, 8, 18)}")
+            lines.append(f"{indent}    result[{key!r}] = len({{k: v for k, v in result.items() if v > {a}}})")
+        else:
+            lines += [
+                f"{indent}    try:",
+                f"{indent}        result[{key!r}] = {a} // ({b} or 1)",
+                f"{indent}    except ZeroDivisionError as exc:  # {rng.choice(_WORDS)}",
+                f"{indent}        raise ValueError(f\"cannot {rng.choice(_VERBS)} {{exc}}\") from None",
+            ]
+    lines.append(f"{indent}    return result")
+    lines.append("")
+    return lines
+
+
+def _class(rng: random.Random) -> list[str]:
+    name = "".join(w.capitalize() for w in _ident(rng, 2).split("_"))
+    lines = [
+        "",
+        f"class {name}:",
+        f'    """{_sentence(rng)}"""',
+        "",
+        f"    KIND = {rng.choice(_WORDS)!r}",
+        "",
+        "    def __init__(self, size: int = 0) -> None:",
+        "        self.size = size",
+        f"        self.items: list[int] = [i * {rng.randint(2, 9)} for i in range(size)]",
+        "",
+    ]
+    for _ in range(rng.randint(1, 4)):
+        lines += _function(rng, "    ")
+    return lines
+
+
+def module_source(rng: random.Random, target_bytes: int, header: list[str]) -> str:
+    lines = [f'"""{_sentence(rng, 8, 14)}', "", _sentence(rng, 12, 24), '"""', "", "from __future__ import annotations", ""]
+    lines += ["import collections", "import itertools", "from typing import Any", *header, ""]
+    size = sum(len(line) + 1 for line in lines)
+    while size < target_bytes:
+        chunk = _class(rng) if rng.random() < 0.3 else ["", *_function(rng)]
+        grown = size + sum(len(line) + 1 for line in chunk)
+        if grown > target_bytes and grown - target_bytes > target_bytes - size:
+            break  # closer to the target without this chunk
+        lines += chunk
+        size = grown
+    return "\n".join(lines) + "\n"
+
+
+# --- skills ----------------------------------------------------------------------------------
+
+
+def skill_md(rng: random.Random, name: str, body_bytes: int) -> str:
+    lines = ["---", f"name: {name}", f"description: {json.dumps(description(rng))}", "license: MIT"]
+    if rng.random() < 0.3:
+        lines += ["metadata:", f"  team: {rng.choice(_WORDS)}", f'  version: "{rng.randint(1, 5)}.{rng.randint(0, 9)}"']
+    if rng.random() < 0.2:
+        lines.append("allowed-tools: Read Bash(python:*)")
+    lines += ["---", "", f"# {name.replace('-', ' ').title()}", ""]
+    size = sum(len(line) + 1 for line in lines)
+    step = 0
+    while size < body_bytes:
+        step += 1
+        para = [f"## Step {step}: {rng.choice(_VERBS)} the {rng.choice(_WORDS)}", "", " ".join(_sentence(rng) for _ in range(rng.randint(3, 7))), ""]
+        if rng.random() < 0.4:
+            para += ["```bash", f"python scripts/run.py --{rng.choice(_WORDS)} {rng.randint(1, 99)}", "```", ""]
+        lines += para
+        size += sum(len(line) + 1 for line in para)
+    return "\n".join(lines) + "\n"
+
+
+def _text_file(rng: random.Random, kind: str, size: int) -> str:
+    if kind == "csv":
+        rows = ["id,name,amount,region"]
+        while sum(len(r) + 1 for r in rows) < size:
+            rows.append(f"{len(rows)},{rng.choice(_WORDS)},{rng.randint(1, 99999) / 100:.2f},{rng.choice(_WORDS)}")
+        return "\n".join(rows) + "\n"
+    if kind == "json":
+        data = {rng.choice(_WORDS) + str(i): [rng.randint(0, 1000) for _ in range(8)] for i in range(max(1, size // 60))}
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+    if kind == "py":
+        return module_source(rng, size, [])
+    if kind == "sh":
+        lines = ["#!/bin/sh", "set -eu"]
+        while sum(len(line) + 1 for line in lines) < size:
+            lines.append(f"echo {rng.choice(_VERBS)} {rng.choice(_WORDS)} && test -n \"${{{rng.choice(_WORDS).upper()}:-}}\"")
+        return "\n".join(lines) + "\n"
+    paragraphs = [f"# {rng.choice(_WORDS).title()} {kind}", ""]
+    while sum(len(p) + 1 for p in paragraphs) < size:
+        paragraphs += [" ".join(_sentence(rng) for _ in range(rng.randint(2, 6))), ""]
+    return "\n".join(paragraphs)
+
+
+#: The support files of a pack skill besides SKILL.md: (path, kind, low, high) sizes in bytes.
+_SUPPORT = (
+    ("reference.md", "md", 1500, 9000),
+    ("scripts/run.py", "py", 800, 6000),
+    ("scripts/check.sh", "sh", 200, 1200),
+    ("data/sample.csv", "csv", 500, 6000),
+    ("data/config.json", "json", 200, 3000),
+    ("templates/report.md", "md", 300, 2500),
+    ("examples/input.txt", "txt", 200, 2000),
+    ("examples/output.txt", "txt", 200, 2000),
+    ("NOTES.md", "md", 200, 1500),
+)
+
+
+def write_skill(folder: Path, rng: random.Random, name: str, files: int, binary: bool) -> int:
+    """A skill of `files` files (SKILL.md included); with `binary`, its last file is a 2 MiB binary."""
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(skill_md(rng, name, rng.randint(1500, 6000)), encoding="utf-8")
+    written = 1
+    support = list(_SUPPORT)
+    while len(support) < files - 1:  # more files than the template has: extra notes
+        support.append((f"notes/note-{len(support)}.md", "md", 200, 1500))
+    for index, (path, kind, low, high) in enumerate(support[: files - 1]):
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if binary and index == files - 2:
+            target = folder / "assets" / "archive.bin"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(rng.randbytes(BINARY_SIZE))
+        else:
+            target.write_text(_text_file(rng, kind, rng.randint(low, high)), encoding="utf-8")
+        written += 1
+    return written
+
+
+# --- projects ---------------------------------------------------------------------------------
+
+
+def _pyproject(name: str, package: str, hook: bool) -> str:
+    requires = '["hatchling>=1.24", "hatch-flue-skills"]' if hook else '["hatchling>=1.24"]'
+    text = (
+        f'[build-system]\nrequires = {requires}\nbuild-backend = "hatchling.build"\n\n'
+        f'[project]\nname = "{name}"\nversion = "1.0.0"\nrequires-python = ">=3.11"\ndependencies = ["flue-skills"]\n\n'
+        f'[tool.hatch.build.targets.wheel]\npackages = ["{package}"]\n'
+    )
+    if hook:
+        text += "\n[tool.hatch.build.hooks.flue-skills]\n\n[tool.flue]\n"
+    return text
+
+
+@dataclass
+class ScanProject:
+    root: Path
+    package: Path
+    modules: int
+    bytes: int
+    references: int
+    skills: int
+    parsed_modules: int  # modules that mention flue_runtime (the scanner parses these)
+
+
+_REFERENCE_STYLES = (
+    ("from flue_runtime import skill", "skill"),
+    ("from flue_runtime import skill as load_skill", "load_skill"),
+    ("import flue_runtime", "flue_runtime.skill"),
+    ("import flue_runtime as fr", "fr.skill"),
+)
+
+
+def make_scan_project(root: Path, *, modules: int = 5000, size_mb: float = 30, references: int = 200, skills: int = 100, seed: int = SEED) -> ScanProject:
+    """The scan benchmark's project (see the module docstring)."""
+    rng = random.Random(seed)
+    if root.exists():
+        shutil.rmtree(root)
+    package = root / "benchscan"
+    package.mkdir(parents=True)
+    (root / "pyproject.toml").write_text(_pyproject("benchscan", "benchscan", hook=True), encoding="utf-8")
+    names = [skill_name(i) for i in range(skills)]
+    for name in names:
+        folder = package / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(skill_md(rng, name, rng.randint(800, 3000)), encoding="utf-8")
+        (folder / "reference.md").write_text(_text_file(rng, "md", rng.randint(300, 2000)), encoding="utf-8")
+    subpackages = max(1, modules // 100)
+    regular = max(1, modules - 1 - subpackages)  # plus the top __init__ and one __init__ per subpackage
+    referencing = max(1, references // 2) if references else 0
+    mentioning = referencing
+    # Which modules reference skills, and which only mention flue_runtime: spread evenly.
+    order = list(range(regular))
+    rng.shuffle(order)
+    ref_modules = sorted(order[:referencing])
+    mention_modules = set(order[referencing : referencing + mentioning])
+    calls: dict[int, list[str]] = {index: [] for index in ref_modules}
+    for call in range(references):
+        calls[ref_modules[call % len(ref_modules)]].append(names[call % skills])
+    # Sizes vary (most modules small, a few large) and add up to the target.
+    weights = [rng.lognormvariate(0, 0.8) for _ in range(regular)]
+    scale = int(size_mb * 1_000_000) / sum(weights)
+    inits = [package / "__init__.py"] + [package / f"area{n:03d}" / "__init__.py" for n in range(subpackages)]
+    total = 0
+    for init in inits:
+        init.parent.mkdir(parents=True, exist_ok=True)
+        text = f'"""Package {init.parent.name}."""\n'
+        init.write_text(text, encoding="utf-8")
+        total += len(text)
+    for index in range(regular):
+        path = package / f"area{index % subpackages:03d}" / f"mod_{index:05d}.py"
+        header: list[str] = []
+        footer: list[str] = []
+        if index in calls:
+            style, callee = _REFERENCE_STYLES[index % len(_REFERENCE_STYLES)]
+            header.append(style)
+            for number, name in enumerate(calls[index]):
+                footer.append(f'SKILL_{number} = {callee}("../skills/{name}/SKILL.md")')
+        elif index in mention_modules:
+            header += ["from typing import TYPE_CHECKING", "", "if TYPE_CHECKING:", "    from flue_runtime import SkillReference"]
+        source = module_source(rng, int(weights[index] * scale), header)
+        if footer:
+            source += "\n" + "\n".join(footer) + "\n"
+        path.write_text(source, encoding="utf-8")
+        total += len(source.encode("utf-8"))
+    written = regular + len(inits)
+    return ScanProject(root, package, written, total, references, skills, len(ref_modules) + len(mention_modules))
+
+
+@dataclass
+class PackProject:
+    root: Path
+    skills: int
+    files: int
+    bytes: int
+    binaries: int
+
+
+def make_pack_project(root: Path, *, skills: int = 1000, files: int = 10, binary_every: int = 50, hook: bool = True, seed: int = SEED) -> PackProject:
+    """The pack benchmark's project (see the module docstring)."""
+    rng = random.Random(seed)
+    if root.exists():
+        shutil.rmtree(root)
+    package = root / "benchpack"
+    package.mkdir(parents=True)
+    (root / "pyproject.toml").write_text(_pyproject("benchpack", "benchpack", hook=hook), encoding="utf-8")
+    (package / "__init__.py").write_text('"""Agents with a thousand skills (flue-skills benchmark)."""\n', encoding="utf-8")
+    count = 0
+    binaries = 0
+    names = [skill_name(i) for i in range(skills)]
+    for index, name in enumerate(names):
+        binary = binary_every > 0 and index % binary_every == binary_every - 1
+        binaries += binary
+        count += write_skill(package / "skills" / name, rng, name, files, binary)
+    agents = [
+        '"""Every skill of the package, referenced once (resolving them is the mount benchmark)."""',
+        "",
+        "from flue_runtime import skill",
+        "",
+        "SKILLS = (",
+        *(f'    skill("./skills/{name}/SKILL.md"),' for name in names),
+        ")",
+        "",
+    ]
+    (package / "agents.py").write_text("\n".join(agents), encoding="utf-8")
+    size = sum(p.stat().st_size for p in (package / "skills").rglob("*") if p.is_file())
+    return PackProject(root, skills, count, size, binaries)
+
+
+def without_hook(project: Path, copy: Path) -> Path:
+    """The same project tree, its pyproject without the hook: skill files become plain package data."""
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(project, copy)
+    (copy / "pyproject.toml").write_text(_pyproject("benchpack", "benchpack", hook=False), encoding="utf-8")
+    return copy
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    scan = sub.add_parser("scan")
+    scan.add_argument("dir", type=Path)
+    scan.add_argument("--modules", type=int, default=5000)
+    scan.add_argument("--size-mb", type=float, default=30)
+    scan.add_argument("--references", type=int, default=200)
+    scan.add_argument("--skills", type=int, default=100)
+    pack = sub.add_parser("pack")
+    pack.add_argument("dir", type=Path)
+    pack.add_argument("--skills", type=int, default=1000)
+    pack.add_argument("--files", type=int, default=10)
+    pack.add_argument("--binary-every", type=int, default=50)
+    pack.add_argument("--no-hook", action="store_true")
+    args = parser.parse_args()
+    if args.what == "scan":
+        print(make_scan_project(args.dir, modules=args.modules, size_mb=args.size_mb, references=args.references, skills=args.skills))
+    else:
+        print(make_pack_project(args.dir, skills=args.skills, files=args.files, binary_every=args.binary_every, hook=not args.no_hook))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Child process of the mount benchmarks: mount every skill a module references, render the catalog.
+
+    python mount.py MODULE [--activate N] [--activate-all]
+
+Prints one JSON object: phase times in ms since the first line of this script, the
+peak RSS (KiB) after mounting, how many references hold their instructions, and with
+--activate the cost of activating skill N (cold: first activation in the process) and
+skill N+1 (warm); with --activate-all, every skill's instructions and the peak RSS after.
+"""
+
+import time
+
+_T0 = time.perf_counter()
+
+import sys  # noqa: E402
+
+
+def peak_rss_kib() -> int:
+    """Peak RSS of this process in KiB: VmHWM (ru_maxrss survives execve, so it would count the parent's)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def main() -> None:
+    module_name = sys.argv[1]
+    args = sys.argv[2:]
+    import flue_runtime  # noqa: F401
+
+    t_import = time.perf_counter()
+    from importlib import import_module
+
+    module = import_module(module_name)  # its skill() calls run here
+    skills = module.SKILLS
+    t_resolve = time.perf_counter()
+    from flue_runtime.prompt import catalog
+
+    text = catalog([(ref.name, ref.description) for ref in skills])
+    t_catalog = time.perf_counter()
+
+    out = {
+        "skills": len(skills),
+        "catalog_chars": len(text),
+        "import_ms": (t_import - _T0) * 1e3,
+        "resolve_ms": (t_resolve - t_import) * 1e3,
+        "catalog_ms": (t_catalog - t_resolve) * 1e3,
+        "total_ms": (t_catalog - _T0) * 1e3,
+        "rss_kib": peak_rss_kib(),
+        "held_instructions": sum(1 for ref in skills if ref._instructions is not None),
+    }
+    if "--activate" in args:
+        index = int(args[args.index("--activate") + 1])
+        for label, ref in (("cold", skills[index]), ("warm", skills[index + 1])):
+            start = time.perf_counter()
+            body = ref.instructions
+            files = ref.resources
+            out[f"activate_{label}_ms"] = (time.perf_counter() - start) * 1e3
+            out[f"activate_{label}_chars"] = len(body) + sum(len(f) for f in files)
+    if "--activate-all" in args:
+        start = time.perf_counter()
+        out["instructions_chars"] = sum(len(ref.instructions) for ref in skills)
+        out["activate_all_ms"] = (time.perf_counter() - start) * 1e3
+        out["held_after"] = sum(1 for ref in skills if ref._instructions is not None)
+        out["rss_after_kib"] = peak_rss_kib()
+    import json
+
+    print(json.dumps(out))
+
+
+main()

@@ -1,0 +1,708 @@
+"""Run every flue-skills benchmark and report each figure as a ratio against its baseline, measured in the same run.
+
+    .venv/bin/python benchmarks/run.py                      # everything, full scale (a few minutes)
+    .venv/bin/python benchmarks/run.py --quick              # tiny inputs, one round: proves the harness works
+    .venv/bin/python benchmarks/run.py --only mount,memory --python ~/.pyenv/versions/3.12.1/bin/python
+    .venv/bin/python benchmarks/run.py --report BENCHMARKS-results.md --json results.json
+
+Benchmarks (issue 7): scan, pack, mount, import, memory, catalog. Inputs come from
+`generate.py` (seeded: the same every run) into a temporary folder (`--workdir` keeps
+them). Timed commands run as child processes, interleaved round by round with their
+baselines so that a noisy machine slows both alike; every figure is a median.
+
+`--python` adds interpreters for the run-time benchmarks (mount, import, memory); each
+imports flue_runtime from this checkout (PYTHONPATH), and the YAML baseline needs
+PyYAML in it. `--tools-python` names an interpreter with `bpe-openai` installed for
+real token counts when the running one lacks it (else characters / 4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PROBES = HERE / "probes"
+sys.path.insert(0, str(HERE))
+
+import generate  # noqa: E402
+
+SECTIONS = ("scan", "pack", "mount", "import", "memory", "catalog")
+EPOCH = "1700000000"  # SOURCE_DATE_EPOCH: reproducible wheels
+
+
+class BenchError(RuntimeError):
+    pass
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    figure: str
+    value: str
+    baseline: str = ""
+    ratio: str = ""
+    target: str = ""
+    met: bool | None = None
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    setup: str
+    rows: list[Row] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def row(self, *args: Any, **kwargs: Any) -> Row:
+        row = Row(*args, **kwargs)
+        self.rows.append(row)
+        return row
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.1f} ms"
+
+
+def secs(seconds: float) -> str:
+    return f"{seconds:.2f} s"
+
+
+def mib(n_bytes: float) -> str:
+    return f"{n_bytes / (1024 * 1024):.1f} MiB"
+
+
+def mb(n_bytes: float) -> str:
+    return f"{n_bytes / 1e6:.1f} MB"
+
+
+def ratio(value: float, baseline: float) -> str:
+    return f"{value / baseline:.3f}" if baseline else "n/a"
+
+
+def times(value: float, baseline: float) -> str:
+    return f"{baseline / value:.1f}×" if value else "n/a"
+
+
+# --- running child processes -------------------------------------------------------------------
+
+
+@dataclass
+class Command:
+    argv: list[str]
+    env: dict[str, str] | None = None
+    cwd: Path | None = None
+
+
+@dataclass
+class Samples:
+    seconds: list[float] = field(default_factory=list)
+    outputs: list[Any] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    def field_median(self, key: str) -> float:
+        return statistics.median(out[key] for out in self.outputs)
+
+
+def run_once(command: Command) -> tuple[float, str, str]:
+    start = time.perf_counter()
+    done = subprocess.run(command.argv, env=command.env, cwd=command.cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise BenchError(f"{' '.join(command.argv)} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+    return elapsed, done.stdout, done.stderr
+
+
+def interleave(commands: dict[str, Command], rounds: int, warmup: int = 1, parse: bool = True) -> dict[str, Samples]:
+    """Run each command `rounds` times, one of each per round (order rotated), after `warmup` untimed rounds."""
+    names = list(commands)
+    results = {name: Samples() for name in names}
+    for round_ in range(warmup + rounds):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            elapsed, out, _ = run_once(commands[name])
+            if round_ >= warmup:
+                results[name].seconds.append(elapsed)
+                if parse:
+                    results[name].outputs.append(json.loads(out) if out.strip() else None)
+    return results
+
+
+def child_env(python_path: Sequence[Path | str] = (), **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    if python_path:
+        env["PYTHONPATH"] = os.pathsep.join(str(p) for p in python_path)
+    env.update(extra)
+    return env
+
+
+def python_version(python: str) -> str:
+    out = subprocess.run([python, "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def has_module(python: str, module: str) -> bool:
+    return subprocess.run([python, "-c", f"import {module}"], capture_output=True, env=child_env([ROOT])).returncode == 0
+
+
+# --- context: scales, inputs shared between benchmarks ---------------------------------------------
+
+
+@dataclass
+class Scale:
+    scan_modules: int
+    scan_mb: float
+    scan_references: int
+    scan_skills: int
+    pack_skills: int
+    pack_files: int
+    binary_every: int
+    rounds_scan: int
+    rounds_pack: int
+    rounds_mount: int
+    warmup: int
+
+
+FULL = Scale(5000, 30, 200, 100, 1000, 10, 50, rounds_scan=5, rounds_pack=5, rounds_mount=21, warmup=1)
+QUICK = Scale(200, 1.0, 20, 10, 20, 10, 10, rounds_scan=1, rounds_pack=1, rounds_mount=3, warmup=0)
+
+
+class Context:
+    def __init__(self, work: Path, scale: Scale, pythons: list[str], tools_python: str | None) -> None:
+        self.work = work
+        self.scale = scale
+        self.pythons = pythons
+        self.tools_python = tools_python
+        self._pack: generate.PackProject | None = None
+        self._wheel: Path | None = None
+        self._sites: dict[str, Path] = {}
+        self.versions = {python: python_version(python) for python in pythons}
+
+    def log(self, message: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+    @property
+    def pack(self) -> generate.PackProject:
+        if self._pack is None:
+            s = self.scale
+            self.log(f"generating the pack project: {s.pack_skills} skills x {s.pack_files} files")
+            self._pack = generate.make_pack_project(self.work / "pack", skills=s.pack_skills, files=s.pack_files, binary_every=s.binary_every)
+        return self._pack
+
+    def build_command(self, project: Path, out: Path) -> Command:
+        code = (
+            "import shutil, sys; shutil.rmtree(sys.argv[1], ignore_errors=True); "
+            "from hatchling.build import build_wheel; build_wheel(sys.argv[1])"
+        )
+        return Command([sys.executable, "-c", code, str(out)], child_env(SOURCE_DATE_EPOCH=EPOCH), project)
+
+    def keep_wheel(self, out: Path) -> Path:
+        [wheel] = out.glob("*.whl")
+        kept = self.work / "wheel" / wheel.name
+        kept.parent.mkdir(exist_ok=True)
+        shutil.copy2(wheel, kept)
+        self._wheel = kept
+        return kept
+
+    @property
+    def wheel(self) -> Path:
+        """The pack project's wheel built with the hook: what the mount benchmarks install."""
+        if self._wheel is None:
+            out = self.work / "out-hook"
+            self.log("building the pack project's wheel with the hook")
+            run_once(self.build_command(self.pack.root, out))
+            self.keep_wheel(out)
+        assert self._wheel is not None
+        return self._wheel
+
+    def site(self, python: str) -> Path:
+        """The wheel installed (unpacked, byte-compiled by `python`, as pip does) into a folder of its own."""
+        if python not in self._sites:
+            site = self.work / "site"
+            if not site.exists():
+                with zipfile.ZipFile(self.wheel) as archive:
+                    archive.extractall(site)
+            subprocess.run([python, "-m", "compileall", "-q", str(site)], check=True, capture_output=True)
+            self._sites[python] = site
+        return self._sites[python]
+
+    def skills_dir(self, python: str) -> Path:
+        return self.site(python) / "benchpack" / "_flue_skills" / "skills"
+
+
+# --- 1. scan ---------------------------------------------------------------------------------
+
+
+def bench_scan(ctx: Context) -> Section:
+    s = ctx.scale
+    ctx.log(f"scan: generating {s.scan_modules} modules, {s.scan_mb} MB")
+    project = generate.make_scan_project(
+        ctx.work / "scan", modules=s.scan_modules, size_mb=s.scan_mb, references=s.scan_references, skills=s.scan_skills
+    )
+    section = Section(
+        "scan",
+        "1. Scan: `flue-skills check PROJECT` against `ast.parse` of every module",
+        f"{project.modules} modules, {mb(project.bytes)}, {project.references} `skill()` calls to {project.skills} skills "
+        f"in {project.references // 2} modules; {project.parsed_modules} modules mention `flue_runtime` (the byte filter lets "
+        "them through to the parser). Both sides are child processes (interpreter start-up, imports and file reads "
+        "included, page cache warm).",
+    )
+    script = Path(sys.executable).parent / "flue-skills"
+    check = [str(script)] if script.exists() else [sys.executable, "-m", "flue_build"]
+    commands = {
+        "check": Command([*check, "check", str(project.root)], child_env()),
+        "parse": Command([sys.executable, str(PROBES / "parse_all.py"), str(project.package)], child_env()),
+    }
+    ctx.log(f"scan: {s.rounds_scan} rounds of check vs ast.parse")
+    _, out, _ = run_once(commands["check"])
+    found = re.search(r"scanned (\d+) modules, found (\d+) references", out)
+    if not found or int(found.group(2)) != project.references:
+        raise BenchError(f"flue-skills check did not find the {project.references} references:\n{out}")
+    results = interleave(commands, s.rounds_scan, s.warmup, parse=False)
+    check_s, parse_s = results["check"].median, results["parse"].median
+    section.row("`flue-skills check PROJECT` (wall)", secs(check_s), secs(parse_s), ratio(check_s, parse_s), "≤ 0.1", check_s <= 0.1 * parse_s)
+    section.row("check throughput", f"{project.modules / check_s:,.0f} files/s, {project.bytes / 1e6 / check_s:.1f} MB/s")
+    section.row("`ast.parse` throughput (baseline)", f"{project.modules / parse_s:,.0f} files/s, {project.bytes / 1e6 / parse_s:.1f} MB/s")
+    # In process: what the check itself costs without interpreter start-up and imports.
+    from flue_build.project import check_project, project_sources
+    from flue_build.config import load_config, read_pyproject
+
+    root = project.root
+    check_project(root)  # imports, warm-up
+    inner, selection = [], []
+    for _ in range(max(1, s.rounds_scan)):
+        start = time.perf_counter()
+        checked = check_project(root)
+        inner.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        project_sources(root, read_pyproject(root), load_config(root))
+        selection.append(time.perf_counter() - start)
+    assert checked.collection.references == project.references
+    inner_s, selection_s = statistics.median(inner), statistics.median(selection)
+    section.row("`check_project()` in process", secs(inner_s), secs(parse_s), ratio(inner_s, parse_s))
+    section.row("  of which hatchling's file selection", secs(selection_s))
+    section.data = {"check_s": check_s, "parse_s": parse_s, "in_process_s": inner_s, "selection_s": selection_s, "modules": project.modules, "bytes": project.bytes}
+    return section
+
+
+# --- 2. pack ---------------------------------------------------------------------------------
+
+
+def bench_pack(ctx: Context) -> Section:
+    s = ctx.scale
+    pack = ctx.pack
+    plain = generate.without_hook(pack.root, ctx.work / "pack-plain")
+    section = Section(
+        "pack",
+        "2. Pack: wheel build with the hook against the same build with the files as plain package data",
+        f"{pack.skills} skills, {pack.files} files, {mb(pack.bytes)} ({pack.binaries} binaries of 2 MiB, one per "
+        f"{s.binary_every} skills; mixed text otherwise), all referenced from one module. Both builds call "
+        "hatchling's PEP 517 `build_wheel` in a child process with SOURCE_DATE_EPOCH set; the plain project is the same "
+        "tree without the hook table.",
+    )
+    hook_out, plain_out = ctx.work / "out-hook", ctx.work / "out-plain"
+    commands = {"hook": ctx.build_command(pack.root, hook_out), "plain": ctx.build_command(plain, plain_out)}
+    ctx.log(f"pack: {s.rounds_pack} rounds of hook build vs plain build")
+    results = interleave(commands, s.rounds_pack, s.warmup, parse=False)
+    wheel = ctx.keep_wheel(hook_out)
+    [plain_wheel] = plain_out.glob("*.whl")
+    hook_s, plain_s = results["hook"].median, results["plain"].median
+    section.row("wheel build with the hook (wall)", secs(hook_s), secs(plain_s), ratio(hook_s, plain_s), "≤ 1.5", hook_s <= 1.5 * plain_s)
+    section.row("throughput with the hook", f"{pack.files / hook_s:,.0f} files/s, {pack.bytes / 1e6 / hook_s:.1f} MB/s")
+    with zipfile.ZipFile(wheel) as a, zipfile.ZipFile(plain_wheel) as b:
+        section.row("wheel size, entries", f"{mb(wheel.stat().st_size)}, {len(a.infolist())}", f"{mb(plain_wheel.stat().st_size)}, {len(b.infolist())}")
+    section.data = {"hook_s": hook_s, "plain_s": plain_s}
+    return section
+
+
+# --- 3. mount and 5. memory ---------------------------------------------------------------------
+
+
+def _mount_commands(ctx: Context, python: str) -> tuple[dict[str, Command], bool]:
+    site = ctx.site(python)
+    wheel = ctx.wheel
+    probe = str(PROBES / "mount.py")
+    commands = {
+        "bare": Command([python, str(PROBES / "bare.py")], child_env([site, ROOT])),
+        "installed": Command([python, probe, "benchpack.agents"], child_env([site, ROOT])),
+        "zip": Command([python, probe, "benchpack.agents"], child_env([wheel, ROOT])),
+    }
+    with_yaml = has_module(python, "yaml")
+    if with_yaml:
+        skills = str(ctx.skills_dir(python))
+        commands["yaml"] = Command([python, str(PROBES / "yaml_frontmatter.py"), skills], child_env([site, ROOT]))
+        commands["yaml_c"] = Command([python, str(PROBES / "yaml_frontmatter.py"), skills, "--c-loader"], child_env([site, ROOT]))
+    return commands, with_yaml
+
+
+def bench_mount(ctx: Context, memory: Section | None) -> Section:
+    s = ctx.scale
+    pack = ctx.pack
+    section = Section(
+        "mount",
+        "3. Mount: `import flue_runtime` + resolving every `skill()` reference + rendering the catalog",
+        f"The pack project's wheel ({pack.skills} bundled skills, {pack.files} files; manifest "
+        f"{mb((ctx.site(ctx.pythons[0]) / 'benchpack/_flue_skills/manifest.json').stat().st_size)}), installed (unpacked and "
+        "byte-compiled) and as the `.whl` itself on `sys.path` (zipimport). Each run is a child process importing "
+        "`benchpack.agents`, whose module body is `SKILLS = (skill(...), ...)`, then rendering the catalog; the "
+        "baseline is the bare interpreter running an empty script. The YAML baseline lists the installed skills folder, reads "
+        "every SKILL.md and parses its frontmatter with PyYAML's `safe_load` (pure-Python SafeLoader; the libyaml "
+        "CSafeLoader shown too). Wall times are medians over interleaved rounds.",
+    )
+    for python in ctx.pythons:
+        version = ctx.versions[python]
+        commands, with_yaml = _mount_commands(ctx, python)
+        ctx.log(f"mount [{version}]: {s.rounds_mount} rounds of {', '.join(commands)}")
+        res = interleave(commands, s.rounds_mount, max(1, s.warmup))
+        bare = res["bare"].median
+        data: dict[str, Any] = {"bare_ms": bare * 1e3}
+        section.row(f"**Python {version}**: bare interpreter start-up (wall)", ms(bare))
+        for kind in ("installed", "zip"):
+            over = res[kind].median - bare
+            inner = res[kind]
+            section.row(
+                f"{kind}: cost over bare start-up (wall)",
+                ms(over),
+                target="≤ 50 ms",
+                met=over <= 0.050,
+            )
+            section.row(
+                f"{kind}: in process: import / resolve {pack.skills:,} / catalog",
+                f"{inner.field_median('import_ms'):.1f} / {inner.field_median('resolve_ms'):.1f} / {inner.field_median('catalog_ms'):.1f} ms",
+            )
+            data[kind] = {"over_ms": over * 1e3, **{k: inner.field_median(k) for k in ("import_ms", "resolve_ms", "catalog_ms", "total_ms")}}
+            if with_yaml:
+                yaml_over = res["yaml"].median - bare
+                section.row(
+                    f"{kind}: YAML frontmatter from disk, over bare (baseline)",
+                    ms(over),
+                    ms(yaml_over),
+                    f"{times(over, yaml_over)} faster",
+                    "≥ 10× faster",
+                    yaml_over >= 10 * over,
+                )
+        if with_yaml:
+            yaml_over, c_over = res["yaml"].median - bare, res["yaml_c"].median - bare
+            section.row("YAML baseline: pure-Python SafeLoader / libyaml CSafeLoader, over bare", f"{ms(yaml_over)} / {ms(c_over)}")
+            data["yaml_over_ms"], data["yaml_c_over_ms"] = yaml_over * 1e3, c_over * 1e3
+        else:
+            section.row("YAML baseline", "skipped: PyYAML is not installed for this interpreter")
+        # Activation from the zip: the first one in a process (cold) and the next (warm).
+        ctx.log(f"mount [{version}]: activation from the zip")
+        index = min(5, pack.skills - 2)
+        activate = Command([*commands["zip"].argv, "--activate", str(index)], commands["zip"].env)
+        act = interleave({"activate": activate}, s.rounds_mount, 0)["activate"]
+        cold, warm = act.field_median("activate_cold_ms"), act.field_median("activate_warm_ms")
+        section.row("zip: activate one skill, first in the process (instructions + file list)", f"{cold:.2f} ms", target="≤ 2 ms", met=cold <= 2)
+        section.row("zip: activate another skill (warm)", f"{warm:.2f} ms", target="≤ 2 ms", met=warm <= 2)
+        data["activate_cold_ms"], data["activate_warm_ms"] = cold, warm
+        section.data[version] = data
+        if memory is not None:
+            _memory(ctx, memory, python, version, res)
+    return section
+
+
+def _memory(ctx: Context, section: Section, python: str, version: str, res: dict[str, Samples]) -> None:
+    bare = res["bare"].field_median("rss_kib") * 1024
+    section.row(f"**Python {version}**: bare interpreter peak RSS", mib(bare))
+    data: dict[str, Any] = {"bare_rss": bare}
+    for kind in ("installed", "zip"):
+        peak = res[kind].field_median("rss_kib") * 1024
+        held = max(out["held_instructions"] for out in res[kind].outputs)
+        skills = res[kind].outputs[0]["skills"]
+        section.row(f"{kind}: peak RSS after mounting {skills:,} skills", mib(peak), mib(bare), f"+{mb(peak - bare)}", "≤ +10 MB", peak - bare <= 10e6)
+        section.row(f"{kind}: references holding their instructions after mounting", f"{held} of {skills:,}", target="0", met=held == 0)
+        data[kind] = {"rss": peak, "held": held}
+    commands, _ = _mount_commands(ctx, python)
+    everything = Command([*commands["installed"].argv, "--activate-all"], commands["installed"].env)
+    out = interleave({"all": everything}, 3, 0)["all"]
+    after = out.field_median("rss_after_kib") * 1024
+    chars = out.outputs[0]["instructions_chars"]
+    section.row(
+        "installed: after activating every skill (instructions read, held)",
+        f"{mib(after)}; {out.outputs[0]['held_after']:,} held, {chars / 1e6:.1f} M characters",
+        mib(bare),
+        f"+{mb(after - bare)}",
+    )
+    data["after_all_rss"], data["instructions_chars"] = after, chars
+    section.data[version] = data
+
+
+# --- 4. import cost ----------------------------------------------------------------------------
+
+_IMPORTTIME = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)$")
+
+
+def parse_importtime(stderr: str) -> list[tuple[int, int, int, str]]:
+    """(self µs, cumulative µs, depth, module) per line, in the order Python prints them (children first)."""
+    out = []
+    for line in stderr.splitlines():
+        found = _IMPORTTIME.match(line)
+        if found:
+            out.append((int(found.group(1)), int(found.group(2)), len(found.group(3)) // 2, found.group(4)))
+    return out
+
+
+def subtree(rows: list[tuple[int, int, int, str]], module: str) -> tuple[int, dict[str, int]]:
+    """The cumulative time of `module`'s import and the self time of everything imported under it."""
+    for index, (self_us, cumulative, depth, name) in enumerate(rows):
+        if name == module:
+            inside = {name: self_us}
+            back = index - 1
+            while back >= 0 and rows[back][2] > depth:
+                inside[rows[back][3]] = rows[back][0]
+                back -= 1
+            return cumulative, inside
+    raise BenchError(f"{module} not in the -X importtime output")
+
+
+def bench_import(ctx: Context) -> Section:
+    rounds = max(3, ctx.scale.rounds_mount)
+    section = Section(
+        "import",
+        "4. Import cost: `python -X importtime -c \"import flue_runtime\"`",
+        "The cumulative time of the `flue_runtime` line (everything it imports that was not loaded at start-up), "
+        f"median of {rounds} runs; contributors by self time, median. `-X importtime` itself slows imports: the wall "
+        "figure compares `python -c \"import flue_runtime\"` with `python -c pass`. The mount path lists what importing a "
+        "module with 1,000 bundled `skill()` calls loads on top (zipped wheel), `benchpack.agents` itself excluded (its "
+        "self time is the resolving).",
+    )
+    for python in ctx.pythons:
+        version = ctx.versions[python]
+        env = child_env([ctx.wheel, ROOT])
+        ctx.log(f"import [{version}]: {rounds} rounds")
+        totals: list[int] = []
+        selves: dict[str, list[int]] = {}
+        mount_totals: list[int] = []
+        mount_selves: dict[str, list[int]] = {}
+        for _ in range(rounds):
+            _, _, err = run_once(Command([python, "-X", "importtime", "-c", "import flue_runtime"], env))
+            total, inside = subtree(parse_importtime(err), "flue_runtime")
+            totals.append(total)
+            for name, value in inside.items():
+                selves.setdefault(name, []).append(value)
+            _, _, err = run_once(Command([python, "-X", "importtime", "-c", "import flue_runtime; import benchpack.agents"], env))
+            _, inside = subtree(parse_importtime(err), "benchpack.agents")
+            inside.pop("benchpack.agents")
+            mount_totals.append(sum(inside.values()))
+            for name, value in inside.items():
+                mount_selves.setdefault(name, []).append(value)
+        wall = interleave(
+            {"pass": Command([python, "-c", "pass"], env), "import": Command([python, "-c", "import flue_runtime"], env)},
+            rounds,
+            1,
+            parse=False,
+        )
+        total = statistics.median(totals) / 1e3
+        wall_ms = (wall["import"].median - wall["pass"].median) * 1e3
+        top = sorted(((statistics.median(v), k) for k, v in selves.items()), reverse=True)[:8]
+        mount_top = sorted(((statistics.median(v), k) for k, v in mount_selves.items()), reverse=True)[:10]
+        section.row(f"**Python {version}**: `flue_runtime` cumulative (-X importtime)", f"{total:.1f} ms", target="≤ 30 ms", met=total <= 30)
+        section.row("`import flue_runtime` over `python -c pass` (wall)", f"{wall_ms:.1f} ms")
+        section.row("top contributors (self)", ", ".join(f"{name} {us / 1e3:.1f}" for us, name in top) + " ms")
+        section.row("mount path: imports on top of flue_runtime (-X importtime, sum of self)", f"{statistics.median(mount_totals) / 1e3:.1f} ms")
+        section.row("mount path: top contributors (self)", ", ".join(f"{name} {us / 1e3:.1f}" for us, name in mount_top) + " ms")
+        section.data[version] = {
+            "cumulative_ms": total,
+            "wall_ms": wall_ms,
+            "top": [(name, us / 1e3) for us, name in top],
+            "mount_imports_ms": statistics.median(mount_totals) / 1e3,
+            "mount_top": [(name, us / 1e3) for us, name in mount_top],
+        }
+    return section
+
+
+# --- 6. catalog size --------------------------------------------------------------------------------
+
+
+def xml_catalog(entries: Sequence[tuple[str, str]]) -> tuple[str, list[str], str]:
+    """The Agent Skills integration guide's format: (opening, one block per skill, closing)."""
+    from xml.sax.saxutils import escape
+
+    blocks = [
+        f"  <skill>\n    <name>{escape(n)}</name>\n    <description>{escape(d)}</description>\n"
+        f"    <location>/.flue/skills/{escape(n)}/SKILL.md</location>\n  </skill>\n"
+        for n, d in entries
+    ]
+    return "<available_skills>\n", blocks, "</available_skills>\n"
+
+
+class Tokenizer:
+    def __init__(self, tools_python: str | None) -> None:
+        self.tools_python = tools_python
+        self.name = ""
+
+    def count(self, texts: list[str]) -> list[int]:
+        for python in [sys.executable] + ([self.tools_python] if self.tools_python else []):
+            done = subprocess.run([python, str(PROBES / "tokens.py")], input=json.dumps(texts), capture_output=True, text=True)
+            if done.returncode == 0:
+                out = json.loads(done.stdout)
+                self.name = out["tokenizer"]
+                return list(out["counts"])
+        self.name = "characters / 4 (no tokenizer installed: pass --tools-python with bpe-openai)"
+        return [round(len(t) / 4) for t in texts]
+
+
+def bench_catalog(ctx: Context) -> Section:
+    from flue_runtime.manifest import Manifest
+    from flue_runtime.prompt import CATALOG_HEADING, PREAMBLE, catalog, catalog_line
+
+    with zipfile.ZipFile(ctx.wheel) as archive:
+        manifest = Manifest.loads(archive.read("benchpack/_flue_skills/manifest.json"))
+    entries = sorted((m.name, m.description) for m in (manifest.skill(i).metadata for i in manifest.skill_ids()))
+    preamble = f"{CATALOG_HEADING}\n\n{PREAMBLE}\n\n"
+    lines = [catalog_line(n, d) + "\n" for n, d in entries]
+    opening, blocks, closing = xml_catalog(entries)
+    whole = catalog(entries)
+    assert whole == preamble + "".join(lines).rstrip("\n")
+    bare = [f"{n}\n{d}\n" for n, d in entries]  # name and description alone: what any format must carry
+    tokenizer = Tokenizer(ctx.tools_python)
+    counts = tokenizer.count([preamble, opening + closing, whole, opening + "".join(blocks) + closing, *lines, *blocks, *bare])
+    n = len(entries)
+    pre, xml_wrap, whole_t, xml_whole = counts[:4]
+    line_t, block_t, bare_t = counts[4 : 4 + n], counts[4 + n : 4 + 2 * n], counts[4 + 2 * n :]
+    section = Section(
+        "catalog",
+        "6. Catalog size: tokens in the system prompt",
+        f"The {n} skills of the pack project (descriptions of {min(len(d) for _, d in entries)}–{max(len(d) for _, d in entries)} "
+        f"characters, what the skill does and when to use it). Tokenizer: {tokenizer.name}. The XML format is the Agent "
+        "Skills integration guide's `<available_skills><skill><name>…</name><description>…</description><location>…"
+        "</location></skill>…</available_skills>` (two-space indentation as in the guide, location = the skill's virtual "
+        "path `/.flue/skills/<name>/SKILL.md`).",
+    )
+    mean = statistics.mean
+    section.row("fixed preamble (`## Available Skills` + the activate_skill sentence)", f"{pre} tokens", target="< 80 tokens", met=pre < 80)
+    section.row("XML format: fixed wrapper (`<available_skills>` … `</available_skills>`)", f"{xml_wrap} tokens")
+    section.row(
+        "tokens per skill: flue catalog line / XML block (mean)",
+        f"{mean(line_t):.1f}",
+        f"{mean(block_t):.1f}",
+        ratio(mean(line_t), mean(block_t)),
+    )
+    section.row(
+        "  overhead per skill beyond name + description (mean)",
+        f"{mean(line_t) - mean(bare_t):.1f}",
+        f"{mean(block_t) - mean(bare_t):.1f}",
+        ratio(mean(line_t) - mean(bare_t), mean(block_t) - mean(bare_t)),
+    )
+    section.row("  min / median / max per skill", f"{min(line_t)} / {statistics.median(line_t):.0f} / {max(line_t)}", f"{min(block_t)} / {statistics.median(block_t):.0f} / {max(block_t)}")
+    section.row(f"whole catalog, {n:,} skills (tokenized as one text)", f"{whole_t:,} tokens", f"{xml_whole:,} tokens", ratio(whole_t, xml_whole))
+    section.row("characters per token, flue catalog", f"{len(whole) / whole_t:.2f}")
+    section.data = {"tokenizer": tokenizer.name, "preamble": pre, "line_mean": mean(line_t), "xml_mean": mean(block_t), "whole": whole_t, "xml_whole": xml_whole}
+    return section
+
+
+# --- report ---------------------------------------------------------------------------------
+
+
+def machine(ctx: Context) -> list[str]:
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    pythons = ", ".join(f"{ctx.versions[p]} (`{p}`)" for p in ctx.pythons)
+    return [
+        f"- {os.cpu_count()} cores{f' ({cpu})' if cpu else ''}, {platform.system()} {platform.release()}, shared and noisy",
+        f"- Pythons: {pythons}; build benchmarks on {platform.python_version()}",
+        f"- run {time.strftime('%Y-%m-%d %H:%M %Z')}, {'quick' if ctx.scale is QUICK else 'full'} scale",
+    ]
+
+
+def render(ctx: Context, sections: list[Section], command: str) -> str:
+    out = ["## Results", "", f"`{command}`", "", *machine(ctx), ""]
+    for section in sections:
+        out += [f"### {section.title}", "", section.setup, "", "| figure | value | baseline (same run) | ratio | target | met |", "|---|---|---|---|---|---|"]
+        for row in section.rows:
+            met = "" if row.met is None else ("yes" if row.met else "**no**")
+            out.append(f"| {row.figure} | {row.value} | {row.baseline} | {row.ratio} | {row.target} | {met} |")
+        out += ["", *section.notes]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="tiny inputs and one round: checks that the generators and the runner work")
+    parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated subset of {', '.join(SECTIONS)}")
+    parser.add_argument("--python", action="append", default=[], help="another interpreter for mount, import and memory (repeatable)")
+    parser.add_argument("--tools-python", help="an interpreter with bpe-openai installed, for real token counts")
+    parser.add_argument("--workdir", type=Path, help="keep the generated inputs here (default: a temporary folder)")
+    parser.add_argument("--report", type=Path, help="also write the markdown report to this file")
+    parser.add_argument("--json", type=Path, help="also write the raw figures as JSON")
+    args = parser.parse_args(argv)
+    only = [name.strip() for name in args.only.split(",") if name.strip()]
+    unknown = sorted(set(only) - set(SECTIONS))
+    if unknown:
+        parser.error(f"unknown benchmark(s): {', '.join(unknown)}")
+    scale = QUICK if args.quick else FULL
+    pythons = [sys.executable] + [os.path.expanduser(p) for p in args.python]
+    with tempfile.TemporaryDirectory(prefix="flue-bench-") as temporary:
+        work = args.workdir.resolve() if args.workdir else Path(temporary)
+        work.mkdir(parents=True, exist_ok=True)
+        ctx = Context(work, scale, pythons, args.tools_python)
+        sections: list[Section] = []
+        runners: dict[str, Callable[[], Section]] = {
+            "scan": lambda: bench_scan(ctx),
+            "pack": lambda: bench_pack(ctx),
+            "import": lambda: bench_import(ctx),
+            "catalog": lambda: bench_catalog(ctx),
+        }
+        memory = Section(
+            "memory",
+            "5. Memory: peak RSS of mounting against the bare interpreter",
+            "Peak RSS (`VmHWM` in `/proc/self/status`; `ru_maxrss` would count the parent's, as it survives `execve`) at the end of the mount benchmark's child processes (median), against the bare "
+            "interpreter's; then every skill activated in one process. A `SkillReference` reads its instructions on first "
+            "access: the count of references holding them is read from each reference after mounting.",
+        )
+        for name in SECTIONS:
+            if name not in only or name == "memory":
+                continue
+            if name == "mount":
+                sections.append(bench_mount(ctx, memory if "memory" in only else None))
+                if "memory" in only:
+                    sections.append(memory)
+                continue
+            sections.append(runners[name]())
+        if "memory" in only and "mount" not in only:
+            bench_mount(ctx, memory)
+            sections.append(memory)
+        order = {name: i for i, name in enumerate(SECTIONS)}
+        sections.sort(key=lambda s: order[s.key])
+        command = "python benchmarks/run.py" + (" " + " ".join(argv if argv is not None else sys.argv[1:]) if (argv or sys.argv[1:]) else "")
+        report = render(ctx, sections, command)
+        print(report)
+        if args.report:
+            args.report.write_text(report, encoding="utf-8")
+        if args.json:
+            args.json.write_text(json.dumps({s.key: {"rows": [asdict(r) for r in s.rows], "data": s.data} for s in sections}, indent=2), encoding="utf-8")
+        missed = [f"{s.key}: {r.figure}" for s in sections for r in s.rows if r.met is False]
+        if missed:
+            print("targets missed:\n  " + "\n  ".join(missed), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
