@@ -4,8 +4,9 @@ A module's *bundle package* is the outermost regular package on its dotted path
 (docs/internals.md). Its `_flue_skills/manifest.json` is read once per process through
 the package's own loader (a plain read for a folder, the zip index for a zipped wheel),
 so knowing every skill's metadata costs one JSON load: no YAML, no jsonschema, no
-directory listing. Skill files are read only when asked for, through
-`importlib.resources`, and checked against the size and SHA-256 the build recorded.
+directory listing. Skill files are read only when asked for, through the same loader
+(`importlib.resources` for a loader that cannot read by path), and checked against the
+size and SHA-256 the build recorded.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import posixpath
 import sys
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Literal
 
 from .errors import FlueError
 from .manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest, MarkdownEntry, SkillEntry
@@ -98,15 +99,12 @@ def clear_caches() -> None:
 
 
 def _manifest_bytes(package: str) -> bytes | None:
-    spec = module_spec(package)
-    if spec is None:
-        return None
-    loader = spec.loader
-    get_data = getattr(loader, "get_data", None)
-    if spec.origin and spec.has_location and callable(get_data):
+    direct = _direct_reader(package)
+    if direct is not None:
         # The package's own loader reads a folder or a zip's index directly: no pathlib, zipfile
         # or importlib.resources import just to learn the catalog.
-        path = os.path.join(os.path.dirname(spec.origin), BUNDLE_DIR, MANIFEST_FILE)
+        get_data, folder = direct
+        path = os.path.join(folder, BUNDLE_DIR, MANIFEST_FILE)
         try:
             data = get_data(path)
         except FileNotFoundError:
@@ -123,6 +121,22 @@ def _manifest_bytes(package: str) -> bytes | None:
         return None
     except OSError as exc:
         raise BundleError(f"cannot read the skill bundle manifest of {package!r}: {exc.strerror or exc}") from None
+
+
+def _direct_reader(package: str) -> tuple[Callable[[str], bytes], str] | None:
+    """The package loader's `get_data` and the package's folder, when the loader reads files by path.
+
+    A plain folder (SourceFileLoader) or a zipped wheel (zipimporter, through the index it
+    read when the package was imported): either way no pathlib, zipfile or
+    importlib.resources import, and for a zip no second parse of its central directory.
+    """
+    spec = module_spec(package)
+    if spec is None:
+        return None
+    get_data = getattr(spec.loader, "get_data", None)
+    if spec.origin and spec.has_location and callable(get_data):
+        return get_data, os.path.dirname(spec.origin)
+    return None
 
 
 def _parse(package: str, data: bytes) -> Manifest:
@@ -148,6 +162,7 @@ class Bundle:
         self.package = package
         self.manifest = manifest
         self._root: Traversable | None = None
+        self._direct: tuple[Callable[[str], bytes], str] | Literal[False] | None = None
         self._references: dict[str, SkillReference] = {}
         self._paths: dict[str, tuple[str, str]] | None = None
 
@@ -160,12 +175,17 @@ class Bundle:
 
     def read(self, path: str) -> bytes:
         """The bytes of a file of the bundle; `path` is POSIX, relative to the package."""
-        if self._root is None:
-            self._root = _root(self.package)
-        node = self._root
-        for segment in path.split("/"):
-            node = node / segment
+        if self._direct is None:
+            self._direct = _direct_reader(self.package) or False
         try:
+            if self._direct:
+                get_data, folder = self._direct
+                return bytes(get_data(os.path.join(folder, *path.split("/"))))
+            if self._root is None:
+                self._root = _root(self.package)
+            node = self._root
+            for segment in path.split("/"):
+                node = node / segment
             return node.read_bytes()
         except (OSError, KeyError) as exc:
             raise BundleError(
@@ -275,7 +295,7 @@ class Bundle:
 
 
 class BundleSource:
-    """A bundled skill's files, read through `importlib.resources` and checked on every read."""
+    """A bundled skill's files, read through the package's loader and checked on every read."""
 
     live = False
 
