@@ -149,6 +149,31 @@ def _parse(package: str, data: bytes) -> Manifest:
         ) from None
 
 
+#: Up to this size a file is hashed by CPython's own SHA-256 module while hashlib is not loaded yet.
+_SMALL = 256 * 1024
+
+
+def _sha256_hex(data: bytes) -> str:
+    """The SHA-256 of `data`, in hex.
+
+    `import hashlib` loads OpenSSL's libcrypto: about 2 ms, the whole cost of activating the
+    first skill in a process. CPython's own SHA-256 module (`_sha2`, `_sha256` before 3.12:
+    what hashlib itself falls back to) loads in a tenth of that and hashes a few KiB in
+    microseconds; large files, or a process that has hashlib already, use hashlib.
+    """
+    if len(data) <= _SMALL and "hashlib" not in sys.modules:
+        from importlib import import_module
+
+        for name in ("_sha2",) if sys.version_info >= (3, 12) else ("_sha256",):
+            try:
+                return str(import_module(name).sha256(data).hexdigest())
+            except (ImportError, AttributeError):
+                continue
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
 def _root(package: str) -> Traversable:
     from importlib.resources import files
 
@@ -196,9 +221,7 @@ class Bundle:
     def read_checked(self, path: str, size: int, sha256: str) -> bytes:
         """`read`, refusing bytes that differ from what the build recorded."""
         data = self.read(path)
-        import hashlib
-
-        if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
+        if len(data) != size or _sha256_hex(data) != sha256:
             raise BundleError(
                 f"{self.where(path)}: differs from the bundle manifest (changed after the build); "
                 f"reinstall {self.package.split('.')[0]!r}"
