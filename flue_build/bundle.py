@@ -27,6 +27,7 @@ from flue_runtime.errors import FlueError
 from flue_runtime.skilldir import VettedSkill
 
 from .collect import Collection, Target
+from .fswalk import walk
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ def files_under(folder: Path) -> list[Path]:
     if folder.is_file() or folder.is_symlink():
         return [folder]
     out: list[Path] = []
-    for current, dirs, names in os.walk(folder):
+    for current, dirs, names in walk(folder):
         dirs.sort()
         out.extend(Path(current, name) for name in sorted(names))
         out.extend(Path(current, d) for d in dirs if os.path.islink(os.path.join(current, d)))

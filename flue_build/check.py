@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flue_runtime.diagnostics import Diagnostic, apply_strict
+from flue_runtime.disk import project_rules
 from flue_runtime.skilldir import vet_skill
 from flue_runtime.validate import SKILL_FILE, check_skill_file
 
@@ -100,5 +101,7 @@ def _check_found(found: list[Found], strict: bool) -> list[Diagnostic]:
         if item.misnamed:
             out.extend(check_skill_file(item.file, display=display_path(item.file), strict=strict).diagnostics)
         else:
-            out.extend(vet_skill(item.file.parent, display=display_path(item.file.parent), strict=strict).diagnostics)
+            folder = item.file.parent
+            limits = project_rules(folder).limits  # the limits the skill's project builds with
+            out.extend(vet_skill(folder, display=display_path(folder), strict=strict, limits=limits).diagnostics)
     return out

@@ -18,10 +18,11 @@ from typing import Callable, Literal, Sequence
 from flue_runtime.diagnostics import Diagnostic, apply_strict, has_errors
 from flue_runtime.manifest import BUNDLE_DIR, MANIFEST_FILE
 from flue_runtime.markdown_file import MarkdownFile, vet_markdown
+from flue_runtime.packing import Limits, format_size
 from flue_runtime.skilldir import VettedSkill, vet_skill
 from flue_runtime.validate import SKILL_FILE
 
-from .config import FlueConfig
+from .config import PYPROJECT, FlueConfig
 from .scan import Call, scan_file
 from .sources import INIT, Source, package_folders
 
@@ -89,6 +90,7 @@ def collect(config: FlueConfig, sources: Sequence[Source]) -> Collection:
         for call in scanned.calls:
             result.references += 1
             collector.reference(source, call)
+    result.diagnostics.extend(_bundle_size(result, config.limits))
     result.diagnostics.sort(key=lambda d: (d.path, d.line or 0, d.column or 0))
     result.diagnostics = apply_strict(result.diagnostics, config.strict)
     return result
@@ -99,6 +101,7 @@ class _Collector:
         self.result = result
         self.root = result.root
         self.allow = config.allow
+        self.limits = config.limits
         self.packages = packages
 
     def reference(self, source: Source, call: Call) -> None:
@@ -159,7 +162,7 @@ class _Collector:
                 report("FLU404", f"markdown file {shown} not found (spec `{call.spec}`)", _missing_hint(call.spec))
                 return None
             if path not in self.result.markdown:
-                text = vet_markdown(path, shown, self.allow)
+                text = vet_markdown(path, shown, self.allow, self.limits)
                 self.result.markdown[path] = text
                 self.result.diagnostics.extend(text.diagnostics)
             return Target("markdown", call.spec, path)
@@ -175,7 +178,7 @@ class _Collector:
             )
             return None
         if folder not in self.result.skills:
-            vetted = vet_skill(folder, display=shown, allow=self.allow)
+            vetted = vet_skill(folder, display=shown, allow=self.allow, limits=self.limits)
             self.result.skills[folder] = vetted
             self.result.diagnostics.extend(vetted.diagnostics)
         return Target("skill", call.spec, folder)
@@ -197,13 +200,13 @@ class _Collector:
             path = location / wanted
             if call.kind == "skill" and path.is_dir():
                 if path not in self.result.skills:
-                    vetted = vet_skill(path, display=str(path), allow=self.allow)
+                    vetted = vet_skill(path, display=str(path), allow=self.allow, limits=self.limits)
                     self.result.skills[path] = vetted
                     self.result.diagnostics.extend(vetted.diagnostics)
                 return Target("package", call.spec)
             if call.kind == "markdown" and os.path.lexists(path):
                 if path not in self.result.markdown:
-                    text = vet_markdown(path, str(path), self.allow)
+                    text = vet_markdown(path, str(path), self.allow, self.limits)
                     self.result.markdown[path] = text
                     self.result.diagnostics.extend(text.diagnostics)
                 return Target("package", call.spec)
@@ -215,6 +218,41 @@ class _Collector:
             f"check the spec against the files of `{top}` (found at {locations[0]})",
         )
         return Target("package", call.spec)
+
+
+def _bundle_size(result: Collection, limits: Limits) -> list[Diagnostic]:
+    """FLU311 when the bundles of this build add up to more than `limits.bundle_size` bytes.
+
+    Each bundle package holds each of its skills and markdown files once; a single skill
+    or file over the limit was refused when it was vetted, so it is not reported twice.
+    """
+    if any(d.code == "FLU311" for d in result.diagnostics):
+        return []
+    total = 0
+    sizes: dict[Path, int] = {}
+    for refs in result.bundles.values():
+        targets = {t.path: t.kind for module in refs.references.values() for t in module.values() if t.path is not None}
+        for path, kind in targets.items():
+            if kind == "skill" and path in result.skills:
+                size = sum(f.size for f in result.skills[path].files)
+            elif kind == "markdown" and path in result.markdown:
+                size = result.markdown[path].size
+            else:
+                continue
+            sizes[path] = sizes.get(path, 0) + size
+            total += size
+    if total <= limits.bundle_size:
+        return []
+    largest = sorted(sizes, key=lambda p: -sizes[p])[:3]
+    return [
+        Diagnostic.make(
+            "FLU311",
+            PYPROJECT,
+            f"the skill bundles of this build add up to {format_size(total)}, over the {format_size(limits.bundle_size)} limit",
+            "largest: " + ", ".join(f"{result.display(p)} ({format_size(sizes[p])})" for p in largest)
+            + "; leave large data out of skills, or raise the limit: [tool.flue] max-bundle-size",
+        )
+    ]
 
 
 def _missing_hint(spec: str) -> str:

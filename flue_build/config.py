@@ -14,9 +14,16 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from flue_runtime.errors import FlueError
+from flue_runtime.packing import DEFAULT_LIMITS, Limits, format_size, parse_size
 
 PYPROJECT = "pyproject.toml"
-KEYS = ("allow", "strict", "packages")
+#: The limits a project may override, each with its `Limits` field and whether it is a size in bytes.
+LIMIT_KEYS = {
+    "max-frontmatter-size": ("frontmatter_size", True),
+    "max-skill-files": ("skill_files", False),
+    "max-bundle-size": ("bundle_size", True),
+}
+KEYS = ("allow", "strict", "packages", *LIMIT_KEYS)
 
 
 class ConfigError(FlueError):
@@ -40,6 +47,7 @@ class FlueConfig:
     allow: tuple[Path, ...] = ()
     strict: bool = False
     packages: tuple[Path, ...] | None = None
+    limits: Limits = DEFAULT_LIMITS
 
 
 def read_pyproject(root: Path) -> dict[str, Any]:
@@ -94,9 +102,29 @@ def parse_config(root: Path, table: Any) -> FlueConfig:
                 problems.append(
                     f"tool.flue.packages[{index}]: {_rel(root, path)} is not a package folder or a .py file"
                 )
+    limits = read_limits(table, problems)
     if problems:
         raise ConfigError(root / PYPROJECT, problems)
-    return FlueConfig(root, tuple(allow), strict, None if packages is None else tuple(packages))
+    return FlueConfig(root, tuple(allow), strict, None if packages is None else tuple(packages), limits)
+
+
+def read_limits(table: dict[str, Any], problems: list[str] | None = None) -> Limits:
+    """The limits `[tool.flue]` sets (defaults for the rest); a bad value is a problem, and keeps its default."""
+    values: dict[str, int] = {}
+    for key, (name, is_size) in LIMIT_KEYS.items():
+        if key not in table:
+            continue
+        raw = table[key]
+        value = parse_size(raw) if is_size else (raw if isinstance(raw, int) and not isinstance(raw, bool) else None)
+        if value is None or value < 1:
+            if problems is not None:
+                default = getattr(DEFAULT_LIMITS, name)
+                example = f'"{format_size(default * 2)}" or {default * 2}' if is_size else str(default * 2)
+                what = "a size: a number of bytes or a string with a unit (B, KiB, MiB, GiB)" if is_size else "a whole number"
+                problems.append(f"tool.flue.{key}: must be {what}, at least 1, like {example}; not {raw!r}")
+            continue
+        values[name] = value
+    return Limits(**values)
 
 
 def _paths(root: Path, table: dict[str, Any], key: str, problems: list[str]) -> list[Path]:

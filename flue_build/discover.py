@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from flue_runtime.packing import is_noise_dir
 from flue_runtime.validate import SKILL_FILE
+
+from .fswalk import walk
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class Found:
 def find_skills(root: Path) -> list[Found]:
     """Skill files under `root` in a stable order; symlinked folders are not followed."""
     found: list[Found] = []
-    for folder, dirs, files in os.walk(root):
+    for folder, dirs, files in walk(root):
         dirs[:] = sorted(d for d in dirs if not is_noise_dir(d))
         if SKILL_FILE in files:
             found.append(Found(Path(folder, SKILL_FILE)))

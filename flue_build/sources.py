@@ -15,6 +15,8 @@ from typing import Iterable, Sequence
 
 from flue_runtime.packing import is_noise_dir
 
+from .fswalk import walk
+
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 INIT = "__init__.py"
 
@@ -89,7 +91,7 @@ def sources_under(targets: Sequence[Path]) -> list[Source]:
                 out.append(Source(name, target))
             continue
         base = target.parent
-        for folder, dirs, files in os.walk(target):
+        for folder, dirs, files in walk(target):
             dirs[:] = sorted(d for d in dirs if _IDENTIFIER.match(d) and not is_noise_dir(d))
             relative = Path(folder).relative_to(base).as_posix()
             for name in sorted(files):

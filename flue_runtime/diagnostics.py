@@ -38,7 +38,7 @@ CODES: dict[str, Code] = _codes(
     ("FLU102", E, "file is not valid UTF-8 or holds a NUL byte"),
     ("FLU103", E, "no frontmatter: the file must start with a `---` line"),
     ("FLU104", E, "frontmatter is never closed by a `---` line"),
-    ("FLU105", E, "frontmatter is larger than 64 KiB"),
+    ("FLU105", E, "frontmatter is larger than the limit (64 KiB unless `max-frontmatter-size` says otherwise)"),
     ("FLU106", E, "frontmatter is not valid YAML"),
     ("FLU107", E, "frontmatter is not a YAML mapping"),
     ("FLU108", E, "duplicate key"),
@@ -66,6 +66,10 @@ CODES: dict[str, Code] = _codes(
     ("FLU306", W, "file that looks like a secret packed because `[tool.flue] allow` lists it"),
     ("FLU307", E, "not a regular file (FIFO, socket, device)"),
     ("FLU308", E, "file or folder cannot be read"),
+    ("FLU309", E, "file or folder name the run time could never serve (control character, backslash, not UTF-8, encoded or look-alike dot or slash)"),
+    ("FLU310", E, "skill holds more files than the limit (10,000 unless `max-skill-files` says otherwise)"),
+    ("FLU311", E, "skill files add up to more than the limit (100 MiB per build unless `max-bundle-size` says otherwise)"),
+    ("FLU312", W, "two files whose paths differ only in case"),
     # 4xx: references in Python source and what a build does with them
     ("FLU401", E, "dynamic reference: the spec must be one string literal"),
     ("FLU402", E, "Python file does not parse"),
@@ -77,6 +81,28 @@ CODES: dict[str, Code] = _codes(
     ("FLU408", E, "skill folder overlaps Python code (holds `__init__.py` or the referencing module)"),
     ("FLU409", E, "built artifact holds a file that was not vetted"),
 )
+
+
+def printable(text: str) -> str:
+    """`text` safe to print on one line: control characters and undecodable bytes as escapes.
+
+    File names are bytes on POSIX; a name that is not UTF-8 arrives with lone surrogates
+    (`os.fsdecode`), which no terminal or JSON encoder can write.
+    """
+    if text.isprintable() and text.isascii():
+        return text
+    out = []
+    for char in text:
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, as os.fsdecode keeps it
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        elif code < 0x20 or 0x7F <= code < 0xA0:
+            out.append(repr(char)[1:-1])
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -103,8 +129,8 @@ class Diagnostic:
         line: int | None = None,
         column: int | None = None,
     ) -> Diagnostic:
-        """A diagnostic with the code's default severity."""
-        return cls(path, code, message, hint, line, column, CODES[code].severity)
+        """A diagnostic with the code's default severity; `path` and `message` made printable (one line, encodable)."""
+        return cls(printable(path), code, printable(message), hint, line, column, CODES[code].severity)
 
     @property
     def is_error(self) -> bool:

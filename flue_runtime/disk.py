@@ -16,7 +16,7 @@ from typing import Collection, NamedTuple
 from .diagnostics import Diagnostic
 from .errors import SkillError
 from .markdown_file import vet_markdown
-from .packing import PRIVATE_KEY, PackedFile
+from .packing import DEFAULT_LIMITS, PRIVATE_KEY, Limits, PackedFile, parse_size
 from .reference import SkillReference
 from .skilldir import VettedSkill, vet_skill
 from .validate import SKILL_FILE, check_skill_md
@@ -25,11 +25,12 @@ PYPROJECT = "pyproject.toml"
 
 
 class ProjectRules(NamedTuple):
-    """The parts of `[tool.flue]` that decide what may be served: allowed files, strict mode."""
+    """The parts of `[tool.flue]` that decide what may be served: allowed files, strict mode, limits."""
 
     root: Path | None = None
     allow: tuple[Path, ...] = ()
     strict: bool = False
+    limits: Limits = DEFAULT_LIMITS
 
 
 def project_rules(start: Path) -> ProjectRules:
@@ -63,7 +64,20 @@ def _read_rules(pyproject: Path) -> ProjectRules:
         for item in (allow if isinstance(allow, list) else [])
         if isinstance(item, str) and item.strip() and not item.startswith("/") and ".." not in item.split("/")
     )
-    return ProjectRules(root, paths, table.get("strict") is True)
+    return ProjectRules(root, paths, table.get("strict") is True, _limits(table))
+
+
+def _limits(table: dict[str, object]) -> Limits:
+    """The limits of `[tool.flue]`, as the build reads them (`flue_build.config`); a bad value keeps its default."""
+    values: dict[str, int] = {}
+    for key, name in (("max-frontmatter-size", "frontmatter_size"), ("max-bundle-size", "bundle_size")):
+        size = parse_size(table.get(key))
+        if size is not None and size >= 1:
+            values[name] = size
+    files = table.get("max-skill-files")
+    if isinstance(files, int) and not isinstance(files, bool) and files >= 1:
+        values["skill_files"] = files
+    return Limits(**values)
 
 
 def display_path(path: Path) -> str:
@@ -95,10 +109,10 @@ def load_skill_dir(directory: Path, context: str = "") -> SkillReference:
             context,
         )
     rules = project_rules(directory)
-    vetted = vet_skill(directory, display=shown, allow=rules.allow, strict=rules.strict)
+    vetted = vet_skill(directory, display=shown, allow=rules.allow, strict=rules.strict, limits=rules.limits)
     if not vetted.ok or vetted.metadata is None:
         raise SkillError(vetted.diagnostics, context)
-    return SkillReference(vetted.metadata, DiskSource(vetted, rules.allow), id=vetted.id)
+    return SkillReference(vetted.metadata, DiskSource(vetted, rules.allow, rules.limits), id=vetted.id)
 
 
 class DiskSource:
@@ -106,8 +120,9 @@ class DiskSource:
 
     live = True
 
-    def __init__(self, vetted: VettedSkill, allow: Collection[Path] = ()) -> None:
+    def __init__(self, vetted: VettedSkill, allow: Collection[Path] = (), limits: Limits = DEFAULT_LIMITS) -> None:
         self._vetted = vetted
+        self._limits = limits
         self._allow = {os.path.normcase(os.path.abspath(p)) for p in allow}
         self._stamp: tuple[int, int, int] | None = None
         self._body = ""
@@ -139,7 +154,7 @@ class DiskSource:
         full = self._vetted.directory / SKILL_FILE
         data, stamp = _read_regular(full, self._where(SKILL_FILE), self._vetted.directory)
         if stamp != self._stamp:
-            checked = check_skill_md(data, self._where(SKILL_FILE), self._vetted.directory.name)
+            checked = check_skill_md(data, self._where(SKILL_FILE), self._vetted.directory.name, limit=self._limits.frontmatter_size)
             if not checked.ok:
                 raise SkillError(checked.diagnostics)
             self._body, self._stamp = checked.body, stamp
@@ -191,7 +206,8 @@ def read_markdown_file(path: Path, context: str = "") -> str:
 
     The text comes without a leading BOM, as from a bundle.
     """
-    vetted = vet_markdown(path, display_path(path), project_rules(path.parent).allow)
+    rules = project_rules(path.parent)
+    vetted = vet_markdown(path, display_path(path), rules.allow, rules.limits)
     if not vetted.ok or vetted.text is None:
         raise SkillError([d for d in vetted.diagnostics if d.is_error], context)
     return vetted.text

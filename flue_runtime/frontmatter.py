@@ -123,7 +123,8 @@ def parse(data: bytes, path: str, limit: int = FRONTMATTER_LIMIT) -> Frontmatter
                 "FLU105",
                 path,
                 f"frontmatter is larger than the {limit:,}-byte limit",
-                "keep only name, description and short fields in the frontmatter; put the rest in the body",
+                "keep only name, description and short fields in the frontmatter; put the rest in the body "
+                "(a project may raise the limit: [tool.flue] max-frontmatter-size in pyproject.toml)",
                 close_line,
                 1,
             )

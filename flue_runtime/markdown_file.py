@@ -15,7 +15,7 @@ from typing import Collection
 
 from .diagnostics import Diagnostic, has_errors
 from .frontmatter import decode
-from .packing import LARGE_FILE, PRIVATE_KEY, is_secret_file
+from .packing import DEFAULT_LIMITS, LARGE_FILE, PRIVATE_KEY, Limits, format_size, is_secret_file
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class MarkdownFile:
         return self.sha256[:16]
 
 
-def vet_markdown(path: Path, display: str, allow: Collection[Path] = ()) -> MarkdownFile:
+def vet_markdown(path: Path, display: str, allow: Collection[Path] = (), limits: Limits = DEFAULT_LIMITS) -> MarkdownFile:
     problems: list[Diagnostic] = []
 
     def done(size: int = 0, digest: str = "", text: str | None = None) -> MarkdownFile:
@@ -58,6 +58,13 @@ def vet_markdown(path: Path, display: str, allow: Collection[Path] = ()) -> Mark
         return done()
     if not stat.S_ISREG(info.st_mode):
         report("FLU307", "not a regular file; refused", "point markdown() at a regular .md file")
+        return done()
+    if info.st_size > limits.bundle_size:  # refused by its size alone: never read into memory
+        report(
+            "FLU311",
+            f"{format_size(info.st_size)}, over the {format_size(limits.bundle_size)} limit; refused",
+            "keep markdown() targets small: they are read whole (or raise [tool.flue] max-bundle-size)",
+        )
         return done()
     allowed = os.path.normcase(os.path.abspath(path)) in {os.path.normcase(os.path.abspath(p)) for p in allow}
     secret_name = is_secret_file(path.name)

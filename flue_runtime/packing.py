@@ -12,9 +12,12 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Collection
+from typing import TYPE_CHECKING, Callable, Collection
 
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, printable
+from .frontmatter import FRONTMATTER_LIMIT
+from .paths import SkillPathError, skill_path
+from .records import PackedFile as PackedFile
 
 if TYPE_CHECKING:  # pragma: no cover  (pathlib and hashlib stay out of a bundled skill's import path)
     from pathlib import Path
@@ -58,7 +61,65 @@ PRIVATE_KEY = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?----
 #: Files larger than this are packed with a warning.
 LARGE_FILE = 1024 * 1024
 
+#: At most this many files in one skill (`[tool.flue] max-skill-files`). Real skills hold a
+#: handful; 10,000 is two orders of magnitude more, and it bounds the walk, the manifest
+#: (a line per file) and what pip writes at install time.
+MAX_SKILL_FILES = 10_000
+#: At most this many bytes of skill files and markdown targets in one build's bundles, and
+#: so in any one skill (`[tool.flue] max-bundle-size`): the public package index refuses
+#: files over 100 MB unless a project asks for more, and every install downloads it all.
+MAX_BUNDLE_SIZE = 100 * 1024 * 1024
+
 _CHUNK = 1 << 20
+_UNITS = {"b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMG]iB|B)?\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one skill (and one build) may hold; `[tool.flue]` overrides each, build and dev mode alike."""
+
+    frontmatter_size: int = FRONTMATTER_LIMIT
+    skill_files: int = MAX_SKILL_FILES
+    bundle_size: int = MAX_BUNDLE_SIZE
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def parse_size(value: object) -> int | None:
+    """A byte count from `[tool.flue]`: an integer, or a string like "64 KiB" or "1.5 GiB"; None if neither."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        match = _SIZE.match(value)
+        if match:
+            return int(float(match.group(1)) * _UNITS[(match.group(2) or "b").lower()])
+    return None
+
+
+def format_size(size: int) -> str:
+    """`size` bytes the way limits are written: 64 KiB, 100 MiB, 1.5 GiB, 512 B."""
+    for unit, factor in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if size >= factor:
+            amount = size / factor
+            return f"{amount:.0f} {unit}" if amount == int(amount) else f"{amount:.1f} {unit}"
+    return f"{size} B"
+
+
+def name_problem(name: str) -> str:
+    """Why the run time could never serve a file or folder called `name`, or "" when it could."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "not valid UTF-8"
+    try:
+        skill_path(name)
+    except SkillPathError as exc:
+        return exc.reason
+    return ""
 
 
 def is_noise_dir(name: str) -> bool:
@@ -78,21 +139,14 @@ def is_secret_dir(name: str) -> bool:
     return name.lower() in SECRET_DIRS
 
 
-@dataclass(frozen=True)
-class PackedFile:
-    """A vetted file: its POSIX path inside the skill, size and SHA-256 of its bytes."""
-
-    path: str
-    size: int
-    sha256: str
-
-
 @dataclass
 class Walk:
     """What may be packed from a directory, and every problem met on the way."""
 
     files: list[PackedFile] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: True when the walk stopped early, at the file-count limit: `files` is incomplete.
+    stopped: bool = False
 
 
 def walk(
@@ -101,16 +155,24 @@ def walk(
     display: str | None = None,
     allow: Collection[Path] = (),
     large_file: int = LARGE_FILE,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Walk:
     """Vet every entry under `root`; files come back sorted by path.
 
     `allow` holds absolute paths of files a project lets through although they look like
     secrets; each one packed that way gets a warning so the build log says so.
     `display` is how `root` is shown in diagnostics (default: as given).
+
+    The walk is iterative (any nesting depth the OS allows) and bounded: it stops at
+    `limits.skill_files` files (FLU310), and once the files add up to more than
+    `limits.bundle_size` bytes it reads no more of them (FLU311), so a hostile folder
+    costs time in proportion to the limits, not to its size.
     """
     shown_root = display if display is not None else str(root)
     allowed = {os.path.normcase(os.path.abspath(p)) for p in allow}
     result = Walk()
+    count = 0
+    total = 0
 
     def shown(rel: str) -> str:
         return f"{shown_root}/{rel}" if rel else shown_root
@@ -131,6 +193,16 @@ def walk(
         subdirs: list[str] = []
         for name in names:
             rel = f"{rel_dir}/{name}" if rel_dir else name
+            problem = name_problem(name)
+            if problem:
+                report(
+                    "FLU309",
+                    rel,
+                    f"name refused ({problem}): no path to it could ever be read at run time",
+                    "rename it to plain text: no control characters (newlines, tabs), backslashes, "
+                    "percent-encoded or look-alike dots and slashes, and valid UTF-8",
+                )
+                continue
             full = folder / name
             try:
                 info = os.lstat(full)
@@ -170,6 +242,18 @@ def walk(
             if is_noise_file(name):
                 report("FLU304", rel, f"`{name}` skipped: editor, OS, VCS or compiler litter", f"delete `{name}`")
                 continue
+            count += 1
+            if count > limits.skill_files:
+                report(
+                    "FLU310",
+                    "",
+                    f"more than {limits.skill_files:,} files in one skill; refused (the walk stopped at {printable(rel)})",
+                    "a skill is instructions and a few support files: leave out what the agent does not read, "
+                    f"or raise the limit in pyproject.toml: [tool.flue] max-skill-files = {_suggest(count, limits.skill_files)}",
+                )
+                result.stopped = True
+                pending.clear()
+                break
             allowed_here = _is_allowed(full, allowed)
             if is_secret_file(name) and not allowed_here:
                 report(
@@ -180,11 +264,15 @@ def walk(
                     "list its path, relative to the project root, in [tool.flue] allow",
                 )
                 continue
+            if total + info.st_size > limits.bundle_size:
+                total += info.st_size  # over the limit: refused anyway, so the rest is not read
+                continue
             try:
                 size, digest, has_key = _read(full)
             except OSError as exc:
                 report("FLU308", rel, f"cannot read: {exc.strerror or exc}", "make it readable, or remove it")
                 continue
+            total += size
             if has_key and not allowed_here:
                 report(
                     "FLU303",
@@ -208,9 +296,54 @@ def walk(
                     "large assets make every install slower; keep them out of skills if the agent does not need them",
                 )
             result.files.append(PackedFile(rel, size, digest))
-        pending.extend(reversed(subdirs))
+        if not result.stopped:
+            pending.extend(reversed(subdirs))
+    if total > limits.bundle_size:
+        report(
+            "FLU311",
+            "",
+            f"skill files add up to {format_size(total)}, over the {format_size(limits.bundle_size)} limit; refused",
+            "large data does not belong in a skill every install downloads; leave it out, or raise the limit in "
+            f'pyproject.toml: [tool.flue] max-bundle-size = "{format_size(_suggest(total, limits.bundle_size))}"',
+        )
     result.files.sort(key=lambda f: f.path)
+    _case_clashes(result, shown)
     return result
+
+
+def _suggest(found: int, limit: int) -> int:
+    """A round limit above `found`, for hints."""
+    step = limit
+    while step * 2 <= found:
+        step *= 2
+    return step * 2
+
+
+def _case_clashes(result: Walk, shown: Callable[[str], str]) -> None:
+    """Warn about files whose paths differ only in case: one overwrites the other on macOS and Windows."""
+    seen: dict[str, str] = {}
+    for entry in result.files:
+        key = entry.path.casefold()
+        first = seen.setdefault(key, entry.path)
+        if first != entry.path:
+            result.diagnostics.append(
+                Diagnostic.make(
+                    "FLU312",
+                    shown(entry.path),
+                    f"`{printable(entry.path)}` and `{printable(first)}` differ only in case: installed on a "
+                    "case-insensitive file system (macOS, Windows), one overwrites the other",
+                    "rename one of them",
+                )
+            )
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of a regular file, never through a link and never blocking on a FIFO; `OSError` otherwise."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        return handle.read()
 
 
 def _read(path: Path) -> tuple[int, str, bool]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Collection, Iterable
 
 from .diagnostics import Diagnostic, apply_strict, has_errors
-from .packing import LARGE_FILE, PackedFile, walk
+from .packing import DEFAULT_LIMITS, LARGE_FILE, Limits, PackedFile, read_regular, walk
 from .validate import SKILL_FILE, SkillMetadata, check_skill_md
 
 if TYPE_CHECKING:  # pragma: no cover  (pathlib and hashlib stay out of a bundled skill's import path)
@@ -53,18 +53,31 @@ def vet_skill(
     allow: Collection[Path] = (),
     strict: bool = False,
     large_file: int = LARGE_FILE,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> VettedSkill:
-    """Check `directory` as a skill; `display` is how it is named in diagnostics."""
+    """Check `directory` as a skill; `display` is how it is named in diagnostics.
+
+    `limits` bounds the frontmatter, the number of files and their total size (FLU105,
+    FLU310, FLU311); a project's `[tool.flue]` sets them for its build and its dev mode.
+    """
     shown = display if display is not None else str(directory)
-    walked = walk(directory, display=shown, allow=allow, large_file=large_file)
+    walked = walk(directory, display=shown, allow=allow, large_file=large_file, limits=limits)
     diagnostics = list(walked.diagnostics)
     metadata = None
     body_offset = 0
-    if any(f.path == SKILL_FILE for f in walked.files):
-        skill_md = directory / SKILL_FILE
-        checked = check_skill_md(skill_md.read_bytes(), f"{shown}/{SKILL_FILE}", directory.name)
-        diagnostics.extend(checked.diagnostics)
-        metadata, body_offset = checked.metadata, checked.body_offset
+    skill_md = next((f for f in walked.files if f.path == SKILL_FILE), None)
+    if skill_md is not None:
+        where = f"{shown}/{SKILL_FILE}"
+        try:
+            data = read_regular(directory / SKILL_FILE)
+        except OSError as exc:  # changed since the walk (removed, replaced by a link or a FIFO)
+            diagnostics.append(Diagnostic.make("FLU308", where, f"cannot read: {exc.strerror or exc}", "check it is a regular file"))
+        else:
+            checked = check_skill_md(data, where, directory.name, limit=limits.frontmatter_size)
+            diagnostics.extend(checked.diagnostics)
+            metadata, body_offset = checked.metadata, checked.body_offset
+    elif walked.stopped:
+        pass  # the walk stopped at the file limit before it met SKILL.md: FLU310 says why
     elif not any(d.path == f"{shown}/{SKILL_FILE}" for d in diagnostics):
         diagnostics.append(
             Diagnostic.make(

@@ -103,8 +103,10 @@ def test_any_literal_spec(spec: str) -> None:
     source = f"from flue_runtime import skill, markdown\nA = skill({spec!r})\nB = markdown({spec!r})\n"
     result = scan_source(source.encode("utf-8", "surrogatepass"), "m.py")
     check(source.encode("utf-8", "surrogatepass"))
-    ok = [c.spec for c in result.calls]
-    assert all(spec_problem(kind, spec) == "" for kind in ("skill", "markdown") if spec in ok)
+    found = {c.kind for c in result.calls}
+    for kind in ("skill", "markdown"):
+        assert (kind in found) == (spec_problem(kind, spec) == "")  # a literal is a reference or an FLU403
+    assert {c.spec for c in result.calls} <= {spec}
 
 
 @given(st.sampled_from(["+", "*", " or ", " and ", " if c else ", ".x(", "[", "lambda: ", "not "]), st.integers(1, 3000))
