@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Callable, Literal
 
 from .errors import FlueError
 from .manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest, MarkdownEntry, SkillEntry
-from .packing import PackedFile
+from .records import SKILL_FILE
 from .reference import SkillReference
-from .validate import SKILL_FILE
 
 if TYPE_CHECKING:  # pragma: no cover
     from importlib.machinery import ModuleSpec
+
+    from .records import PackedFile
     from importlib.resources.abc import Traversable
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from .diagnostics import Diagnostic
+if TYPE_CHECKING:  # pragma: no cover  (diagnostics pulls in dataclasses, enum and json: not needed to raise)
+    from .diagnostics import Diagnostic
 
 
 class FlueError(Exception):

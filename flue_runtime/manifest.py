@@ -16,11 +16,9 @@ the same bytes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, Sequence
 
-from .packing import PackedFile
-from .validate import SkillMetadata
+from .records import PackedFile, Record, SkillMetadata
 
 BUNDLE_DIR = "_flue_skills"
 MANIFEST_FILE = "manifest.json"
@@ -29,15 +27,39 @@ MARKDOWN_DIR = "markdown"
 FORMAT = 1
 
 
-@dataclass(frozen=True)
-class SkillEntry:
-    """One packed skill. `source` is set in editable builds: read the skill from that folder."""
+class SkillEntry(Record):
+    """One packed skill. `source` is set in editable builds: read the skill from that folder.
+
+    Read from a manifest, the file list stays raw JSON until something asks for `files`:
+    mounting a thousand skills builds none of their ten thousand `PackedFile`s.
+    """
+
+    __slots__ = ("id", "metadata", "_files", "body_offset", "source")
+    _fields = ("id", "metadata", "files", "body_offset", "source")
 
     id: str
     metadata: SkillMetadata
-    files: tuple[PackedFile, ...]
+    _files: tuple[PackedFile, ...] | Sequence[Sequence[Any]]
     body_offset: int
-    source: str | None = None
+    source: str | None
+
+    def __init__(
+        self, id: str, metadata: SkillMetadata, files: tuple[PackedFile, ...], body_offset: int, source: str | None = None
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "id", id)
+        set_(self, "metadata", metadata)
+        set_(self, "_files", files)
+        set_(self, "body_offset", body_offset)
+        set_(self, "source", source)
+
+    @property
+    def files(self) -> tuple[PackedFile, ...]:
+        files = self._files
+        if not isinstance(files, tuple):
+            files = tuple(PackedFile(path, size, sha) for path, size, sha in files)
+            object.__setattr__(self, "_files", files)
+        return files
 
     @property
     def directory(self) -> str:
@@ -56,23 +78,31 @@ class SkillEntry:
 
     @classmethod
     def from_json(cls, id: str, data: Mapping[str, Any]) -> SkillEntry:
-        return cls(
-            id=id,
-            metadata=SkillMetadata.from_dict(data["fields"]),
-            files=tuple(PackedFile(path, size, sha) for path, size, sha in data["files"]),
-            body_offset=data["body_offset"],
-            source=data.get("source"),
-        )
+        files = data["files"]
+        if not isinstance(files, list):
+            raise TypeError(f"skill {id}: files must be a list")
+        entry = cls(id, SkillMetadata.from_dict(data["fields"]), (), data["body_offset"], data.get("source"))
+        object.__setattr__(entry, "_files", files)
+        return entry
 
 
-@dataclass(frozen=True)
-class MarkdownEntry:
+class MarkdownEntry(Record):
     """One packed markdown() target."""
+
+    __slots__ = ("id", "size", "sha256", "source")
+    _fields = __slots__
 
     id: str
     size: int
     sha256: str
-    source: str | None = None
+    source: str | None
+
+    def __init__(self, id: str, size: int, sha256: str, source: str | None = None) -> None:
+        set_ = object.__setattr__
+        set_(self, "id", id)
+        set_(self, "size", size)
+        set_(self, "sha256", sha256)
+        set_(self, "source", source)
 
     @property
     def path(self) -> str:
@@ -89,16 +119,22 @@ class MarkdownEntry:
         return cls(id, data["size"], data["sha256"], data.get("source"))
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(Record):
     """What one `skill()`/`markdown()` call in one module resolves to.
 
     `kind` is "skill" or "markdown"; `target` is an entry id, or for a package spec
     (`acme_skills/review/SKILL.md`) the package to resolve from at run time.
     """
 
+    __slots__ = ("kind", "target")
+    _fields = __slots__
+
     kind: Literal["skill", "markdown", "package"]
     target: str
+
+    def __init__(self, kind: Literal["skill", "markdown", "package"], target: str) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "target", target)
 
     def to_json(self) -> dict[str, str]:
         return {self.kind: self.target}

@@ -9,13 +9,13 @@ not one of its files can never reach the file system.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Mapping, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, Mapping, NoReturn, Protocol
 
 from .errors import FlueError
-from .packing import PackedFile
-from .paths import skill_path
-from .skilldir import content_id
-from .validate import SKILL_FILE, SkillMetadata
+from .records import SKILL_FILE
+
+if TYPE_CHECKING:  # pragma: no cover  (kept off a bundled skill's mount path)
+    from .records import PackedFile, SkillMetadata
 
 
 class ResourceNotFoundError(FlueError, LookupError):
@@ -98,6 +98,8 @@ class SkillReference:
     def id(self) -> str:
         """A content id: the same files (paths and bytes) give the same id."""
         if self._id is None:
+            from .skilldir import content_id
+
             object.__setattr__(self, "_id", content_id(self._source.files()))
         assert self._id is not None
         return self._id
@@ -128,6 +130,8 @@ class SkillReference:
         return tuple(f.path for f in self._source.files() if f.path != SKILL_FILE)
 
     def read_bytes(self, path: str) -> bytes:
+        from .paths import skill_path  # re and unicodedata: loaded on the first read, not at mount
+
         clean = skill_path(path)
         if not any(f.path == clean for f in self._source.files()):
             raise ResourceNotFoundError(

@@ -6,54 +6,18 @@ offending key or value and a hint that says how to fix it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from types import MappingProxyType
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
 from . import schema
 from .diagnostics import Diagnostic, apply_strict, has_errors
 from .frontmatter import FRONTMATTER_LIMIT, Frontmatter, Span, parse
 from .naming import NAME_MAX, is_valid_name, name_problems, suggest_name
+from .records import SKILL_FILE as SKILL_FILE
+from .records import SkillMetadata as SkillMetadata
 
 if TYPE_CHECKING:  # pragma: no cover  (pathlib stays out of a bundled skill's import path)
     from pathlib import Path
-
-SKILL_FILE = "SKILL.md"
-
-
-@dataclass(frozen=True)
-class SkillMetadata:
-    """The frontmatter fields of a valid skill, as the catalog and the manifest carry them."""
-
-    name: str
-    description: str
-    license: str | None = None
-    compatibility: str | None = None
-    metadata: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    allowed_tools: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The spec's own field names, without the absent optional ones."""
-        data: dict[str, Any] = {"name": self.name, "description": self.description}
-        for key, value in (("license", self.license), ("compatibility", self.compatibility)):
-            if value is not None:
-                data[key] = value
-        if self.metadata:
-            data["metadata"] = dict(self.metadata)
-        if self.allowed_tools is not None:
-            data["allowed-tools"] = self.allowed_tools
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SkillMetadata:
-        return cls(
-            name=data["name"],
-            description=data["description"],
-            license=data.get("license"),
-            compatibility=data.get("compatibility"),
-            metadata=MappingProxyType(dict(data.get("metadata") or {})),
-            allowed_tools=data.get("allowed-tools"),
-        )
 
 
 @dataclass(frozen=True)
