@@ -199,5 +199,18 @@ def test_manifest_round_trip_is_deterministic(skill: Path) -> None:
 
 
 def test_manifest_refuses_unknown_format() -> None:
-    with pytest.raises(ValueError, match="format 2"):
-        Manifest.loads(b'{"format": 2}')
+    with pytest.raises(ValueError, match="format 3"):
+        Manifest.loads(b'{"format": 3}')
+
+
+def test_a_format_1_manifest_still_reads(skill: Path) -> None:
+    vetted = vet_skill(skill)
+    assert vetted.metadata is not None
+    entry = SkillEntry(vetted.id, vetted.metadata, vetted.files, vetted.body_offset)
+    data = json.loads(Manifest("pkg", {entry.id: entry}).dumps())
+    assert data["format"] == 2 and isinstance(data["skills"][entry.id]["files"], str)
+    data["format"] = 1
+    data["skills"][entry.id]["files"] = [[f.path, f.size, f.sha256] for f in vetted.files]
+    old = Manifest.loads(json.dumps(data))
+    assert old.skill(entry.id) == entry
+    assert old.skill(entry.id).files == vetted.files

@@ -68,7 +68,7 @@ def test_manifest_maps_every_module_and_spec(built: dict[str, tuple[Path, Result
     assert set(refs) == {"hatch_src_demo", "hatch_src_demo.agents.support"}
     refunds = refs["hatch_src_demo"]["./skills/refunds/SKILL.md"]["skill"]
     assert manifest["skills"][refunds]["fields"]["name"] == "refunds"
-    assert [f[0] for f in manifest["skills"][refunds]["files"]] == ["SKILL.md", "policy.md"]
+    assert [line.split("\t")[0] for line in manifest["skills"][refunds]["files"].splitlines()] == ["SKILL.md", "policy.md"]
     assert "source" not in manifest["skills"][refunds]  # a real wheel never points at the build machine
 
 
