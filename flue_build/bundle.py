@@ -27,7 +27,7 @@ from flue_runtime.errors import FlueError
 from flue_runtime.skilldir import VettedSkill
 
 from .collect import Collection, Target
-from .fswalk import walk
+from .fswalk import make_dirs, walk
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ def original_paths(collection: Collection, distribution_path: Callable[[str], st
 
 def copy_checked(source: Path, target: Path, sha256: str) -> None:
     """Copy bytes (never through a link, no metadata) and check they are the bytes that were vetted."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(target.parent)  # iterative: a skill may nest folders past the recursion limit
     fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "rb") as handle:
         data = handle.read()

@@ -33,3 +33,21 @@ def walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str
             continue
         yield folder, dirs, files
         pending.extend(os.path.join(folder, name) for name in reversed(dirs) if name not in links)
+
+
+def make_dirs(path: str | os.PathLike[str]) -> None:
+    """`os.makedirs(path, exist_ok=True)` without recursion (it recurses once per missing level)."""
+    missing = []
+    current = os.fspath(path)
+    while not os.path.isdir(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise

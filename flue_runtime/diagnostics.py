@@ -70,6 +70,7 @@ CODES: dict[str, Code] = _codes(
     ("FLU310", E, "skill holds more files than the limit (10,000 unless `max-skill-files` says otherwise)"),
     ("FLU311", E, "skill files add up to more than the limit (100 MiB per build unless `max-bundle-size` says otherwise)"),
     ("FLU312", W, "two files whose paths differ only in case"),
+    ("FLU313", E, "folder nested more than 64 levels deep inside a skill"),
     # 4xx: references in Python source and what a build does with them
     ("FLU401", E, "dynamic reference: the spec must be one string literal"),
     ("FLU402", E, "Python file does not parse"),

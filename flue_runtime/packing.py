@@ -70,6 +70,11 @@ MAX_SKILL_FILES = 10_000
 #: files over 100 MB unless a project asks for more, and every install downloads it all.
 MAX_BUNDLE_SIZE = 100 * 1024 * 1024
 
+#: Folders nested deeper than this inside a skill are refused (fixed). Python 3.11's
+#: os.makedirs, pathlib and distutils recurse once per level, so pip and setuptools fail
+#: on paths about 1,000 levels deep; real skills nest a few levels, vendored trees a dozen.
+MAX_DEPTH = 64
+
 _CHUNK = 1 << 20
 _UNITS = {"b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMG]iB|B)?\s*$", re.IGNORECASE)
@@ -227,6 +232,14 @@ def walk(
                         rel,
                         f"`{name}/` holds credentials; refused",
                         f"move `{name}/` out of the skill folder (add it to [tool.flue] allow only if it is test data)",
+                    )
+                elif rel.count("/") + 1 > MAX_DEPTH:
+                    report(
+                        "FLU313",
+                        rel,
+                        f"folder nested more than {MAX_DEPTH} levels deep inside the skill; refused",
+                        "flatten the folder tree: installers (pip, setuptools on Python 3.11) cannot write "
+                        "paths nested about 1,000 levels deep, and no skill needs more than a few",
                     )
                 else:
                     subdirs.append(rel)

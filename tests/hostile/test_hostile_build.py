@@ -1,0 +1,88 @@
+"""Real builds (hatchling with the hook, setuptools with the plugin) of the hostile corpus.
+
+The project holding every refused case fails with each case's diagnostics printed, the
+only exception the build raises on purpose (`SkillError`), no wheel and no staging
+folder left behind. The project holding the accepted cases builds, and its wheel holds
+exactly their vetted bytes. Every build runs without root's permission override and
+under a timeout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ACCEPTED, BACKENDS, REFUSED, Built, Corpus, corpus
+from flue_runtime.manifest import Manifest
+
+#: "SomethingError: ..." or "something.SomethingError: ..." at the start of a line: an exception surfacing.
+EXCEPTION = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception|Exit|Interrupt))\b", re.MULTILINE)
+
+
+def vetted_paths(folder: Path) -> list[str]:
+    """Every file under an accepted case's folder, as a skill path (independent of the build's own walk)."""
+    found = []
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        for entry in os.scandir(folder / rel if rel else folder):
+            path = f"{rel}/{entry.name}" if rel else entry.name
+            (pending if entry.is_dir(follow_symlinks=False) else found).append(path)
+    return found
+
+
+def problems_of(build: Built, case: corpus.Case) -> dict[str, set[str]]:
+    """severity → codes printed for `case`'s folder."""
+    found: dict[str, set[str]] = {"error": set(), "warning": set()}
+    prefix = re.escape(f".agents/skills/{case.folder}")
+    for code, severity in re.findall(rf"^{prefix}(?:/\S*)?(?::\d+:\d+)?: (FLU\d+) (error|warning):", build.output, re.MULTILINE):
+        found[severity].add(code)
+    return found
+
+
+@pytest.mark.parametrize("backend", list(BACKENDS))
+def test_the_refused_corpus_fails_the_build_cleanly(backend: str, hostile_builds: dict[tuple[str, str], Built]) -> None:
+    build = hostile_builds[("refused", backend)]
+    assert build.returncode != 0, build.output
+    assert set(EXCEPTION.findall(build.output)) == {"SkillError"}, build.output[-3000:]
+    last = [line for line in build.output.splitlines() if "SkillError:" in line][-1]
+    assert re.search(r"\(and \d+ more errors\)$", last), last
+    assert list(build.outdir.iterdir()) == []  # no wheel, not even a partial one
+    assert list(build.tmpdir.iterdir()) == []  # no staging folder or temporary copy left
+
+
+@pytest.mark.parametrize("backend", list(BACKENDS))
+@pytest.mark.parametrize("case", REFUSED, ids=[c.folder for c in REFUSED])
+def test_each_refused_case_is_named_in_the_build_log(case: corpus.Case, backend: str, hostile_builds: dict[tuple[str, str], Built]) -> None:
+    found = problems_of(hostile_builds[("refused", backend)], case)
+    assert found["error"] == set(case.errors)
+    assert found["warning"] == set(case.warnings)
+
+
+@pytest.mark.parametrize("backend", list(BACKENDS))
+def test_the_accepted_corpus_builds_with_exactly_the_vetted_bytes(backend: str, hostile: Corpus, hostile_builds: dict[tuple[str, str], Built]) -> None:
+    build = hostile_builds[("accepted", backend)]
+    assert build.returncode == 0, build.output[-3000:]
+    assert not EXCEPTION.findall(build.output)
+    for case in ACCEPTED:
+        assert problems_of(build, case) == {"error": set(), "warning": set(case.warnings)}
+    [wheel] = build.wheels
+    with zipfile.ZipFile(wheel) as archive:
+        manifest = Manifest.loads(archive.read("hostile_demo/_flue_skills/manifest.json"))
+        names = set(archive.namelist())
+        for case in ACCEPTED:
+            reference = manifest.reference(f"hostile_demo.{case.module}", f"../../.agents/skills/{case.folder}/SKILL.md")
+            assert reference is not None and reference.kind == "skill", case.folder
+            entry = manifest.skill(reference.target)
+            folder = hostile.accepted / ".agents" / "skills" / case.folder
+            assert [f.path for f in entry.files] == sorted(vetted_paths(folder)), case.folder
+            for packed in entry.files:
+                source = folder.joinpath(*packed.path.split("/")).read_bytes()
+                assert (len(source), hashlib.sha256(source).hexdigest()) == (packed.size, packed.sha256), packed.path
+                assert archive.read(f"hostile_demo/{entry.directory}/{packed.path}") == source
+    assert not [n for n in names if "/.agents/" in n or n.startswith(".agents/")]  # originals never ship

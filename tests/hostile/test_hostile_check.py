@@ -1,0 +1,64 @@
+"""`flue-skills check` over every hostile case: the expected codes, nothing else, no traceback, bounded time."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from conftest import ACCEPTED, REFUSED, Corpus, corpus, run
+
+CLI = [sys.executable, "-m", "flue_build.cli"]
+
+
+def codes_by_case(diagnostics: list[dict[str, object]]) -> dict[str, dict[str, set[str]]]:
+    """Case folder → severity → codes, from `check --format json` run in the project folder."""
+    found: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for d in diagnostics:
+        parts = str(d["path"]).split("/")
+        assert parts[:2] == [".agents", "skills"], d
+        found[parts[2]][str(d["severity"])].add(str(d["code"]))
+    return found
+
+
+@pytest.fixture(scope="module")
+def checked(hostile: Corpus) -> dict[str, tuple[int, dict[str, dict[str, set[str]]], str]]:
+    """One `check --format json` per project over all its case folders, unprivileged and bounded."""
+    out = {}
+    for kind, project, cases in (("refused", hostile.refused, REFUSED), ("accepted", hostile.accepted, ACCEPTED)):
+        folders = [f".agents/skills/{case.folder}" for case in cases]
+        proc = run([*CLI, "check", "--format", "json", *folders], project)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        out[kind] = (proc.returncode, codes_by_case(json.loads(proc.stdout)), proc.stderr)
+    return out
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=[c.folder for c in REFUSED])
+def test_check_reports_each_refused_case(case: corpus.Case, checked: dict[str, tuple[int, dict[str, dict[str, set[str]]], str]]) -> None:
+    returncode, found, _ = checked["refused"]
+    assert returncode == 1
+    assert found[case.folder]["error"] == set(case.errors)
+    assert found[case.folder]["warning"] == set(case.warnings)
+
+
+@pytest.mark.parametrize("case", ACCEPTED, ids=[c.folder for c in ACCEPTED])
+def test_check_accepts_each_accepted_case(case: corpus.Case, checked: dict[str, tuple[int, dict[str, dict[str, set[str]]], str]]) -> None:
+    returncode, found, _ = checked["accepted"]
+    assert returncode == 0
+    assert found[case.folder]["error"] == set()
+    assert found[case.folder]["warning"] == set(case.warnings)
+
+
+def test_check_text_output_is_one_printable_line_per_problem(hostile: Corpus) -> None:
+    """Names with newlines or bytes that are not UTF-8 are shown escaped: the report stays parseable."""
+    proc = run([*CLI, "check", ".agents/skills/unservable-names"], hostile.refused)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if " FLU309 " in line]
+    shown = sorted(line.split(": FLU309", 1)[0].rsplit("/", 1)[1] for line in lines)
+    assert shown == sorted(
+        ["back\\slash.md", "evil\\nname.md", "folder\\nwith-newline", "full\uff0ewidth-dot.md",
+         "not-utf8-\\xff\\xfe.md", "percent%2e%2e.md", "tab\\tname.md"]
+    )
