@@ -11,19 +11,20 @@ size and SHA-256 the build recorded.
 
 from __future__ import annotations
 
+import _thread
 import os
 import posixpath
 import sys
-import threading
-from typing import TYPE_CHECKING, Callable, Literal
 
 from .errors import FlueError
 from .manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest, MarkdownEntry, SkillEntry
 from .records import SKILL_FILE
 from .reference import SkillReference
 
+TYPE_CHECKING = False  # typing stays off the mount path (see flue_runtime/__init__.py)
 if TYPE_CHECKING:  # pragma: no cover
     from importlib.machinery import ModuleSpec
+    from typing import Callable, Literal
 
     from .records import PackedFile
     from importlib.resources.abc import Traversable
@@ -33,7 +34,7 @@ class BundleError(FlueError):
     """A bundle that is there but unusable: unreadable, of another format, a file missing or changed."""
 
 
-_lock = threading.RLock()  # re-entrant: reading a bundle may import its package, whose code may call skill()
+_lock = _thread.RLock()  # re-entrant: reading a bundle may import its package, whose code may call skill()
 _bundles: dict[str, Bundle | None] = {}
 _bundle_names: dict[str, str | None] = {}
 

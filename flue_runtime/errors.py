@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
-
+TYPE_CHECKING = False  # typing stays off the mount path (see flue_runtime/__init__.py)
 if TYPE_CHECKING:  # pragma: no cover  (diagnostics pulls in dataclasses, enum and json: not needed to raise)
+    from typing import Sequence
+
     from .diagnostics import Diagnostic
 
 

@@ -21,7 +21,10 @@ instead of 60,000, which halves the JSON load and the memory it holds. Both are 
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, Mapping
+
+TYPE_CHECKING = False  # typing stays off the mount path (see flue_runtime/__init__.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Literal, Mapping
 
 from .records import PackedFile, Record, SkillMetadata
 

@@ -7,7 +7,9 @@ provider prompt caches stay valid.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+TYPE_CHECKING = False  # typing stays off the mount path (see flue_runtime/__init__.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Iterable, Sequence
 
 CATALOG_HEADING = "## Available Skills"
 PREAMBLE = (

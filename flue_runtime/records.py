@@ -9,7 +9,10 @@ and shown like a dataclass.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Mapping, NoReturn
+
+TYPE_CHECKING = False  # typing stays off the mount path (see flue_runtime/__init__.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Mapping, NoReturn
 
 SKILL_FILE = "SKILL.md"
 

@@ -9,36 +9,37 @@ not one of its files can never reach the file system.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, NoReturn, Protocol
 
 from .errors import FlueError
 from .records import SKILL_FILE
 
-if TYPE_CHECKING:  # pragma: no cover  (kept off a bundled skill's mount path)
+TYPE_CHECKING = False  # typing stays off the mount path (see flue_runtime/__init__.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Mapping, NoReturn, Protocol
+
     from .records import PackedFile, SkillMetadata
+
+    class SkillSource(Protocol):
+        """Where a skill's bytes live: a bundle, a folder on disk, memory."""
+
+        #: Re-read the instructions on every access (a folder being edited) rather than once.
+        live: bool
+
+        def files(self) -> tuple[PackedFile, ...]:
+            """Every file of the skill, SKILL.md included, sorted by path."""
+
+        def read(self, path: str) -> bytes:
+            """The bytes of one of `files()`; the path is already checked."""
+
+        def instructions(self) -> str:
+            """The body of SKILL.md."""
+
+        def describe(self) -> str:
+            """Where the skill comes from, for messages."""
 
 
 class ResourceNotFoundError(FlueError, LookupError):
     """A clean path that is not one of the skill's files."""
-
-
-class SkillSource(Protocol):
-    """Where a skill's bytes live: a bundle, a folder on disk, memory."""
-
-    #: Re-read the instructions on every access (a folder being edited) rather than once.
-    live: bool
-
-    def files(self) -> tuple[PackedFile, ...]:
-        """Every file of the skill, SKILL.md included, sorted by path."""
-
-    def read(self, path: str) -> bytes:
-        """The bytes of one of `files()`; the path is already checked."""
-
-    def instructions(self) -> str:
-        """The body of SKILL.md."""
-
-    def describe(self) -> str:
-        """Where the skill comes from, for messages."""
 
 
 class SkillReference:

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, NamedTuple
-
 from .bundled import Bundle, BundleError, bundle_of, bundle_package, is_regular_package, module_spec
 from .errors import FlueError
 from .manifest import BUNDLE_DIR, MANIFEST_FILE, Reference
+from .records import Record
 from .reference import SkillReference
 from .specs import SKILL_SUFFIX, Kind, Spec, parse_spec
 
+TYPE_CHECKING = False  # typing stays off the mount path (see flue_runtime/__init__.py)
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
@@ -56,11 +56,18 @@ class UnknownPackageError(SkillNotFoundError):
     """A package spec whose first segment is not an importable package."""
 
 
-class Caller(NamedTuple):
+class Caller(Record):
     """The module a `skill()`/`markdown()` call sits in: its dotted name and its file, if any."""
+
+    __slots__ = ("module", "file")
+    _fields = __slots__
 
     module: str
     file: str | None
+
+    def __init__(self, module: str, file: str | None) -> None:
+        object.__setattr__(self, "module", module)
+        object.__setattr__(self, "file", file)
 
     @classmethod
     def of_frame(cls, depth: int) -> Caller:
@@ -126,7 +133,7 @@ def _resolve(spec: Spec, caller: Caller) -> SkillReference | str:
 
 def _from_reference(bundle: Bundle, ref: Reference, spec: Spec, caller: Caller) -> SkillReference | str:
     if ref.kind == "package":
-        return _from_package(spec._replace(text=ref.target, relative=False), caller)
+        return _from_package(spec.replace(text=ref.target, relative=False), caller)
     if ref.kind != spec.kind:
         raise BundleError(
             f"{bundle.where(f'{BUNDLE_DIR}/{MANIFEST_FILE}')}: lists {spec.call} in {caller.module!r} as a {ref.kind}; "

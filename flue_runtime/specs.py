@@ -8,11 +8,17 @@ build accepted resolves, and a malformed one fails with the same explanation.
 from __future__ import annotations
 
 import re
-from typing import Literal, NamedTuple
 
 from .errors import FlueError
+from .records import Record
 
-Kind = Literal["skill", "markdown"]
+TYPE_CHECKING = False  # typing stays off the mount path (see flue_runtime/__init__.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Literal
+
+    Kind = Literal["skill", "markdown"]
+else:
+    Kind = str
 SKILL_SUFFIX = "/SKILL.md"
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -21,12 +27,23 @@ class SpecError(FlueError, ValueError):
     """A spec that is not of the form `skill()`/`markdown()` accept."""
 
 
-class Spec(NamedTuple):
+class Spec(Record):
     """A well-formed spec: `relative` ones start with `./` or `../`, the others with a package name."""
+
+    __slots__ = ("kind", "text", "relative")
+    _fields = __slots__
 
     kind: Kind
     text: str
     relative: bool
+
+    def __init__(self, kind: Kind, text: str, relative: bool) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "relative", relative)
+
+    def replace(self, *, text: str, relative: bool) -> Spec:
+        return Spec(self.kind, text, relative)
 
     @property
     def segments(self) -> list[str]:
