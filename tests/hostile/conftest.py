@@ -36,14 +36,14 @@ requires = ["hatchling>=1.24", "hatch-flue-skills"]
 build-backend = "hatchling.build"
 
 [project]
-name = "hostile-demo"
+name = "{name}"
 version = "0.1.0"
 requires-python = ">=3.11"
 
 [tool.hatch.build.hooks.flue-skills]
 
 [tool.hatch.build.targets.wheel]
-packages = ["src/hostile_demo"]
+packages = ["src/{package}"]
 
 [tool.flue]
 """
@@ -54,7 +54,7 @@ requires = ["setuptools>=77", "flue-skills"]
 build-backend = "setuptools.build_meta"
 
 [project]
-name = "hostile-demo"
+name = "{name}"
 version = "0.1.0"
 requires-python = ">=3.11"
 
@@ -111,7 +111,9 @@ def make_project(root: Path, cases: list[corpus.Case], backend: str = "hatchling
 
 
 def use_backend(root: Path, backend: str) -> None:
-    (root / "pyproject.toml").write_text(BACKENDS[backend])
+    """The backend's pyproject.toml for the one package under `root/src`."""
+    [package] = [p.name for p in (root / "src").iterdir() if (p / "__init__.py").is_file()]
+    (root / "pyproject.toml").write_text(BACKENDS[backend].format(name=package.replace("_", "-"), package=package))
 
 
 @dataclass
@@ -126,9 +128,12 @@ class Built:
         return sorted(self.outdir.glob("*.whl"))
 
 
-def build_wheel(project: Path, backend: str, out: Path) -> Built:
-    """`python -m build --wheel` (no isolation: the dev environment's backends and hook), unprivileged, bounded."""
-    use_backend(project, backend)
+def build_wheel(project: Path, out: Path, backend: str | None = None) -> Built:
+    """`python -m build --wheel` (no isolation: the dev environment's backends and hook), unprivileged, bounded.
+
+    With `backend`, the project's pyproject.toml is first rewritten for it."""
+    if backend is not None:
+        use_backend(project, backend)
     outdir, tmpdir = out / "dist", out / "tmp"
     outdir.mkdir(parents=True)
     tmpdir.mkdir()
@@ -169,5 +174,5 @@ def hostile_builds(hostile: Corpus) -> dict[tuple[str, str], Built]:
     out: dict[tuple[str, str], Built] = {}
     for kind, project in (("refused", hostile.refused), ("accepted", hostile.accepted)):
         for backend in BACKENDS:
-            out[(kind, backend)] = build_wheel(project, backend, hostile.base / "builds" / kind / backend)
+            out[(kind, backend)] = build_wheel(project, hostile.base / "builds" / kind / backend, backend)
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -62,3 +63,14 @@ def test_check_text_output_is_one_printable_line_per_problem(hostile: Corpus) ->
         ["back\\slash.md", "evil\\nname.md", "folder\\nwith-newline", "full\uff0ewidth-dot.md",
          "not-utf8-\\xff\\xfe.md", "percent%2e%2e.md", "tab\\tname.md"]
     )
+
+
+def test_the_corpus_readme_lists_every_case_with_its_codes() -> None:
+    readme = (Path(corpus.__file__).parent / "README.md").read_text(encoding="utf-8")
+    rows = {row[0]: row[1] for row in re.findall(r"^\| `([^`]+)` \| .*? \| ([^|]+) \|$", readme, re.MULTILINE)}
+    for case in corpus.CASES:
+        codes = ", ".join(case.errors) or "accepted"
+        if case.warnings:
+            codes += " (" + ", ".join(case.warnings) + " warning)"
+        assert rows.get(case.folder, "").strip() == codes, case.folder
+    assert set(rows) == set(corpus.BY_FOLDER)
