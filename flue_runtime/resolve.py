@@ -143,7 +143,6 @@ def _from_reference(bundle: Bundle, ref: Reference, spec: Spec, caller: Caller) 
 
 
 def _load(bundle: Bundle, kind: Kind, id: str, spec: Spec, caller: Caller) -> SkillReference | str:
-    context = f"{spec.call} in {caller.where()}"
     if kind == "skill":
         entry = bundle.entry(id)
         if entry.source is not None:
@@ -151,7 +150,7 @@ def _load(bundle: Bundle, kind: Kind, id: str, spec: Spec, caller: Caller) -> Sk
 
             from .disk import load_skill_dir
 
-            return load_skill_dir(Path(entry.source), context)
+            return load_skill_dir(Path(entry.source), f"{spec.call} in {caller.where()}")
         return bundle.skill(id)
     markdown_entry = bundle.markdown_entry(id)
     if markdown_entry.source is not None:
@@ -159,7 +158,7 @@ def _load(bundle: Bundle, kind: Kind, id: str, spec: Spec, caller: Caller) -> Sk
 
         from .disk import read_markdown_file
 
-        return read_markdown_file(Path(markdown_entry.source), context)
+        return read_markdown_file(Path(markdown_entry.source), f"{spec.call} in {caller.where()}")
     return bundle.markdown_text(markdown_entry)
 
 
