@@ -15,7 +15,7 @@ from .errors import FlueError
 
 _ENCODED = re.compile(r"%(?:25)*(?:2e|2f|5c|00)", re.IGNORECASE)
 _DRIVE = re.compile(r"^[A-Za-z]:")
-_SEPARATOR_LIKE = frozenset("./\\")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 class SkillPathError(FlueError, ValueError):
@@ -36,12 +36,16 @@ def skill_path(path: object) -> str:
     return path
 
 
+def _separators(text: str) -> int:
+    return text.count(".") + text.count("/") + text.count("\\")
+
+
 def _problem(path: str) -> str:
     if not path:
         return "empty"
     if "\x00" in path:
         return "holds a NUL byte"
-    if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in path):
+    if _CONTROL.search(path):
         return "holds a control character"
     if "\\" in path:
         return "holds a backslash"
@@ -49,9 +53,8 @@ def _problem(path: str) -> str:
         return "absolute"
     if _ENCODED.search(path):
         return "holds a percent-encoded dot, slash, backslash or NUL"
-    folded = unicodedata.normalize("NFKC", path)
-    if sum(c in _SEPARATOR_LIKE for c in folded) != sum(c in _SEPARATOR_LIKE for c in path):
-        return "holds a Unicode character that reads as a dot or a slash"
+    if not path.isascii() and _separators(unicodedata.normalize("NFKC", path)) != _separators(path):
+        return "holds a Unicode character that reads as a dot or a slash"  # (NFKC leaves ASCII as it is)
     for segment in path.split("/"):
         if segment in ("", ".", ".."):
             return "holds an empty, `.` or `..` segment"
