@@ -131,13 +131,21 @@ def is_noise_dir(name: str) -> bool:
     return name in NOISE_DIRS
 
 
+def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex matching what `fnmatch.fnmatchcase` matches for any of `patterns` (one match per name, not one per pattern)."""
+    return re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns))
+
+
+_NOISE_FILE = _any_of(NOISE_FILES)
+_SECRET_FILE = _any_of(SECRET_FILES)
+
+
 def is_noise_file(name: str) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in NOISE_FILES)
+    return _NOISE_FILE.match(name) is not None
 
 
 def is_secret_file(name: str) -> bool:
-    lowered = name.lower()
-    return any(fnmatch.fnmatchcase(lowered, pattern) for pattern in SECRET_FILES)
+    return _SECRET_FILE.match(name.lower()) is not None
 
 
 def is_secret_dir(name: str) -> bool:
@@ -188,7 +196,8 @@ def walk(
     pending = [""]
     while pending:
         rel_dir = pending.pop()
-        folder = root / rel_dir if rel_dir else root
+        # Plain strings below: a pathlib object per entry cost a tenth of vetting 10,000 files.
+        folder = os.path.join(root, rel_dir) if rel_dir else os.fspath(root)
         try:
             with os.scandir(folder) as entries:
                 names = sorted(entry.name for entry in entries)
@@ -208,7 +217,7 @@ def walk(
                     "percent-encoded or look-alike dots and slashes, and valid UTF-8",
                 )
                 continue
-            full = folder / name
+            full = os.path.join(folder, name)
             try:
                 info = os.lstat(full)
             except OSError as exc:
@@ -359,7 +368,7 @@ def read_regular(path: Path) -> bytes:
         return handle.read()
 
 
-def _read(path: Path) -> tuple[int, str, bool]:
+def _read(path: str | Path) -> tuple[int, str, bool]:
     """Size, SHA-256 and whether a PEM private key appears, in one pass over the bytes."""
     import hashlib
 
@@ -382,11 +391,11 @@ def _read(path: Path) -> tuple[int, str, bool]:
     return size, digest.hexdigest(), has_key
 
 
-def _is_allowed(path: Path, allowed: set[str]) -> bool:
+def _is_allowed(path: str | Path, allowed: set[str]) -> bool:
     return bool(allowed) and os.path.normcase(os.path.abspath(path)) in allowed
 
 
-def _link_target(path: Path) -> str:
+def _link_target(path: str | Path) -> str:
     try:
         return f" to `{os.readlink(path)}`"
     except OSError:
