@@ -178,8 +178,9 @@ def original_paths(collection: Collection, distribution_path: Callable[[str], st
     for target in local_targets(collection):
         relative = Path(os.path.relpath(target, collection.root)).as_posix()
         prefixes.append(distribution_path(relative) + ("/" if target.is_dir() else ""))
+        base = len(os.fspath(target))  # every path below starts with the target's own (relpath per file was slow)
         for path in files_under(target):
-            reserved.append(distribution_path(Path(os.path.relpath(path, collection.root)).as_posix()))
+            reserved.append(distribution_path(relative + os.fspath(path)[base:].replace(os.sep, "/")))
     return reserved, prefixes
 
 
