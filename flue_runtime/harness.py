@@ -137,6 +137,10 @@ class Session:
     # --- the loop ---------------------------------------------------------------------
 
     async def prompt(self, text: str) -> PromptResult:
+        # The store is called from a worker thread: a session waiting for the database (another
+        # process holding SQLite's write lock) must not stall every other session on the loop.
+        if self._record is None:
+            self._start(await asyncio.to_thread(self._store.load, self.id), read=True)
         record = self._start()
         start = len(record.messages)
         working = SessionRecord(record.system_prompt, list(record.messages), dict(record.state), list(record.announced))
@@ -152,7 +156,7 @@ class Session:
                 assistant["tool_calls"] = [call.to_dict() for call in calls]
             working.messages.append(assistant)
             if not calls:
-                self._store.save(self.id, working)
+                await asyncio.to_thread(self._store.save, self.id, working)
                 self._record = working
                 return PromptResult(response.text, working.messages[start:], self.id)
             working.messages.extend(await self._run_tools(calls))
@@ -164,10 +168,11 @@ class Session:
 
     # --- internals ----------------------------------------------------------------------
 
-    def _start(self) -> SessionRecord:
+    def _start(self, loaded: SessionRecord | None = None, *, read: bool = False) -> SessionRecord:
+        """The session's record, loaded from the store on first use (`read`: the caller already loaded `loaded`)."""
         if self._record is not None:
             return self._record
-        record = self._store.load(self.id)
+        record = loaded if read else self._store.load(self.id)
         rendered = self._rerender(record.state if record else {})
         entries = _entries(self._mounted)
         if record is None:

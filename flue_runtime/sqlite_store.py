@@ -92,15 +92,19 @@ class SQLiteStore:
     def load(self, session_id: str) -> SessionRecord | None:
         def read() -> SessionRecord | None:
             connection = self._connection()
-            row = connection.execute(
-                "SELECT system_prompt, state, announced, message_count FROM sessions WHERE id = ?", (session_id,)
-            ).fetchone()
+            connection.execute("BEGIN")  # one snapshot for both reads: a save in between cannot tear them
+            try:
+                row = connection.execute(
+                    "SELECT system_prompt, state, announced, message_count FROM sessions WHERE id = ?", (session_id,)
+                ).fetchone()
+                bodies = [] if row is None else connection.execute(
+                    "SELECT body FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq", (session_id, row[3])
+                ).fetchall()
+            finally:
+                connection.execute("ROLLBACK")
             if row is None:
                 return None
-            system_prompt, state, announced, count = row
-            bodies = connection.execute(
-                "SELECT body FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq", (session_id, count)
-            ).fetchall()
+            system_prompt, state, announced, _ = row
             return SessionRecord(
                 system_prompt,
                 [json.loads(body) for (body,) in bodies],
@@ -119,18 +123,25 @@ class SQLiteStore:
             connection = self._connection()
             connection.execute("BEGIN IMMEDIATE")
             try:
-                row = connection.execute("SELECT message_count FROM sessions WHERE id = ?", (session_id,)).fetchone()
-                stored = row[0] if row else 0
+                # Keep the stored messages this record starts with; rewrite from the first that differs
+                # (usually none: a turn only appends; another process's turn in between: its messages go).
+                kept = 0
+                for (stored_body,) in connection.execute(
+                    "SELECT body FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq", (session_id, len(bodies))
+                ):
+                    if stored_body != bodies[kept]:
+                        break
+                    kept += 1
                 connection.execute(
                     "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
                     "system_prompt = excluded.system_prompt, state = excluded.state, announced = excluded.announced, "
                     "message_count = excluded.message_count, updated_at = excluded.updated_at",
                     (session_id, record.system_prompt, state, announced, len(bodies), time.time()),
                 )
-                connection.execute("DELETE FROM messages WHERE session_id = ? AND seq >= ?", (session_id, min(stored, len(bodies))))
+                connection.execute("DELETE FROM messages WHERE session_id = ? AND seq >= ?", (session_id, kept))
                 connection.executemany(
                     "INSERT INTO messages VALUES (?, ?, ?)",
-                    [(session_id, seq, body) for seq, body in enumerate(bodies) if seq >= min(stored, len(bodies))],
+                    [(session_id, seq, body) for seq, body in enumerate(bodies) if seq >= kept],
                 )
                 connection.execute("COMMIT")
             except BaseException:

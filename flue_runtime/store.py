@@ -22,6 +22,9 @@ class SessionRecord:
 
 
 class Store(Protocol):
+    """Session records by id. `Session.prompt` calls these from a worker thread (so a store that waits,
+    for a lock or a network, never stalls the event loop): an implementation must be thread-safe."""
+
     def load(self, session_id: str) -> SessionRecord | None: ...
 
     def save(self, session_id: str, record: SessionRecord) -> None:
