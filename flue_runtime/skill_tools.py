@@ -118,7 +118,8 @@ def sandbox_tools(sandbox: Sandbox, mounted: Sequence[Mounted]) -> list[Tool]:
 
     def write(path: str, content: str) -> str:
         try:
-            if tree.is_skill_path(path):
+            if tree.is_skill_path(path) or tree.is_skill_path(path.casefold()):
+                # also `/.FLUE/Skills/...`: on a case-insensitive disk that is the same folder
                 tree.write(path, content.encode("utf-8"))
             sandbox.write_bytes(path, content.encode("utf-8"))
         except (FlueError, OSError, ValueError) as exc:

@@ -39,16 +39,34 @@ class SkillTree:
             self._skills[skill.name] = skill
 
     @staticmethod
-    def is_skill_path(path: str) -> bool:
-        """Whether `path` points into /.flue/skills (with or without the leading slash)."""
-        parts = path.strip().lstrip("/").split("/")
-        return tuple(parts[:2]) == _ROOT_PARTS
+    def _root(path: str) -> tuple[bool, str]:
+        """Whether `path` names /.flue/skills as a sandbox reads paths, and the rest after it.
+
+        The sandbox takes `/x`, `x`, `./x` and `.//x` for the same file, so every spelling of the
+        root counts here too (empty and `.` segments before `skills` are skipped): otherwise
+        `./.flue/skills/...` would reach the sandbox, and a model could write a file there and read
+        it back as if it were a skill's. The rest is returned as written (trailing slashes
+        dropped), for the strict check.
+        """
+        parts = path.strip().split("/")
+        found: list[str] = []
+        index = 0
+        while index < len(parts) and len(found) < len(_ROOT_PARTS):
+            if parts[index] not in ("", "."):
+                found.append(parts[index])
+            index += 1
+        return tuple(found) == _ROOT_PARTS, "/".join(parts[index:]).rstrip("/")
+
+    @classmethod
+    def is_skill_path(cls, path: str) -> bool:
+        """Whether `path` points into /.flue/skills (with or without the leading slash, `./` and the like)."""
+        return cls._root(path)[0]
 
     def _split(self, path: str) -> tuple[SkillReference | None, str]:
         """The skill and the path inside it; (None, '') for the root of the tree."""
-        if not self.is_skill_path(path):
+        inside, rest = self._root(path)
+        if not inside:
             raise SkillPathError(path, f"not under {SKILLS_ROOT}/")
-        rest = "/".join(path.strip().strip("/").split("/")[2:])
         if not rest:
             return None, ""
         clean = skill_path(rest)

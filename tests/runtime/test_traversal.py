@@ -7,7 +7,9 @@ characters, Unicode dots and slashes, another skill's name, the package and bund
 the skill, case variants. Each goes to `read_skill_resource` and the sandbox `read` tool
 (through the harness, as a model calls them, with decoys in the sandbox) and to
 `SkillReference.read_bytes`: every one is refused with a documented error class, and no
-result holds a byte of anything but the mounted skill.
+result holds a byte of anything but the mounted skill. Writes in every spelling of the tree
+(`./.flue/skills/...`, `.flue/./skills/...`, case variants) are refused and leave the sandbox
+as it was: no sandbox file can shadow a skill file.
 """
 
 from __future__ import annotations
@@ -37,10 +39,14 @@ def check(found: dict[str, Any]) -> None:
     files = {path: bytes.fromhex(data) for path, data in found["files"].items()}
     assert sorted(files) == ["SKILL.md", "assets/blob.bin", "scripts/summarise.py"]
     escaped = []
+    writes = found["tools"].pop("write")
+    assert [w["path"] for w in writes] == table.WRITES
+    escaped += [("write", w["path"], w["content"]) for w in writes if not w["is_error"] or "read-only" not in w["content"]]
+    assert found["sandbox_unchanged"] is True  # no write landed anywhere, under any spelling
     for tool, results in found["tools"].items():
         assert [r["path"] for r in results] == [table.PREFIX + r for r in table.RELATIVE] + table.TOOL_ONLY + list(table.SERVED)
         for result in results:
-            leaked = [m for m in table.MARKERS if m in result["content"]]
+            leaked = [m for m in [*table.MARKERS, "SHADOW"] if m in result["content"]]
             expected = table.SERVED.get(result["path"])
             if expected is None:
                 if not result["is_error"] or leaked:

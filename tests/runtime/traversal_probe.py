@@ -127,14 +127,34 @@ TOOL_ONLY = [
     "\\.flue\\skills\\data-tools\\SKILL.md",
 ]
 
-#: Tool paths the tree normalises (surrounding blanks, leading or trailing slashes): each serves
-#: exactly the mounted file named, nothing else.
+#: Tool paths the tree normalises (surrounding blanks, leading or trailing slashes, the `./` and
+#: empty segments a sandbox path may start with): each serves exactly the mounted file named.
 SERVED = {
     "//.flue/skills/data-tools/SKILL.md": "SKILL.md",
     ".flue/skills/data-tools/scripts/summarise.py": "scripts/summarise.py",
     "/.flue/skills/data-tools/scripts/summarise.py/": "scripts/summarise.py",
     "  /.flue/skills/data-tools/assets/blob.bin\n": "assets/blob.bin",
+    "./.flue/skills/data-tools/SKILL.md": "SKILL.md",
+    ".//.flue/skills/data-tools/SKILL.md": "SKILL.md",
+    ".flue/./skills/data-tools/SKILL.md": "SKILL.md",
 }
+
+#: Writes in every spelling of the tree (sandbox spellings, case variants for case-insensitive
+#: disks): each refused, so no sandbox file can ever shadow a skill file.
+WRITES = [
+    "/.flue/skills/data-tools/SKILL.md",
+    ".flue/skills/data-tools/SKILL.md",
+    "./.flue/skills/data-tools/SKILL.md",
+    ".//.flue/skills/data-tools/SKILL.md",
+    ".flue/./skills/data-tools/SKILL.md",
+    "/.flue//skills/data-tools/new.md",
+    " /.flue/skills/data-tools/new.md",
+    "/.FLUE/skills/data-tools/SKILL.md",
+    "/.flue/Skills/data-tools/new.md",
+    "/.flue/skills/new-skill/SKILL.md",
+    "/.flue/skills/data-tools/../../x.md",
+    "/.flue/skills",
+]
 
 #: What must never show up in a result: other skills, the package, the bundle, decoys, the host.
 MARKERS = ["Refunds within 30 days", "BILLING_API_KEY", "fr.skill(", '"references"', "root:x:0:0", "DECOY", "SECRET-OUTSIDE"]
@@ -161,8 +181,9 @@ def probe(skill: Any) -> dict[str, Any]:
     from flue_runtime.models import ScriptedModel, ToolCall
 
     attempts = [PREFIX + r for r in RELATIVE] + TOOL_ONLY + list(SERVED)
+    writes = [ToolCall("write", {"path": path, "content": "SHADOW written by the model"}) for path in WRITES]
     calls = [ToolCall(tool, {"path": path}) for tool in ("read_skill_resource", "read") for path in attempts]
-    model = ScriptedModel([calls, "done"])
+    model = ScriptedModel([writes, calls, "done"])
 
     @agent
     def reader() -> str:
@@ -170,10 +191,13 @@ def probe(skill: Any) -> dict[str, Any]:
         use_skill(skill)
         return "Read files."
 
-    Harness(reader, sandbox=LocalSandbox(_decoys())).session("traversal").prompt_sync("go")
-    results = [m for m in model.requests[-1].messages if m["role"] == "tool"]
-    tools: dict[str, list[dict[str, Any]]] = {"read_skill_resource": [], "read": []}
-    for call, result in zip(calls, results):
+    root = _decoys()
+    before = _listing(root)
+    Harness(reader, sandbox=LocalSandbox(root)).session("traversal").prompt_sync("go")
+    wrote = [m for m in model.requests[1].messages if m["role"] == "tool"]
+    results = [m for m in model.requests[2].messages if m["role"] == "tool"][len(wrote):]
+    tools: dict[str, list[dict[str, Any]]] = {"read_skill_resource": [], "read": [], "write": []}
+    for call, result in [*zip(writes, wrote), *zip(calls, results)]:
         tools[call.name].append({"path": call.arguments["path"], "is_error": result["is_error"], "content": result["content"]})
     direct = []
     for relative in RELATIVE:
@@ -184,7 +208,12 @@ def probe(skill: Any) -> dict[str, Any]:
         else:
             direct.append({"path": relative, "error": None, "content": data.decode("utf-8", "replace")})
     files = {f.path: skill.read_bytes(f.path).hex() for f in skill.files}
-    return {"origin": skill.origin, "tools": tools, "read_bytes": direct, "files": files}
+    return {"origin": skill.origin, "tools": tools, "read_bytes": direct, "files": files, "sandbox_unchanged": _listing(root) == before}
+
+
+def _listing(root: Path) -> dict[str, bytes]:
+    """Every file under the sandbox root, with its bytes."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file() and not p.is_symlink()}
 
 
 def main() -> None:
