@@ -16,7 +16,7 @@ from typing import Any
 
 from .collect import Collection, collect
 from .config import FlueConfig, load_config, read_pyproject
-from .sources import INIT, Source, from_distribution_paths, sources_under
+from .sources import INIT, Source, from_distribution_paths, sort_sources, sources_under
 
 _NOT_PACKAGES = frozenset({"tests", "test", "docs", "doc", "examples", "example", "benchmarks", "scripts", "tools"})
 
@@ -70,10 +70,10 @@ def hatchling_sources(root: Path) -> list[Source] | None:
         return None
     try:
         builder = WheelBuilder(os.fspath(root))
-        files = [(Path(f.path), f.distribution_path) for f in builder.recurse_selected_project_files()]
+        files = [(f.path, f.distribution_path) for f in builder.recurse_selected_project_files()]
     except Exception:  # a configuration hatchling itself rejects: fall back to the guess
         return None
-    return from_distribution_paths((p, d) for p, d in files if d.endswith(".py"))
+    return from_distribution_paths((Path(p), d) for p, d in files if d.endswith(".py"))
 
 
 def _setuptools_sources(root: Path) -> list[Source] | None:
@@ -107,4 +107,4 @@ def setuptools_modules(root: Path, modules: list[tuple[str, str, str]]) -> list[
             dotted = f"{package}.{module}" if package else module
         if dotted:
             out.append(Source(dotted, Path(os.path.abspath(os.path.join(root, filename)))))
-    return sorted(set(out))
+    return sort_sources(out)

@@ -55,6 +55,11 @@ class Source:
         return None
 
 
+def sort_sources(sources: Iterable[Source]) -> list[Source]:
+    """Unique sources in `Source` order; a key tuple compares in C (the dataclass `__lt__` costs a Python call per comparison)."""
+    return sorted(set(sources), key=lambda source: (source.module, source.path))
+
+
 def module_name(relative: str) -> str | None:
     """`pkg/sub/mod.py` → `pkg.sub.mod`, `pkg/__init__.py` → `pkg`; None when not importable."""
     parts = relative.replace(os.sep, "/").split("/")
@@ -74,7 +79,7 @@ def from_distribution_paths(files: Iterable[tuple[Path, str]]) -> list[Source]:
         name = module_name(dist)
         if name is not None:
             out.append(Source(name, path))
-    return sorted(set(out))
+    return sort_sources(out)
 
 
 def sources_under(targets: Sequence[Path]) -> list[Source]:
@@ -99,7 +104,7 @@ def sources_under(targets: Sequence[Path]) -> list[Source]:
                     dotted = module_name(f"{relative}/{name}")
                     if dotted is not None:
                         out.append(Source(dotted, Path(folder, name)))
-    return sorted(set(out))
+    return sort_sources(out)
 
 
 def package_folders(sources: Iterable[Source]) -> dict[str, Path]:
@@ -109,5 +114,7 @@ def package_folders(sources: Iterable[Source]) -> dict[str, Path]:
         parts = source.parts
         limit = len(parts) if source.is_init else len(parts) - 1
         for depth in range(1, limit + 1):
-            folders.setdefault(".".join(parts[:depth]), source.package_folder(depth))
+            name = ".".join(parts[:depth])
+            if name not in folders:  # (setdefault would compute the folder for every module at every depth)
+                folders[name] = source.package_folder(depth)
     return folders
