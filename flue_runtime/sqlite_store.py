@@ -77,15 +77,23 @@ class SQLiteStore:
             raise StoreError(f"session store {self.path} has schema version {found[0]}; this flue_runtime uses {SCHEMA_VERSION}")
 
     def _retry(self, action: Callable[[], T]) -> T:
-        """Run `action`, waiting out locks beyond sqlite's own busy timeout (e.g. WAL recovery)."""
+        """Run `action`, waiting out locks beyond sqlite's own busy timeout (e.g. WAL recovery).
+
+        A lock held longer than `busy_timeout` raises `StoreError` saying so, never sqlite's bare
+        "database is locked"."""
         deadline = time.monotonic() + self.busy_timeout
         delay = 0.01
         while True:
             try:
                 return action()
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                if "locked" not in str(exc) and "busy" not in str(exc):
                     raise
+                if time.monotonic() > deadline:
+                    raise StoreError(
+                        f"session store {self.path} stayed locked by another connection for over {self.busy_timeout:g} s "
+                        "(a process stuck in a write?); nothing was changed, try again, or give SQLiteStore a longer busy_timeout"
+                    ) from exc
                 time.sleep(delay)
                 delay = min(delay * 2, 0.5)
 
