@@ -1,0 +1,44 @@
+"""The benchmarks' generators and runner work (no timing is asserted: see BENCHMARKS.md for figures)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quick_benchmark_run(tmp_path: Path) -> None:
+    results = tmp_path / "results.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--workdir", str(tmp_path / "work"), "--json", str(results)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    data = json.loads(results.read_text())
+    assert set(data) == {"scan", "pack", "mount", "import", "memory", "catalog"}
+    assert all(section["rows"] for section in data.values())
+    assert "## Results" in proc.stdout
+    # The generators are seeded: the same inputs every run.
+    memory = {row["figure"]: row["value"] for row in data["memory"]["rows"]}
+    assert memory["installed: references holding their instructions after mounting"] == "0 of 20"
+
+
+def test_generators_are_deterministic(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import generate
+    finally:
+        sys.path.pop(0)
+    for name in ("a", "b"):
+        generate.make_scan_project(tmp_path / name / "scan", modules=30, size_mb=0.1, references=6, skills=3)
+        generate.make_pack_project(tmp_path / name / "pack", skills=4, files=5, binary_every=2)
+
+    def tree(root: Path) -> dict[str, bytes]:
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    assert tree(tmp_path / "a") == tree(tmp_path / "b")
