@@ -378,16 +378,18 @@ def _read(path: str | Path) -> tuple[int, str, bool]:
     tail = b""
     # O_NONBLOCK: a FIFO swapped in after lstat must not hang the build.
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+    try:  # plain os.read on the descriptor: a buffered file object per file cost a quarter of the reading
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(f"{path} is no longer a regular file")
-        while chunk := handle.read(_CHUNK):
+        while chunk := os.read(fd, _CHUNK):
             digest.update(chunk)
             size += len(chunk)
             if not has_key:
                 window = tail + chunk
                 has_key = PRIVATE_KEY.search(window) is not None
                 tail = window[-64:]
+    finally:
+        os.close(fd)
     return size, digest.hexdigest(), has_key
 
 
