@@ -74,7 +74,7 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             sources = sources_under(config.packages)
         elif self.target_name == "wheel":
             files = self.build_config.builder.recurse_selected_project_files()
-            sources = from_distribution_paths((Path(f.path), f.distribution_path) for f in files)
+            sources = from_distribution_paths((Path(f.path), f.distribution_path) for f in files if f.distribution_path.endswith(".py"))
         else:  # the sdist scans what the wheel will ship
             found = hatchling_sources(root)
             sources = found if found is not None else guess_sources(root)
