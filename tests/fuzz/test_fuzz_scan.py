@@ -18,7 +18,7 @@ import ast
 import os
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flue_build.scan import ScanResult, scan_file, scan_source
@@ -109,6 +109,7 @@ def test_any_literal_spec(spec: str) -> None:
     assert {c.spec for c in result.calls} <= {spec}
 
 
+@settings(max_examples=60)  # each example parses up to 3,000 levels: keep the CI budget small
 @given(st.sampled_from(["+", "*", " or ", " and ", " if c else ", ".x(", "[", "lambda: ", "not "]), st.integers(1, 3000))
 def test_deep_expressions_never_overflow(operator: str, depth: int) -> None:
     closing = {".x(": ")", "[": "]"}.get(operator, "")
