@@ -399,13 +399,7 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
                 f"{kind}: in process: import / resolve {pack.skills:,} / catalog",
                 f"{inner.field_median('import_ms'):.1f} / {inner.field_median('resolve_ms'):.1f} / {inner.field_median('catalog_ms'):.1f} ms",
             )
-            data[kind] = {"over_ms": over * 1e3, **{k: inner.field_median(k) for k in ("import_ms", "resolve_ms", "catalog_ms", "total_ms", "module_compile_ms")}}
-            if kind == "zip":
-                compile_ms = inner.field_median("module_compile_ms")
-                section.row(
-                    "zip: of which compiling `benchpack/agents.py` (no bytecode in a zip; not flue's cost)",
-                    f"{compile_ms:.1f} ms",
-                )
+            data[kind] = {"over_ms": over * 1e3, **{k: inner.field_median(k) for k in ("import_ms", "resolve_ms", "catalog_ms", "total_ms")}}
             if with_yaml:
                 yaml_over = res["yaml"].median - bare
                 section.row(
@@ -416,9 +410,18 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
                     "≥ 10× faster",
                     yaml_over >= 10 * over,
                 )
+        # Activation from the zip: the first one in a process (cold) and the next (warm); and how
+        # long compiling the agents module takes (zipimport keeps no bytecode), in the same runs.
+        ctx.log(f"mount [{version}]: activation from the zip")
+        index = min(5, pack.skills - 2)
+        activate = Command([*commands["zip"].argv, "--activate", str(index), "--compile"], commands["zip"].env)
+        act = interleave({"activate": activate}, s.rounds_mount, 0)["activate"]
+        compile_ms = act.field_median("module_compile_ms")
+        data["zip"]["module_compile_ms"] = compile_ms
+        section.row("zip: of which compiling `benchpack/agents.py` (no bytecode in a zip; not flue's cost)", f"{compile_ms:.1f} ms")
         if with_yaml:
             yaml_over, c_over = res["yaml"].median - bare, res["yaml_c"].median - bare
-            flue_zip = data["zip"]["over_ms"] / 1e3 - data["zip"]["module_compile_ms"] / 1e3
+            flue_zip = data["zip"]["over_ms"] / 1e3 - compile_ms / 1e3
             section.row(
                 "zip, without the module's compile: flue's own cost against the YAML baseline",
                 ms(flue_zip),
@@ -429,11 +432,6 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
             data["yaml_over_ms"], data["yaml_c_over_ms"] = yaml_over * 1e3, c_over * 1e3
         else:
             section.row("YAML baseline", "skipped: PyYAML is not installed for this interpreter")
-        # Activation from the zip: the first one in a process (cold) and the next (warm).
-        ctx.log(f"mount [{version}]: activation from the zip")
-        index = min(5, pack.skills - 2)
-        activate = Command([*commands["zip"].argv, "--activate", str(index)], commands["zip"].env)
-        act = interleave({"activate": activate}, s.rounds_mount, 0)["activate"]
         cold, warm = act.field_median("activate_cold_ms"), act.field_median("activate_warm_ms")
         section.row("zip: activate one skill, first in the process (instructions + file list)", f"{cold:.2f} ms", target="≤ 2 ms", met=cold <= 2)
         section.row("zip: activate another skill (warm)", f"{warm:.2f} ms", target="≤ 2 ms", met=warm <= 2)

@@ -1,11 +1,12 @@
 """Child process of the mount benchmarks: mount every skill a module references, render the catalog.
 
-    python mount.py MODULE [--activate N] [--activate-all]
+    python mount.py MODULE [--activate N] [--activate-all] [--compile]
 
 Prints one JSON object: phase times in ms since the first line of this script, the
 peak RSS (KiB) after mounting, how many references hold their instructions, and with
 --activate the cost of activating skill N (cold: first activation in the process) and
-skill N+1 (warm); with --activate-all, every skill's instructions and the peak RSS after.
+skill N+1 (warm); with --activate-all, every skill's instructions and the peak RSS after;
+with --compile, how long compiling MODULE's source takes (after everything else).
 """
 
 import time
@@ -54,12 +55,13 @@ def main() -> None:
         "rss_kib": peak_rss_kib(),
         "held_instructions": sum(1 for ref in skills if ref._instructions is not None),
     }
-    # What importing the referencing module's own source costs, flue aside: zipimport keeps
-    # no bytecode, so from a zipped wheel the module is compiled in every process.
-    source = module.__spec__.loader.get_data(module.__file__)
-    start = time.perf_counter()
-    compile(source, module.__file__, "exec")
-    out["module_compile_ms"] = (time.perf_counter() - start) * 1e3
+    if "--compile" in args:
+        # What importing the referencing module's own source costs, flue aside: zipimport keeps
+        # no bytecode, so from a zipped wheel the module is compiled in every process.
+        source = module.__spec__.loader.get_data(module.__file__)
+        start = time.perf_counter()
+        compile(source, module.__file__, "exec")
+        out["module_compile_ms"] = (time.perf_counter() - start) * 1e3
     if "--activate" in args:
         index = int(args[args.index("--activate") + 1])
         for label, ref in (("cold", skills[index]), ("warm", skills[index + 1])):
