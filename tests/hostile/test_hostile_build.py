@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ACCEPTED, BACKENDS, REFUSED, Built, Corpus, corpus
+from hostile_support import ACCEPTED, BACKENDS, REFUSED, Built, Corpus, corpus
 from flue_runtime.manifest import Manifest
 
 #: "SomethingError: ..." or "something.SomethingError: ..." at the start of a line: an exception surfacing.

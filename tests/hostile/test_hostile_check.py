@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ACCEPTED, REFUSED, Corpus, corpus, run
+from hostile_support import ACCEPTED, REFUSED, Corpus, corpus, run
 
 CLI = [sys.executable, "-m", "flue_build.cli"]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ACCEPTED, REFUSED, Built, Corpus, corpus, run
+from hostile_support import ACCEPTED, REFUSED, Built, Corpus, corpus, run
 
 PROBE = r'''
 import hashlib, importlib, json, sys, warnings

@@ -15,7 +15,7 @@ from typing import Iterator
 
 import pytest
 
-from conftest import BACKENDS, build_wheel, run, use_backend
+from hostile_support import BACKENDS, build_wheel, run, use_backend
 from flue_build.config import ConfigError, load_config
 from flue_runtime.packing import DEFAULT_LIMITS, MAX_BUNDLE_SIZE, MAX_SKILL_FILES, Limits, format_size, parse_size
 from flue_runtime.frontmatter import FRONTMATTER_LIMIT

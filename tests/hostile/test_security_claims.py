@@ -12,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from conftest import run
+from hostile_support import run
 from flue_runtime import LocalSandbox, SkillError
 from flue_runtime.diagnostics import Diagnostic
 from flue_runtime.disk import load_skill_dir

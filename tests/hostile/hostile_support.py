@@ -1,0 +1,152 @@
+"""Helpers of the hostile-input tests: the corpus (fixtures/hostile) made into two real projects.
+
+`refused`: a package with one module per refused case, each calling `skill()` on its case
+folder under `.agents/skills/` (so the same folders are also workspace skills);
+`accepted`: the same for the cases flue-skills accepts. Everything that could meet an
+unreadable file runs as root *without* root's permission override (see `unprivileged`),
+the way any other user meets it, and under a timeout: a hang fails the test.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "fixtures" / "hostile"))
+
+import corpus  # noqa: E402
+
+EPOCH = "1700000000"
+#: Every subprocess here is bounded: a hang is a failure, not a stuck CI run.
+TIMEOUT = 300
+
+HATCH = """\
+[build-system]
+requires = ["hatchling>=1.24", "hatch-flue-skills"]
+build-backend = "hatchling.build"
+
+[project]
+name = "{name}"
+version = "0.1.0"
+requires-python = ">=3.11"
+
+[tool.hatch.build.hooks.flue-skills]
+
+[tool.hatch.build.targets.wheel]
+packages = ["src/{package}"]
+
+[tool.flue]
+"""
+
+SETUPTOOLS = """\
+[build-system]
+requires = ["setuptools>=77", "flue-skills"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "{name}"
+version = "0.1.0"
+requires-python = ">=3.11"
+
+[tool.setuptools.packages.find]
+where = ["src"]
+
+[tool.flue]
+"""
+
+BACKENDS = {"hatchling": HATCH, "setuptools": SETUPTOOLS}
+REFUSED = [case for case in corpus.CASES if not case.accepted]
+ACCEPTED = [case for case in corpus.CASES if case.accepted]
+PR_CAPBSET_DROP = 24
+CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 1, 2
+
+
+def unprivileged() -> None:
+    """In a child before exec: drop root's permission override (its capability bounding set),
+    so file modes apply to the program as they do to any user. A no-op for a normal user."""
+    if os.geteuid() != 0:
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
+        if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+
+def run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`command` without root's permission override, bounded by TIMEOUT."""
+    return subprocess.run(
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT, preexec_fn=unprivileged
+    )
+
+
+def module_source(case: corpus.Case) -> str:
+    return textwrap.dedent(
+        f"""\
+        from flue_runtime import skill
+
+        SKILL = skill({f"../../.agents/skills/{case.folder}/SKILL.md"!r})
+        """
+    )
+
+
+def make_project(root: Path, cases: list[corpus.Case], backend: str = "hatchling") -> Path:
+    package = root / "src" / "hostile_demo"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text('"""A package referencing the hostile corpus."""\n')
+    for case in cases:
+        (package / f"{case.module}.py").write_text(module_source(case), encoding="utf-8")
+    use_backend(root, backend)
+    corpus.make(root / ".agents" / "skills", [case.folder for case in cases])
+    return root
+
+
+def use_backend(root: Path, backend: str) -> None:
+    """The backend's pyproject.toml for the one package under `root/src`."""
+    [package] = [p.name for p in (root / "src").iterdir() if (p / "__init__.py").is_file()]
+    (root / "pyproject.toml").write_text(BACKENDS[backend].format(name=package.replace("_", "-"), package=package))
+
+
+@dataclass
+class Built:
+    returncode: int
+    output: str
+    outdir: Path
+    tmpdir: Path
+
+    @property
+    def wheels(self) -> list[Path]:
+        return sorted(self.outdir.glob("*.whl"))
+
+
+def build_wheel(project: Path, out: Path, backend: str | None = None) -> Built:
+    """`python -m build --wheel` (no isolation: the dev environment's backends and hook), unprivileged, bounded.
+
+    With `backend`, the project's pyproject.toml is first rewritten for it."""
+    if backend is not None:
+        use_backend(project, backend)
+    outdir, tmpdir = out / "dist", out / "tmp"
+    outdir.mkdir(parents=True)
+    tmpdir.mkdir()
+    env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH, "TMPDIR": str(tmpdir)}
+    proc = run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(outdir), str(project)], project, env)
+    return Built(proc.returncode, proc.stdout + proc.stderr, outdir, tmpdir)
+
+
+def scratch() -> str | None:
+    """A tmpfs folder when the machine has one: making 100,000 files costs half a second there and
+    tens of seconds on a busy virtual disk; the files are just as real."""
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
+@dataclass
+class Corpus:
+    base: Path
+    refused: Path
+    accepted: Path
