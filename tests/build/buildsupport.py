@@ -99,3 +99,14 @@ def origin(python: Path, module: str) -> Path:
         capture_output=True, text=True, check=True,
     ).stdout.strip()
     return Path(out)
+
+
+class ProjectFactory:
+    def __init__(self, base: Path) -> None:
+        self.base = base
+
+    def __call__(self, name: str) -> Path:
+        target = self.base / name
+        if target.exists():
+            shutil.rmtree(target)
+        return copy_project(name, target)

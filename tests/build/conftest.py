@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 import tarfile
 from pathlib import Path
 
 import pytest
 
-from buildsupport import Result, build, copy_project
+from buildsupport import ProjectFactory, Result, build, copy_project
 
 
 @pytest.fixture(scope="session")
@@ -41,12 +40,3 @@ def project(tmp_path: Path) -> "ProjectFactory":
     return ProjectFactory(tmp_path)
 
 
-class ProjectFactory:
-    def __init__(self, base: Path) -> None:
-        self.base = base
-
-    def __call__(self, name: str) -> Path:
-        target = self.base / name
-        if target.exists():
-            shutil.rmtree(target)
-        return copy_project(name, target)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from buildsupport import make_venv, origin, pip_install_editable
-from conftest import ProjectFactory
+from buildsupport import ProjectFactory
 
 SECRET = {
     "hatch-src": "src/hatch_src_demo/skills/refunds/.env",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from buildsupport import ROOT, build, payload, wheel_files
-from conftest import ProjectFactory
+from buildsupport import ProjectFactory
 
 
 @pytest.fixture(scope="session")

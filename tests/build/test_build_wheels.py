@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from buildsupport import Result, build, payload, sdist_names, wheel_files
-from conftest import ProjectFactory
+from buildsupport import ProjectFactory
 from flue_build.audit import audit_wheel
 from flue_build.bundle import plan
 from flue_build.project import check_project

@@ -1,11 +1,9 @@
 from __future__ import annotations
 
-from typing import Any
 
 import pytest
 
 from flue_runtime import define_skill
-from flue_runtime.models import ScriptedModel
 from flue_runtime.reference import SkillReference
 
 
@@ -22,14 +20,3 @@ def refunds() -> SkillReference:
 @pytest.fixture
 def vip() -> SkillReference:
     return define_skill(name="vip", description="Extra care for VIP customers.", instructions="Offer a voucher.\n")
-
-
-def tool_results(model: ScriptedModel, request: int = -1) -> list[dict[str, Any]]:
-    """The tool-result messages at the end of one recorded request."""
-    messages = model.requests[request].messages
-    results = []
-    for message in reversed(messages):
-        if message["role"] != "tool":
-            break
-        results.append(message)
-    return list(reversed(results))

@@ -13,7 +13,7 @@ from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.reading import MAX_BYTES, MAX_LINES, page
 from flue_runtime.reference import SkillReference
 from flue_runtime.workspace import WorkspaceSkillWarning
-from conftest import tool_results
+from harness_support import tool_results
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

@@ -10,7 +10,7 @@ from flue_runtime import Harness, HookError, MemorySandbox, agent, use_instructi
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.prompt import PREAMBLE
 from flue_runtime.reference import SkillReference
-from conftest import tool_results
+from harness_support import tool_results
 
 
 def make_agent(model: ScriptedModel, *skills: SkillReference, conditional: SkillReference | None = None):  # type: ignore[no-untyped-def]

@@ -11,7 +11,7 @@ import pytest
 from flue_runtime import Harness, HookError, agent, use_model, use_tool
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.tools import ToolDefinitionError, tool_from_function
-from conftest import tool_results
+from harness_support import tool_results
 
 
 class Priority(enum.Enum):
