@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .errors import FlueError
-from .reading import PageError, page
+from .reading import MAX_BYTES, PageError, page
 from .reference import SkillReference
 from .sandbox import Sandbox, SandboxError, sandbox_path
 from .tools import Tool
+from .records import SKILL_FILE
 from .vfs import SKILLS_ROOT, SkillTree
 
 
@@ -30,10 +31,15 @@ class Mounted:
     workspace_folder: str | None = None
 
 
+def _long(skill: SkillReference) -> bool:
+    """Instructions too long for one activation result (known from SKILL.md's size, without reading it)."""
+    return any(f.path == SKILL_FILE and f.size > MAX_BYTES for f in skill.files)
+
+
 def _activation(mounted: Mounted) -> str:
     skill = mounted.skill
     instructions = skill.instructions.strip("\n")
-    parts = [f'<skill name="{skill.name}">', instructions, "</skill>", ""]
+    parts = [f'<skill name="{skill.name}">', _first_page(skill, instructions), "</skill>", ""]
     if mounted.workspace_folder is not None:
         parts.append(f"Base folder: {mounted.workspace_folder} (paths in these instructions are relative to it)")
     if skill.resources:
@@ -44,8 +50,31 @@ def _activation(mounted: Mounted) -> str:
     return "\n".join(parts)
 
 
+def _first_page(skill: SkillReference, instructions: str) -> str:
+    """The instructions, or as many whole lines as fit in MAX_BYTES and where the rest is."""
+    if len(instructions.encode("utf-8")) <= MAX_BYTES:
+        return instructions
+    lines = instructions.splitlines()
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        size += len(line.encode("utf-8")) + 1
+        if kept and size > MAX_BYTES:
+            break
+        kept.append(line)
+    skipped = len(lines) - len(kept)
+    # The body is the end of SKILL.md: its line numbers there follow from the file's own count.
+    first = len(skill.read_text(SKILL_FILE).splitlines()) - skipped + 1
+    kept.append(
+        f"[the instructions are longer than {MAX_BYTES // 1024} KB: {skipped} more lines; read them with "
+        f"read_skill_resource path={SKILLS_ROOT}/{skill.name}/{SKILL_FILE} offset={first}]"
+    )
+    return "\n".join(kept)
+
+
 def skill_tools(mounted: Sequence[Mounted]) -> list[Tool]:
-    """`activate_skill` when any skill is mounted, `read_skill_resource` when any has support files."""
+    """`activate_skill` when any skill is mounted, `read_skill_resource` when any has support files
+    (or instructions too long for one activation result)."""
     if not mounted:
         return []
     by_name = {m.skill.name: m for m in mounted}
@@ -71,7 +100,7 @@ def skill_tools(mounted: Sequence[Mounted]) -> list[Tool]:
             activate_skill,
         )
     ]
-    if any(m.skill.resources for m in mounted):
+    if any(m.skill.resources or _long(m.skill) for m in mounted):
 
         def read_skill_resource(path: str, offset: int | None = None, limit: int | None = None) -> str:
             try:

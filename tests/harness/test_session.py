@@ -273,3 +273,23 @@ def test_session_exposes_what_the_model_receives(refunds: SkillReference) -> Non
     assert session.system_prompt == model.requests[0].system
     assert session.tools == model.requests[0].tools
     assert session.messages == [{"role": "user", "content": "x"}, {"role": "assistant", "content": "ok"}]
+
+
+def test_long_instructions_are_paged_from_skill_md() -> None:
+    from flue_runtime import define_skill
+    from flue_runtime.reading import MAX_BYTES
+
+    lines = [f"step {i}: " + "x" * 90 for i in range(1, 1001)]  # ~100 KB of instructions
+    big = define_skill(name="big", description="A long skill.", instructions="\n".join(lines) + "\n")
+    model = ScriptedModel([[ToolCall("activate_skill", {"name": "big"})], "ok"])
+    Harness(make_agent(model, big)).session("s").prompt_sync("x")
+    assert [t["name"] for t in model.requests[0].tools] == ["activate_skill", "read_skill_resource"]
+    [result] = tool_results(model)
+    content = result["content"]
+    assert len(content.encode()) < MAX_BYTES + 1024
+    hint = content.split("\n</skill>")[0].splitlines()[-1]
+    shown = sum(1 for line in content.splitlines() if line.startswith("step "))
+    first = int(hint.rsplit("offset=", 1)[1].rstrip("]"))
+    assert f"{1000 - shown} more lines" in hint and "path=/.flue/skills/big/SKILL.md" in hint
+    skill_md = big.read_text("SKILL.md").splitlines()
+    assert skill_md[first - 1] == lines[shown] and skill_md[first - 2] == lines[shown - 1]
