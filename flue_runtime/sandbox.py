@@ -31,6 +31,7 @@ class Entry:
     name: str
     is_dir: bool
     size: int = 0
+    is_link: bool = False
 
 
 def sandbox_path(path: str) -> str:
@@ -109,7 +110,7 @@ class LocalSandbox:
         entries = []
         for child in sorted(full.iterdir(), key=lambda p: p.name):
             info = os.lstat(child)
-            entries.append(Entry(child.name, stat.S_ISDIR(info.st_mode), info.st_size))
+            entries.append(Entry(child.name, stat.S_ISDIR(info.st_mode), info.st_size, stat.S_ISLNK(info.st_mode)))
         return entries
 
     def is_dir(self, path: str) -> bool:

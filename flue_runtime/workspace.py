@@ -54,9 +54,12 @@ def discover(sandbox: Sandbox) -> list[tuple[SkillReference, str]]:
         return []
     found: list[tuple[SkillReference, str]] = []
     for entry in sandbox.list(WORKSPACE_DIR):
+        folder = f"{WORKSPACE_DIR}/{entry.name}"
+        if entry.is_link:
+            warnings.warn(f"workspace skill {folder} skipped: FLU301 a symbolic link is never followed", WorkspaceSkillWarning, stacklevel=2)
+            continue
         if not entry.is_dir:
             continue
-        folder = f"{WORKSPACE_DIR}/{entry.name}"
         try:
             vetted = sandbox.vet(folder)
         except (SandboxError, OSError) as exc:

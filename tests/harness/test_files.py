@@ -243,3 +243,19 @@ def test_workspace_skills_in_a_memory_sandbox() -> None:
         Harness(a, sandbox=sandbox).session("s").prompt_sync("go")
     assert "- **notes** — Take notes." in model.requests[0].system
     assert "Write notes." in str(tool_results(model)[0]["content"])
+
+
+def test_workspace_skill_folder_that_is_a_symlink_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere" / "refunds"
+    shutil.copytree(FIXTURES / "skills" / "good" / "refunds", elsewhere)
+    (tmp_path / "root" / ".agents" / "skills").mkdir(parents=True)
+    os.symlink(elsewhere, tmp_path / "root" / ".agents" / "skills" / "refunds")
+
+    @agent
+    def a() -> str:
+        use_model(ScriptedModel(["ok"]))
+        return "x"
+
+    with pytest.warns(WorkspaceSkillWarning, match=r"\.agents/skills/refunds skipped: FLU301"):
+        session = Harness(a, sandbox=LocalSandbox(tmp_path / "root")).session("s")
+        assert session.system_prompt == "x\n"
