@@ -124,9 +124,16 @@ class Samples:
         return statistics.median(out[key] for out in self.outputs)
 
 
+#: Where child processes run unless a command says otherwise: not the repository root, whose
+#: flue_runtime would shadow the checkout's for `python -c` and `python -m` (they put the
+#: working directory first on sys.path). Set to the run's work folder.
+NEUTRAL_CWD: Path | None = None
+
+
 def run_once(command: Command) -> tuple[float, str, str]:
     start = time.perf_counter()
-    done = subprocess.run(command.argv, env=command.env, cwd=command.cwd, capture_output=True, text=True)
+    cwd = command.cwd if command.cwd is not None else NEUTRAL_CWD
+    done = subprocess.run(command.argv, env=command.env, cwd=cwd, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise BenchError(f"{' '.join(command.argv)} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
@@ -161,12 +168,12 @@ def child_env(python_path: Sequence[Path | str] = (), **extra: str) -> dict[str,
 
 
 def python_version(python: str) -> str:
-    out = subprocess.run([python, "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True, check=True)
+    out = subprocess.run([python, "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True, check=True, cwd=HERE)
     return out.stdout.strip()
 
 
 def has_module(python: str, module: str) -> bool:
-    return subprocess.run([python, "-c", f"import {module}"], capture_output=True, env=child_env()).returncode == 0
+    return subprocess.run([python, "-c", f"import {module}"], capture_output=True, env=child_env(), cwd=NEUTRAL_CWD).returncode == 0
 
 
 # --- context: scales, inputs shared between benchmarks ---------------------------------------------
@@ -701,6 +708,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="flue-bench-") as temporary:
         work = args.workdir.resolve() if args.workdir else Path(temporary)
         work.mkdir(parents=True, exist_ok=True)
+        global NEUTRAL_CWD
+        NEUTRAL_CWD = work
         ctx = Context(work, scale, pythons, args.tools_python)
         sections: list[Section] = []
         runners: dict[str, Callable[[], Section]] = {
