@@ -49,8 +49,18 @@ class ScanResult:
 
 
 def might_reference(data: bytes) -> bool:
-    """False when the file cannot possibly reference flue_runtime: no need to parse it."""
-    return NEEDLE in data
+    """False when the file cannot hold a reference, so it need not be parsed: it never names
+    `flue_runtime`, or it never follows `skill`, `markdown`, `flue_runtime` or an `as` alias
+    with a call or an attribute (a module that only imports `SkillReference` for typing)."""
+    return NEEDLE in data and _reference_pattern(data).search(data) is not None
+
+
+def _reference_pattern(data: bytes) -> re.Pattern[bytes]:
+    """A name flue's functions may be bound to (over-inclusive on purpose), then `(`, `.` or `)`,
+    with white space, line continuations and comments allowed in between."""
+    names = {b"skill", b"markdown", NEEDLE, *_ALIAS.findall(data)}
+    alternatives = b"|".join(re.escape(n) for n in sorted(names))
+    return re.compile(rb"\b(?:" + alternatives + rb")\b(?:\s|\\\r?\n|#[^\n]*)*[(.)]")
 
 
 def scan_file(path: Path, display: str | Callable[[], str]) -> ScanResult:
@@ -125,14 +135,11 @@ def scan_source(data: bytes, display: str) -> ScanResult:
 
 
 def _hot_lines(data: bytes) -> frozenset[int]:
-    """Lines where a reference could start: a name flue's functions may be bound to, then `(` or `.`.
-
-    The names are `skill`, `markdown`, `flue_runtime` and every `as` alias in the file
-    (over-inclusive on purpose). Function and class bodies without such a line hold no
-    reference and are not walked: most of a large module is skipped after parsing.
+    """Lines where a reference could start (`_reference_pattern`). Function and class bodies
+    without such a line hold no reference and are not walked: most of a large module is
+    skipped after parsing.
     """
-    names = {b"skill", b"markdown", NEEDLE, *_ALIAS.findall(data)}
-    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(names)) + rb")\s*[(.]")
+    pattern = _reference_pattern(data)
     hot: set[int] = set()
     line, position = 1, 0
     for match in pattern.finditer(data):

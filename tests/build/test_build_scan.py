@@ -156,9 +156,31 @@ def test_files_that_cannot_reference_are_not_parsed(tmp_path: Path) -> None:
     broken.write_text("def broken(:\n")  # never mentions the runtime: skipped before parsing
     assert not might_reference(broken.read_bytes())
     assert scan_file(broken, "broken.py").diagnostics == []
+    typing_only = tmp_path / "typing_only.py"
+    typing_only.write_text("from flue_runtime import SkillReference, skill\ndef broken(:\n")  # imports, never calls
+    assert not might_reference(typing_only.read_bytes())
+    assert scan_file(typing_only, "typing_only.py").diagnostics == []
     other = tmp_path / "other.py"
-    other.write_text("from flue_runtime import skill\ndef broken(:\n")
+    other.write_text("from flue_runtime import skill\nX = skill('./a/SKILL.md')\ndef broken(:\n")
     assert [d.code for d in scan_file(other, "other.py").diagnostics] == ["FLU402"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "skill('./a/SKILL.md')",
+        "(skill  # the refunds skill\n    ('./a/SKILL.md'))",
+        "skill \\\n('./a/SKILL.md')",
+        "(skill)('./a/SKILL.md')",
+        "fr.skill('./a/SKILL.md')",
+        "s('./a/SKILL.md')",
+        "flue_runtime.markdown('./a.md')",
+    ],
+)
+def test_every_spelling_of_a_call_is_parsed(call: str) -> None:
+    source = f"import flue_runtime\nimport flue_runtime as fr\nfrom flue_runtime import skill, skill as s\nX = {call}\n"
+    assert might_reference(source.encode())
+    assert len(scan_source(source.encode(), "m.py").calls) == 1
 
 
 def test_encoding_cookie_is_honoured() -> None:
