@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Message, ModelError, ModelRequest, ModelResponse, ToolCall, ToolSpec
-from .sdk import LoopClients, Provider, model_error
+from .sdk import LoopClients, Provider, client_options, model_error
 
 PROVIDER = Provider("Anthropic", "anthropic", "anthropic", "ANTHROPIC_API_KEY")
 CACHE = {"type": "ephemeral"}
@@ -46,14 +46,7 @@ class AnthropicModel:
         options: dict[str, Any] = {}
         if client is None:
             key = PROVIDER.api_key(api_key, model, "ANTHROPIC_AUTH_TOKEN")
-            if key is not None:
-                options["api_key"] = key
-            if base_url is not None:
-                options["base_url"] = base_url
-            if max_retries is not None:
-                options["max_retries"] = max_retries
-            if timeout is not None:
-                options["timeout"] = timeout
+            options = client_options(api_key=key, base_url=base_url, max_retries=max_retries, timeout=timeout)
         self._clients = LoopClients(lambda: self._sdk.AsyncAnthropic(**options), client)
 
     def __repr__(self) -> str:

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from .base import Message, ModelError, ModelRequest, ModelResponse, ToolCall, ToolSpec
-from .sdk import LoopClients, Provider, model_error
+from .sdk import LoopClients, Provider, client_options, model_error
 
 PROVIDER = Provider("OpenAI", "openai", "openai", "OPENAI_API_KEY")
 
@@ -41,13 +41,8 @@ class OpenAIModel:
         self._sdk = PROVIDER.import_sdk()
         options: dict[str, Any] = {}
         if client is None:
-            options["api_key"] = PROVIDER.api_key(api_key, model)
-            if base_url is not None:
-                options["base_url"] = base_url
-            if max_retries is not None:
-                options["max_retries"] = max_retries
-            if timeout is not None:
-                options["timeout"] = timeout
+            key = PROVIDER.api_key(api_key, model)
+            options = client_options(api_key=key, base_url=base_url, max_retries=max_retries, timeout=timeout)
         self._clients = LoopClients(lambda: self._sdk.AsyncOpenAI(**options), client)
 
     def __repr__(self) -> str:

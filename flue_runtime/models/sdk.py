@@ -126,3 +126,8 @@ def model_error(provider: Provider, model: str, exc: Exception, sdk: ModuleType)
         url = getattr(request, "url", None)
         return ModelError(f"{where}: could not reach the API{f' at {url}' if url else ''}: {exc}")
     return ModelError(f"{where}: {type(exc).__name__}: {exc}")
+
+
+def client_options(**given: Any) -> dict[str, Any]:
+    """The SDK client's keyword arguments: those given, so the SDK's own defaults apply to the rest."""
+    return {name: value for name, value in given.items() if value is not None}
