@@ -52,3 +52,10 @@ def test_ci_runs_the_readme_test_command() -> None:
     test_command = re.search(r"## Quick start.*?```bash\n.*?\n(.*?)\n```", readme, re.DOTALL)
     assert test_command is not None
     assert test_command.group(1).strip() in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_code_is_mypy_clean(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")], capture_output=True, text=True, cwd=ROOT
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
