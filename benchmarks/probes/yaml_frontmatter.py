@@ -15,20 +15,6 @@ import os  # noqa: E402
 import sys  # noqa: E402
 
 
-def peak_rss_kib() -> int:
-    """Peak RSS of this process in KiB: VmHWM (ru_maxrss survives execve, so it would count the parent's)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-
 def main() -> None:
     folder = sys.argv[1]
     import yaml
@@ -50,6 +36,7 @@ def main() -> None:
     lines = [f"- **{name}** — {' '.join(str(desc).split())}" for name, desc in entries]
     text = "\n".join(lines)
     t_done = time.perf_counter()
+    from rss import peak_rss_kib  # after the timings: not part of what is measured
     import json
     print(
         json.dumps(
