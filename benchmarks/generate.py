@@ -45,10 +45,27 @@ _VERBS = (
     "summarise sync tag test trace translate update validate verify write"
 ).split()
 _TOPICS = (
-    "invoices", "refund requests", "CSV exports", "pull requests", "log files", "PDF forms",
-    "database migrations", "support tickets", "release notes", "API schemas", "spreadsheets",
-    "incident reports", "customer emails", "test failures", "dependency updates", "contracts",
-    "shipping labels", "tax forms", "meeting notes", "Terraform plans", "SQL queries",
+    "invoices",
+    "refund requests",
+    "CSV exports",
+    "pull requests",
+    "log files",
+    "PDF forms",
+    "database migrations",
+    "support tickets",
+    "release notes",
+    "API schemas",
+    "spreadsheets",
+    "incident reports",
+    "customer emails",
+    "test failures",
+    "dependency updates",
+    "contracts",
+    "shipping labels",
+    "tax forms",
+    "meeting notes",
+    "Terraform plans",
+    "SQL queries",
 )
 
 
@@ -69,7 +86,9 @@ def description(rng: random.Random) -> str:
     """A description in the spec's recommended shape: what the skill does, then when to use it."""
     verb, verb2 = rng.choice(_VERBS), rng.choice(_VERBS)
     topic, topic2 = rng.choice(_TOPICS), rng.choice(_TOPICS)
-    what = f"{verb.capitalize()} and {verb2} {topic}, {rng.choice(_VERBS)} the {rng.choice(_WORDS)} {rng.choice(_WORDS)}s"
+    what = (
+        f"{verb.capitalize()} and {verb2} {topic}, {rng.choice(_VERBS)} the {rng.choice(_WORDS)} {rng.choice(_WORDS)}s"
+    )
     when = f"Use when the user shares {topic2} or asks to {rng.choice(_VERBS)} a {rng.choice(_WORDS)}"
     extra = f", even if they do not name the {rng.choice(_WORDS)} {rng.choice(_WORDS)}" if rng.random() < 0.5 else ""
     return f"{what}. {when}{extra}."
@@ -105,7 +124,7 @@ def _function(rng: random.Random, indent: str = "") -> list[str]:
         elif choice == 2:
             lines += [
                 f"{indent}    for index, item in enumerate([{a}, {b}, {rng.randint(1, 9)}]):",
-                f"{indent}        result[f\"{key}-{{index}}\"] = item ** 2 // (index + 1)",
+                f'{indent}        result[f"{key}-{{index}}"] = item ** 2 // (index + 1)',
             ]
         elif choice == 3:
             lines.append(f"{indent}    # {_sentence(rng, 8, 18)}")
@@ -115,7 +134,7 @@ def _function(rng: random.Random, indent: str = "") -> list[str]:
                 f"{indent}    try:",
                 f"{indent}        result[{key!r}] = {a} // ({b} or 1)",
                 f"{indent}    except ZeroDivisionError as exc:  # {rng.choice(_WORDS)}",
-                f"{indent}        raise ValueError(f\"cannot {rng.choice(_VERBS)} {{exc}}\") from None",
+                f'{indent}        raise ValueError(f"cannot {rng.choice(_VERBS)} {{exc}}") from None',
             ]
     lines.append(f"{indent}    return result")
     lines.append("")
@@ -142,7 +161,15 @@ def _class(rng: random.Random) -> list[str]:
 
 
 def module_source(rng: random.Random, target_bytes: int, header: list[str]) -> str:
-    lines = [f'"""{_sentence(rng, 8, 14)}', "", _sentence(rng, 12, 24), '"""', "", "from __future__ import annotations", ""]
+    lines = [
+        f'"""{_sentence(rng, 8, 14)}',
+        "",
+        _sentence(rng, 12, 24),
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+    ]
     lines += ["import collections", "import itertools", "from typing import Any", *header, ""]
     size = sum(len(line) + 1 for line in lines)
     while size < target_bytes:
@@ -169,7 +196,12 @@ def skill_md(rng: random.Random, name: str, body_bytes: int) -> str:
     step = 0
     while size < body_bytes:
         step += 1
-        para = [f"## Step {step}: {rng.choice(_VERBS)} the {rng.choice(_WORDS)}", "", " ".join(_sentence(rng) for _ in range(rng.randint(3, 7))), ""]
+        para = [
+            f"## Step {step}: {rng.choice(_VERBS)} the {rng.choice(_WORDS)}",
+            "",
+            " ".join(_sentence(rng) for _ in range(rng.randint(3, 7))),
+            "",
+        ]
         if rng.random() < 0.4:
             para += ["```bash", f"python scripts/run.py --{rng.choice(_WORDS)} {rng.randint(1, 99)}", "```", ""]
         lines += para
@@ -184,14 +216,18 @@ def _text_file(rng: random.Random, kind: str, size: int) -> str:
             rows.append(f"{len(rows)},{rng.choice(_WORDS)},{rng.randint(1, 99999) / 100:.2f},{rng.choice(_WORDS)}")
         return "\n".join(rows) + "\n"
     if kind == "json":
-        data = {rng.choice(_WORDS) + str(i): [rng.randint(0, 1000) for _ in range(8)] for i in range(max(1, size // 60))}
+        data = {
+            rng.choice(_WORDS) + str(i): [rng.randint(0, 1000) for _ in range(8)] for i in range(max(1, size // 60))
+        }
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
     if kind == "py":
         return module_source(rng, size, [])
     if kind == "sh":
         lines = ["#!/bin/sh", "set -eu"]
         while sum(len(line) + 1 for line in lines) < size:
-            lines.append(f"echo {rng.choice(_VERBS)} {rng.choice(_WORDS)} && test -n \"${{{rng.choice(_WORDS).upper()}:-}}\"")
+            lines.append(
+                f'echo {rng.choice(_VERBS)} {rng.choice(_WORDS)} && test -n "${{{rng.choice(_WORDS).upper()}:-}}"'
+            )
         return "\n".join(lines) + "\n"
     paragraphs = [f"# {rng.choice(_WORDS).title()} {kind}", ""]
     while sum(len(p) + 1 for p in paragraphs) < size:
@@ -268,7 +304,9 @@ _REFERENCE_STYLES = (
 )
 
 
-def make_scan_project(root: Path, *, modules: int = 5000, size_mb: float = 30, references: int = 200, skills: int = 100, seed: int = SEED) -> ScanProject:
+def make_scan_project(
+    root: Path, *, modules: int = 5000, size_mb: float = 30, references: int = 200, skills: int = 100, seed: int = SEED
+) -> ScanProject:
     """The scan benchmark's project (see the module docstring)."""
     rng = random.Random(seed)
     if root.exists():
@@ -314,7 +352,12 @@ def make_scan_project(root: Path, *, modules: int = 5000, size_mb: float = 30, r
             for number, name in enumerate(calls[index]):
                 footer.append(f'SKILL_{number} = {callee}("../skills/{name}/SKILL.md")')
         elif index in mention_modules:
-            header += ["from typing import TYPE_CHECKING", "", "if TYPE_CHECKING:", "    from flue_runtime import SkillReference"]
+            header += [
+                "from typing import TYPE_CHECKING",
+                "",
+                "if TYPE_CHECKING:",
+                "    from flue_runtime import SkillReference",
+            ]
         source = module_source(rng, int(weights[index] * scale), header)
         if footer:
             source += "\n" + "\n".join(footer) + "\n"
@@ -333,7 +376,9 @@ class PackProject:
     binaries: int
 
 
-def make_pack_project(root: Path, *, skills: int = 1000, files: int = 10, binary_every: int = 50, hook: bool = True, seed: int = SEED) -> PackProject:
+def make_pack_project(
+    root: Path, *, skills: int = 1000, files: int = 10, binary_every: int = 50, hook: bool = True, seed: int = SEED
+) -> PackProject:
     """The pack benchmark's project (see the module docstring)."""
     rng = random.Random(seed)
     if root.exists():
@@ -341,7 +386,9 @@ def make_pack_project(root: Path, *, skills: int = 1000, files: int = 10, binary
     package = root / "benchpack"
     package.mkdir(parents=True)
     (root / "pyproject.toml").write_text(_pyproject("benchpack", "benchpack", hook=hook), encoding="utf-8")
-    (package / "__init__.py").write_text('"""Agents with a thousand skills (flue-skills benchmark)."""\n', encoding="utf-8")
+    (package / "__init__.py").write_text(
+        '"""Agents with a thousand skills (flue-skills benchmark)."""\n', encoding="utf-8"
+    )
     count = 0
     binaries = 0
     names = [skill_name(i) for i in range(skills)]
@@ -390,9 +437,17 @@ def main() -> None:
     pack.add_argument("--no-hook", action="store_true")
     args = parser.parse_args()
     if args.what == "scan":
-        print(make_scan_project(args.dir, modules=args.modules, size_mb=args.size_mb, references=args.references, skills=args.skills))
+        print(
+            make_scan_project(
+                args.dir, modules=args.modules, size_mb=args.size_mb, references=args.references, skills=args.skills
+            )
+        )
     else:
-        print(make_pack_project(args.dir, skills=args.skills, files=args.files, binary_every=args.binary_every, hook=not args.no_hook))
+        print(
+            make_pack_project(
+                args.dir, skills=args.skills, files=args.files, binary_every=args.binary_every, hook=not args.no_hook
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -30,9 +30,10 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -136,7 +137,9 @@ def run_once(command: Command) -> tuple[float, str, str]:
     done = subprocess.run(command.argv, env=command.env, cwd=cwd, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
-        raise BenchError(f"{' '.join(command.argv)} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+        raise BenchError(
+            f"{' '.join(command.argv)} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+        )
     return elapsed, done.stdout, done.stderr
 
 
@@ -168,12 +171,23 @@ def child_env(python_path: Sequence[Path | str] = (), **extra: str) -> dict[str,
 
 
 def python_version(python: str) -> str:
-    out = subprocess.run([python, "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True, check=True, cwd=HERE)
+    out = subprocess.run(
+        [python, "-c", "import platform; print(platform.python_version())"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=HERE,
+    )
     return out.stdout.strip()
 
 
 def has_module(python: str, module: str) -> bool:
-    return subprocess.run([python, "-c", f"import {module}"], capture_output=True, env=child_env(), cwd=NEUTRAL_CWD).returncode == 0
+    return (
+        subprocess.run(
+            [python, "-c", f"import {module}"], capture_output=True, env=child_env(), cwd=NEUTRAL_CWD
+        ).returncode
+        == 0
+    )
 
 
 # --- context: scales, inputs shared between benchmarks ---------------------------------------------
@@ -217,7 +231,9 @@ class Context:
         if self._pack is None:
             s = self.scale
             self.log(f"generating the pack project: {s.pack_skills} skills x {s.pack_files} files")
-            self._pack = generate.make_pack_project(self.work / "pack", skills=s.pack_skills, files=s.pack_files, binary_every=s.binary_every)
+            self._pack = generate.make_pack_project(
+                self.work / "pack", skills=s.pack_skills, files=s.pack_files, binary_every=s.binary_every
+            )
         return self._pack
 
     def build_command(self, project: Path, out: Path) -> Command:
@@ -291,12 +307,25 @@ def bench_scan(ctx: Context) -> Section:
         raise BenchError(f"flue-skills check did not find the {project.references} references:\n{out}")
     results = interleave(commands, s.rounds_scan, s.warmup, parse=False)
     check_s, parse_s = results["check"].median, results["parse"].median
-    section.row("`flue-skills check PROJECT` (wall, as `python -m flue_build check`)", secs(check_s), secs(parse_s), ratio(check_s, parse_s), "≤ 0.1", check_s <= 0.1 * parse_s)
-    section.row("check throughput", f"{project.modules / check_s:,.0f} files/s, {project.bytes / 1e6 / check_s:.1f} MB/s")
-    section.row("`ast.parse` throughput (baseline)", f"{project.modules / parse_s:,.0f} files/s, {project.bytes / 1e6 / parse_s:.1f} MB/s")
+    section.row(
+        "`flue-skills check PROJECT` (wall, as `python -m flue_build check`)",
+        secs(check_s),
+        secs(parse_s),
+        ratio(check_s, parse_s),
+        "≤ 0.1",
+        check_s <= 0.1 * parse_s,
+    )
+    section.row(
+        "check throughput", f"{project.modules / check_s:,.0f} files/s, {project.bytes / 1e6 / check_s:.1f} MB/s"
+    )
+    section.row(
+        "`ast.parse` throughput (baseline)",
+        f"{project.modules / parse_s:,.0f} files/s, {project.bytes / 1e6 / parse_s:.1f} MB/s",
+    )
     # In process: what the check itself costs without interpreter start-up and imports.
-    from flue_build.project import check_project, project_sources
+    from flue_build.collect import check_project
     from flue_build.config import load_config, read_pyproject
+    from flue_build.scan.selection import project_sources
 
     root = project.root
     check_project(root)  # imports, warm-up
@@ -312,7 +341,14 @@ def bench_scan(ctx: Context) -> Section:
     inner_s, selection_s = statistics.median(inner), statistics.median(selection)
     section.row("`check_project()` in process", secs(inner_s), secs(parse_s), ratio(inner_s, parse_s))
     section.row("  of which hatchling's file selection", secs(selection_s))
-    section.data = {"check_s": check_s, "parse_s": parse_s, "in_process_s": inner_s, "selection_s": selection_s, "modules": project.modules, "bytes": project.bytes}
+    section.data = {
+        "check_s": check_s,
+        "parse_s": parse_s,
+        "in_process_s": inner_s,
+        "selection_s": selection_s,
+        "modules": project.modules,
+        "bytes": project.bytes,
+    }
     return section
 
 
@@ -338,10 +374,21 @@ def bench_pack(ctx: Context) -> Section:
     wheel = ctx.keep_wheel(hook_out)
     [plain_wheel] = plain_out.glob("*.whl")
     hook_s, plain_s = results["hook"].median, results["plain"].median
-    section.row("wheel build with the hook (wall)", secs(hook_s), secs(plain_s), ratio(hook_s, plain_s), "≤ 1.5", hook_s <= 1.5 * plain_s)
+    section.row(
+        "wheel build with the hook (wall)",
+        secs(hook_s),
+        secs(plain_s),
+        ratio(hook_s, plain_s),
+        "≤ 1.5",
+        hook_s <= 1.5 * plain_s,
+    )
     section.row("throughput with the hook", f"{pack.files / hook_s:,.0f} files/s, {pack.bytes / 1e6 / hook_s:.1f} MB/s")
     with zipfile.ZipFile(wheel) as a, zipfile.ZipFile(plain_wheel) as b:
-        section.row("wheel size, entries", f"{mb(wheel.stat().st_size)}, {len(a.infolist())}", f"{mb(plain_wheel.stat().st_size)}, {len(b.infolist())}")
+        section.row(
+            "wheel size, entries",
+            f"{mb(wheel.stat().st_size)}, {len(a.infolist())}",
+            f"{mb(plain_wheel.stat().st_size)}, {len(b.infolist())}",
+        )
     section.data = {"hook_s": hook_s, "plain_s": plain_s}
     return section
 
@@ -363,7 +410,9 @@ def _mount_commands(ctx: Context, python: str) -> tuple[dict[str, Command], bool
     if with_yaml:
         skills = str(ctx.skills_dir(python))
         commands["yaml"] = Command([python, str(PROBES / "yaml_frontmatter.py"), skills], child_env([site]))
-        commands["yaml_c"] = Command([python, str(PROBES / "yaml_frontmatter.py"), skills, "--c-loader"], child_env([site]))
+        commands["yaml_c"] = Command(
+            [python, str(PROBES / "yaml_frontmatter.py"), skills, "--c-loader"], child_env([site])
+        )
     return commands, with_yaml
 
 
@@ -406,7 +455,10 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
                 f"{kind}: in process: import / resolve {pack.skills:,} / catalog",
                 f"{inner.field_median('import_ms'):.1f} / {inner.field_median('resolve_ms'):.1f} / {inner.field_median('catalog_ms'):.1f} ms",
             )
-            data[kind] = {"over_ms": over * 1e3, **{k: inner.field_median(k) for k in ("import_ms", "resolve_ms", "catalog_ms", "total_ms")}}
+            data[kind] = {
+                "over_ms": over * 1e3,
+                **{k: inner.field_median(k) for k in ("import_ms", "resolve_ms", "catalog_ms", "total_ms")},
+            }
             if with_yaml:
                 yaml_over = res["yaml"].median - bare
                 section.row(
@@ -425,7 +477,10 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
         act = interleave({"activate": activate}, s.rounds_mount, 0)["activate"]
         compile_ms = act.field_median("module_compile_ms")
         data["zip"]["module_compile_ms"] = compile_ms
-        section.row("zip: of which compiling `benchpack/agents.py` (no bytecode in a zip; not flue's cost)", f"{compile_ms:.1f} ms")
+        section.row(
+            "zip: of which compiling `benchpack/agents.py` (no bytecode in a zip; not flue's cost)",
+            f"{compile_ms:.1f} ms",
+        )
         if with_yaml:
             yaml_over, c_over = res["yaml"].median - bare, res["yaml_c"].median - bare
             flue_zip = data["zip"]["over_ms"] / 1e3 - compile_ms / 1e3
@@ -435,12 +490,20 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
                 ms(yaml_over),
                 f"{times(flue_zip, yaml_over)} faster",
             )
-            section.row("YAML baseline: pure-Python SafeLoader / libyaml CSafeLoader, over bare", f"{ms(yaml_over)} / {ms(c_over)}")
+            section.row(
+                "YAML baseline: pure-Python SafeLoader / libyaml CSafeLoader, over bare",
+                f"{ms(yaml_over)} / {ms(c_over)}",
+            )
             data["yaml_over_ms"], data["yaml_c_over_ms"] = yaml_over * 1e3, c_over * 1e3
         else:
             section.row("YAML baseline", "skipped: PyYAML is not installed for this interpreter")
         cold, warm = act.field_median("activate_cold_ms"), act.field_median("activate_warm_ms")
-        section.row("zip: activate one skill, first in the process (instructions + file list)", f"{cold:.2f} ms", target="≤ 2 ms", met=cold <= 2)
+        section.row(
+            "zip: activate one skill, first in the process (instructions + file list)",
+            f"{cold:.2f} ms",
+            target="≤ 2 ms",
+            met=cold <= 2,
+        )
         section.row("zip: activate another skill (warm)", f"{warm:.2f} ms", target="≤ 2 ms", met=warm <= 2)
         data["activate_cold_ms"], data["activate_warm_ms"] = cold, warm
         section.data[version] = data
@@ -452,15 +515,30 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
 def _memory(ctx: Context, section: Section, python: str, version: str, res: dict[str, Samples]) -> None:
     bare = res["bare"].field_median("rss_kib") * 1024
     bare_zip = res["bare_zip"].field_median("rss_kib") * 1024
-    section.row(f"**Python {version}**: bare interpreter peak RSS; with the wheel itself on sys.path", f"{mib(bare)}; {mib(bare_zip)}")
+    section.row(
+        f"**Python {version}**: bare interpreter peak RSS; with the wheel itself on sys.path",
+        f"{mib(bare)}; {mib(bare_zip)}",
+    )
     data: dict[str, Any] = {"bare_rss": bare, "bare_zip_rss": bare_zip}
     for kind in ("installed", "zip"):
         peak = res[kind].field_median("rss_kib") * 1024
         bare = res["bare" if kind == "installed" else "bare_zip"].field_median("rss_kib") * 1024
         held = max(out["held_instructions"] for out in res[kind].outputs)
         skills = res[kind].outputs[0]["skills"]
-        section.row(f"{kind}: peak RSS after mounting {skills:,} skills", mib(peak), mib(bare), f"+{mb(peak - bare)}", "≤ +10 MB", peak - bare <= 10e6)
-        section.row(f"{kind}: references holding their instructions after mounting", f"{held} of {skills:,}", target="0", met=held == 0)
+        section.row(
+            f"{kind}: peak RSS after mounting {skills:,} skills",
+            mib(peak),
+            mib(bare),
+            f"+{mb(peak - bare)}",
+            "≤ +10 MB",
+            peak - bare <= 10e6,
+        )
+        section.row(
+            f"{kind}: references holding their instructions after mounting",
+            f"{held} of {skills:,}",
+            target="0",
+            met=held == 0,
+        )
         data[kind] = {"rss": peak, "held": held}
     commands, _ = _mount_commands(ctx, python)
     everything = Command([*commands["installed"].argv, "--activate-all"], commands["installed"].env)
@@ -496,9 +574,21 @@ def parse_importtime(stderr: str) -> list[tuple[int, int, int, str]]:
 #: What is timed with -X importtime: (label, statement, target in ms or None).
 IMPORTS = (
     ("`import flue_runtime`", "import flue_runtime", 30.0),
-    ("the run-time API: `from flue_runtime import skill, markdown, SkillReference`", "from flue_runtime import skill, markdown, SkillReference", None),
-    ("the harness: `from flue_runtime import Harness, agent, use_model, use_skill`", "from flue_runtime import Harness, agent, use_model, use_skill", None),
-    ("mounting: `import flue_runtime; import benchpack.agents` (1,000 bundled skill() calls, zipped wheel)", "import flue_runtime; import benchpack.agents", None),
+    (
+        "the run-time API: `from flue_runtime import skill, markdown, SkillReference`",
+        "from flue_runtime import skill, markdown, SkillReference",
+        None,
+    ),
+    (
+        "the harness: `from flue_runtime import Harness, agent, use_model, use_skill`",
+        "from flue_runtime import Harness, agent, use_model, use_skill",
+        None,
+    ),
+    (
+        "mounting: `import flue_runtime; import benchpack.agents` (1,000 bundled skill() calls, zipped wheel)",
+        "import flue_runtime; import benchpack.agents",
+        None,
+    ),
 )
 
 
@@ -515,7 +605,7 @@ def bench_import(ctx: Context) -> Section:
     rounds = max(3, ctx.scale.rounds_mount)
     section = Section(
         "import",
-        "4. Import cost: `python -X importtime -c \"import flue_runtime\"`",
+        '4. Import cost: `python -X importtime -c "import flue_runtime"`',
         "The import cost of a statement is the sum of the cumulative `-X importtime` times of the top-level imports it "
         "makes beyond what `python -c pass` imports at start-up (median of "
         f"{rounds} runs); contributors by self time, median. `import flue_runtime` loads the package only: names are "
@@ -556,7 +646,11 @@ def bench_import(ctx: Context) -> Section:
                 met=None if target is None else total <= target,
             )
             section.row("  top contributors (self)", ", ".join(f"{name} {us / 1e3:.1f}" for us, name in top) + " ms")
-            data[statement] = {"importtime_ms": total, "wall_ms": wall_ms, "top": [(name, us / 1e3) for us, name in top]}
+            data[statement] = {
+                "importtime_ms": total,
+                "wall_ms": wall_ms,
+                "top": [(name, us / 1e3) for us, name in top],
+            }
         section.data[version] = data
     return section
 
@@ -583,7 +677,9 @@ class Tokenizer:
 
     def count(self, texts: list[str]) -> list[int]:
         for python in [sys.executable] + ([self.tools_python] if self.tools_python else []):
-            done = subprocess.run([python, str(PROBES / "tokens.py")], input=json.dumps(texts), capture_output=True, text=True)
+            done = subprocess.run(
+                [python, str(PROBES / "tokens.py")], input=json.dumps(texts), capture_output=True, text=True
+            )
             if done.returncode == 0:
                 out = json.loads(done.stdout)
                 self.name = out["tokenizer"]
@@ -595,16 +691,21 @@ class Tokenizer:
 def _tool_definitions() -> str:
     """The skill tools' definitions as a provider receives them (name, description, JSON Schema), as JSON."""
     from flue_runtime import define_skill
-    from flue_runtime.skill_tools import Mounted, skill_tools
+    from flue_runtime.agents.skill_tools import Mounted, skill_tools
 
-    probe = define_skill(name="probe", description="A skill with one support file.", instructions="x\n", files={"a.md": "a"})
-    definitions = [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in skill_tools([Mounted(probe)])]
+    probe = define_skill(
+        name="probe", description="A skill with one support file.", instructions="x\n", files={"a.md": "a"}
+    )
+    definitions = [
+        {"name": t.name, "description": t.description, "parameters": t.parameters}
+        for t in skill_tools([Mounted(probe)])
+    ]
     return json.dumps(definitions, ensure_ascii=False)
 
 
 def bench_catalog(ctx: Context) -> Section:
-    from flue_runtime.manifest import Manifest
-    from flue_runtime.prompt import CATALOG_HEADING, PREAMBLE, catalog, catalog_line
+    from flue_runtime.agents.prompt import CATALOG_HEADING, PREAMBLE, catalog, catalog_line
+    from flue_runtime.format.manifest import Manifest
 
     with zipfile.ZipFile(ctx.wheel) as archive:
         manifest = Manifest.loads(archive.read("benchpack/_flue_skills/manifest.json"))
@@ -617,7 +718,9 @@ def bench_catalog(ctx: Context) -> Section:
     bare = [f"{n}\n{d}\n" for n, d in entries]  # name and description alone: what any format must carry
     tools = _tool_definitions()
     tokenizer = Tokenizer(ctx.tools_python)
-    counts = tokenizer.count([preamble, opening + closing, whole, opening + "".join(blocks) + closing, tools, *lines, *blocks, *bare])
+    counts = tokenizer.count(
+        [preamble, opening + closing, whole, opening + "".join(blocks) + closing, tools, *lines, *blocks, *bare]
+    )
     n = len(entries)
     pre, xml_wrap, whole_t, xml_whole, tools_t = counts[:5]
     line_t, block_t, bare_t = counts[5 : 5 + n], counts[5 + n : 5 + 2 * n], counts[5 + 2 * n :]
@@ -631,7 +734,12 @@ def bench_catalog(ctx: Context) -> Section:
         "path `/.flue/skills/<name>/SKILL.md`).",
     )
     mean = statistics.mean
-    section.row("fixed preamble (`## Available Skills` + the activate_skill sentence)", f"{pre} tokens", target="< 80 tokens", met=pre < 80)
+    section.row(
+        "fixed preamble (`## Available Skills` + the activate_skill sentence)",
+        f"{pre} tokens",
+        target="< 80 tokens",
+        met=pre < 80,
+    )
     section.row("XML format: fixed wrapper (`<available_skills>` … `</available_skills>`)", f"{xml_wrap} tokens")
     section.row(
         "tokens per skill: flue catalog line / XML block (mean)",
@@ -645,11 +753,30 @@ def bench_catalog(ctx: Context) -> Section:
         f"{mean(block_t) - mean(bare_t):.1f}",
         ratio(mean(line_t) - mean(bare_t), mean(block_t) - mean(bare_t)),
     )
-    section.row("  min / median / max per skill", f"{min(line_t)} / {statistics.median(line_t):.0f} / {max(line_t)}", f"{min(block_t)} / {statistics.median(block_t):.0f} / {max(block_t)}")
-    section.row(f"whole catalog, {n:,} skills (tokenized as one text)", f"{whole_t:,} tokens", f"{xml_whole:,} tokens", ratio(whole_t, xml_whole))
+    section.row(
+        "  min / median / max per skill",
+        f"{min(line_t)} / {statistics.median(line_t):.0f} / {max(line_t)}",
+        f"{min(block_t)} / {statistics.median(block_t):.0f} / {max(block_t)}",
+    )
+    section.row(
+        f"whole catalog, {n:,} skills (tokenized as one text)",
+        f"{whole_t:,} tokens",
+        f"{xml_whole:,} tokens",
+        ratio(whole_t, xml_whole),
+    )
     section.row("characters per token, flue catalog", f"{len(whole) / whole_t:.2f}")
-    section.row("also sent with every request: `activate_skill` + `read_skill_resource` definitions (as JSON)", f"{tools_t} tokens")
-    section.data = {"tokenizer": tokenizer.name, "preamble": pre, "line_mean": mean(line_t), "xml_mean": mean(block_t), "whole": whole_t, "xml_whole": xml_whole}
+    section.row(
+        "also sent with every request: `activate_skill` + `read_skill_resource` definitions (as JSON)",
+        f"{tools_t} tokens",
+    )
+    section.data = {
+        "tokenizer": tokenizer.name,
+        "preamble": pre,
+        "line_mean": mean(line_t),
+        "xml_mean": mean(block_t),
+        "whole": whole_t,
+        "xml_whole": xml_whole,
+    }
     return section
 
 
@@ -676,7 +803,14 @@ def machine(ctx: Context) -> list[str]:
 def render(ctx: Context, sections: list[Section], command: str) -> str:
     out = ["## Results", "", f"`{command}`", "", *machine(ctx), ""]
     for section in sections:
-        out += [f"### {section.title}", "", section.setup, "", "| figure | value | baseline (same run) | ratio | target | met |", "|---|---|---|---|---|---|"]
+        out += [
+            f"### {section.title}",
+            "",
+            section.setup,
+            "",
+            "| figure | value | baseline (same run) | ratio | target | met |",
+            "|---|---|---|---|---|---|",
+        ]
         for row in section.rows:
             met = "" if row.met is None else ("yes" if row.met else "**no**")
             out.append(f"| {row.figure} | {row.value} | {row.baseline} | {row.ratio} | {row.target} | {met} |")
@@ -686,11 +820,17 @@ def render(ctx: Context, sections: list[Section], command: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="tiny inputs and one round: checks that the generators and the runner work")
+    parser.add_argument(
+        "--quick", action="store_true", help="tiny inputs and one round: checks that the generators and the runner work"
+    )
     parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated subset of {', '.join(SECTIONS)}")
-    parser.add_argument("--python", action="append", default=[], help="another interpreter for mount, import and memory (repeatable)")
+    parser.add_argument(
+        "--python", action="append", default=[], help="another interpreter for mount, import and memory (repeatable)"
+    )
     parser.add_argument("--tools-python", help="an interpreter with bpe-openai installed, for real token counts")
-    parser.add_argument("--checkout", type=Path, help="measure this flue-skills source tree (default: the one holding this script)")
+    parser.add_argument(
+        "--checkout", type=Path, help="measure this flue-skills source tree (default: the one holding this script)"
+    )
     parser.add_argument("--workdir", type=Path, help="keep the generated inputs here (default: a temporary folder)")
     parser.add_argument("--report", type=Path, help="also write the markdown report to this file")
     parser.add_argument("--json", type=Path, help="also write the raw figures as JSON")
@@ -739,13 +879,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             sections.append(memory)
         order = {name: i for i, name in enumerate(SECTIONS)}
         sections.sort(key=lambda s: order[s.key])
-        command = "python benchmarks/run.py" + (" " + " ".join(argv if argv is not None else sys.argv[1:]) if (argv or sys.argv[1:]) else "")
+        command = "python benchmarks/run.py" + (
+            " " + " ".join(argv if argv is not None else sys.argv[1:]) if (argv or sys.argv[1:]) else ""
+        )
         report = render(ctx, sections, command)
         print(report)
         if args.report:
             args.report.write_text(report, encoding="utf-8")
         if args.json:
-            args.json.write_text(json.dumps({s.key: {"rows": [asdict(r) for r in s.rows], "data": s.data} for s in sections}, indent=2), encoding="utf-8")
+            args.json.write_text(
+                json.dumps({s.key: {"rows": [asdict(r) for r in s.rows], "data": s.data} for s in sections}, indent=2),
+                encoding="utf-8",
+            )
         missed = [f"{s.key}: {r.figure}" for s in sections for r in s.rows if r.met is False]
         if missed:
             print("targets missed:\n  " + "\n  ".join(missed), file=sys.stderr)

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
-from flue_runtime.diagnostics import Diagnostic
-from flue_runtime.manifest import BUNDLE_DIR
-
-from .bundle import Bundle
+from flue_build.pack import BundlePlan
+from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.manifest import BUNDLE_DIR
 
 
-def audit_wheel(wheel: Path, bundles: Sequence[Bundle], original_prefixes: Sequence[str] = ()) -> list[Diagnostic]:
+def audit_wheel(wheel: Path, bundles: Sequence[BundlePlan], original_prefixes: Sequence[str] = ()) -> list[Diagnostic]:
     """Problems in `wheel`; `original_prefixes` are wheel paths (`pkg/skills/refunds/`) that must stay empty."""
     expected: dict[str, str] = {}
     for bundle in bundles:

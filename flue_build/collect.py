@@ -1,7 +1,7 @@
 """From a project's modules to everything a build needs: resolved references, vetted skills, every problem.
 
 Plain library code, callable without a build (the CLI's `check PROJECT_DIR` does): the
-backend adapters hand in their modules and get back a `Collection`; `flue_build.bundle`
+backend adapters hand in their modules and get back a `Collection`; `flue_build.pack`
 turns it into files and manifests.
 """
 
@@ -11,20 +11,21 @@ import functools
 import importlib.util
 import os
 import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal, Sequence
+from typing import Literal
 
-from flue_runtime.diagnostics import Diagnostic, apply_strict, has_errors
-from flue_runtime.manifest import BUNDLE_DIR, MANIFEST_FILE
-from flue_runtime.markdown_file import MarkdownFile, vet_markdown
-from flue_runtime.packing import Limits, format_size
-from flue_runtime.skilldir import VettedSkill, vet_skill
-from flue_runtime.validate import SKILL_FILE
-
-from .config import PYPROJECT, FlueConfig
-from .scan import Call, scan_file
-from .sources import INIT, Source, package_folders
+from flue_build.config import PYPROJECT, FlueConfig, load_config, read_pyproject
+from flue_build.scan.scanner import Call, scan_file
+from flue_build.scan.selection import project_sources
+from flue_build.scan.sources import INIT, Source, package_folders
+from flue_runtime.format.diagnostics import Diagnostic, apply_strict, has_errors
+from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE
+from flue_runtime.format.markdown_file import MarkdownFile, vet_markdown
+from flue_runtime.format.skill_folder import VettedSkill, vet_skill
+from flue_runtime.format.validate import SKILL_FILE
+from flue_runtime.format.vetting import Limits, format_size
 
 #: How a resolution step reports a problem at the call being resolved: code, message, hint.
 _Report = Callable[[str, str, str], None]
@@ -94,6 +95,22 @@ def collect(config: FlueConfig, sources: Sequence[Source]) -> Collection:
     result.diagnostics.sort(key=lambda d: (d.path, d.line or 0, d.column or 0))
     result.diagnostics = apply_strict(result.diagnostics, config.strict)
     return result
+
+
+@dataclass
+class ProjectCheck:
+    config: FlueConfig
+    sources: list[Source]
+    collection: Collection
+
+
+def check_project(root: Path) -> ProjectCheck:
+    """Scan and collect exactly as a build of `root` would; raises `ConfigError` on bad configuration."""
+    root = Path(os.path.abspath(root))
+    pyproject = read_pyproject(root)
+    config = load_config(root, pyproject)
+    sources = project_sources(root, pyproject, config)
+    return ProjectCheck(config, sources, collect(config, sources))
 
 
 class _Collector:
@@ -249,7 +266,8 @@ def _bundle_size(result: Collection, limits: Limits) -> list[Diagnostic]:
             "FLU311",
             PYPROJECT,
             f"the skill bundles of this build add up to {format_size(total)}, over the {format_size(limits.bundle_size)} limit",
-            "largest: " + ", ".join(f"{result.display(p)} ({format_size(sizes[p])})" for p in largest)
+            "largest: "
+            + ", ".join(f"{result.display(p)} ({format_size(sizes[p])})" for p in largest)
             + "; leave large data out of skills, or raise the limit: [tool.flue] max-bundle-size",
         )
     ]

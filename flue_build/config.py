@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from flue_runtime.errors import FlueError
-from flue_runtime.packing import DEFAULT_LIMITS, Limits, format_size, parse_size
+from flue_runtime.errors import ConfigError
+from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, format_size, parse_size
 
 PYPROJECT = "pyproject.toml"
 #: The limits a project may override, each with its `Limits` field and whether it is a size in bytes.
@@ -24,16 +24,6 @@ LIMIT_KEYS = {
     "max-bundle-size": ("bundle_size", True),
 }
 KEYS = ("allow", "strict", "packages", *LIMIT_KEYS)
-
-
-class ConfigError(FlueError):
-    """`[tool.flue]` (or the pyproject.toml holding it) is invalid; `problems` lists every one."""
-
-    def __init__(self, path: Path, problems: list[str]) -> None:
-        self.path = path
-        self.problems = tuple(problems)
-        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
-        super().__init__(f"{path}: invalid [tool.flue] configuration ({count}): " + "; ".join(problems))
 
 
 @dataclass(frozen=True)
@@ -120,7 +110,11 @@ def read_limits(table: dict[str, Any], problems: list[str] | None = None) -> Lim
             if problems is not None:
                 default = getattr(DEFAULT_LIMITS, name)
                 example = f'"{format_size(default * 2)}" or {default * 2}' if is_size else str(default * 2)
-                what = "a size: a number of bytes or a string with a unit (B, KiB, MiB, GiB)" if is_size else "a whole number"
+                what = (
+                    "a size: a number of bytes or a string with a unit (B, KiB, MiB, GiB)"
+                    if is_size
+                    else "a whole number"
+                )
                 problems.append(f"tool.flue.{key}: must be {what}, at least 1, like {example}; not {raw!r}")
             continue
         values[name] = value
@@ -131,7 +125,9 @@ def _paths(root: Path, table: dict[str, Any], key: str, problems: list[str]) -> 
     """A list of project-relative POSIX paths, made absolute; problems noted under `tool.flue.<key>`."""
     value = table.get(key, [])
     if not isinstance(value, list):
-        problems.append(f'tool.flue.{key}: must be a list of paths relative to the project, like ["skills/x/.env.example"]')
+        problems.append(
+            f'tool.flue.{key}: must be a list of paths relative to the project, like ["skills/x/.env.example"]'
+        )
         return []
     out: list[Path] = []
     for index, item in enumerate(value):

@@ -4,7 +4,7 @@ tree nested deeper than the recursion limit (about 1,000 levels) raised Recursio
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from collections.abc import Iterator
 
 
 def walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str]]]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
-from typing import Sequence, TextIO
+from collections.abc import Sequence
+from typing import TextIO
 
-from flue_runtime.diagnostics import Diagnostic, has_errors, summary
 from flue_runtime.errors import SkillError
+from flue_runtime.format.diagnostics import Diagnostic, has_errors, summary
 
 
 def emit(diagnostics: Sequence[Diagnostic], stream: TextIO | None = None) -> None:

@@ -66,11 +66,11 @@ def _opted_in(root: Path) -> bool:
 
 class _State:
     def __init__(self, dist: Any) -> None:
-        from .collect import collect
-        from .config import load_config
-        from .project import setuptools_modules
-        from .report import fail_on_errors
-        from .sources import package_folders, sources_under
+        from flue_build.collect import collect
+        from flue_build.config import load_config
+        from flue_build.report import fail_on_errors
+        from flue_build.scan.selection import setuptools_modules
+        from flue_build.scan.sources import package_folders, sources_under
 
         self.root = Path(os.path.abspath(dist.src_root or os.curdir))
         config = load_config(self.root)
@@ -86,7 +86,7 @@ class _State:
 
     def original_dests(self) -> list[str]:
         """Where setuptools would put the original copies of bundled files: wheel paths, folders ending in `/`."""
-        from .bundle import local_targets
+        from flue_build.pack import local_targets
 
         out = []
         for target in local_targets(self.collection):
@@ -128,7 +128,7 @@ class _BuildPy:
 
     def run(self) -> None:
         super().run()  # type: ignore[misc]
-        from .bundle import copy_checked, plan
+        from flue_build.pack import copy_checked, plan
 
         state = _state(self.distribution)  # type: ignore[attr-defined]
         build_lib = Path(self.build_lib)  # type: ignore[attr-defined]
@@ -163,9 +163,9 @@ class _BdistWheel:
 
     def run(self) -> None:
         super().run()  # type: ignore[misc]
-        from .audit import audit_wheel
-        from .bundle import plan
-        from .report import fail_on_errors
+        from flue_build.audit import audit_wheel
+        from flue_build.pack import plan
+        from flue_build.report import fail_on_errors
 
         dist = self.distribution  # type: ignore[attr-defined]
         state = _state(dist)
@@ -191,7 +191,7 @@ class _Sdist:
     """Put every vetted skill file and markdown target into the source distribution."""
 
     def make_distribution(self) -> None:
-        from .bundle import sdist_files
+        from flue_build.pack import sdist_files
 
         state = _state(self.distribution)  # type: ignore[attr-defined]
         filelist = self.filelist  # type: ignore[attr-defined]

@@ -1,86 +1,78 @@
 """flue_runtime: mount agent skills bundled in Python packages and run agents with them.
 
-Names are loaded on first use, so `import flue_runtime` stays cheap and never pulls in
-YAML, jsonschema or any build tool.
+Names are loaded on first use (PEP 562), so mounting a bundled skill never imports the
+agent loop, and `import flue_runtime` never pulls in YAML, jsonschema or a build tool.
 """
 
 from __future__ import annotations
 
-import sys
+import importlib
+from typing import TYPE_CHECKING, Any
 
-TYPE_CHECKING = False  # not typing's: importing typing costs ~4 ms, and nothing here needs it at run time
-if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
+from flue_runtime import errors
+from flue_runtime.errors import *  # noqa: F403  (every error; errors.py imports nothing heavy)
 
 __version__ = "0.1.0"
 
-_EXPORTS = {
-    "Diagnostic": "diagnostics",
-    "Severity": "diagnostics",
-    "FlueError": "errors",
-    "SkillError": "errors",
-    "SkillMetadata": "validate",
-    "check_skill_md": "validate",
-    "SkillReference": "reference",
-    "define_skill": "define",
-    "SkillDefinitionError": "define",
-    "SkillTree": "vfs",
-    "ReadOnlyError": "vfs",
-    "skill": "resolve",
-    "markdown": "resolve",
-    "SkillNotFoundError": "resolve",
-    "MissingBuildHookError": "resolve",
-    "UnknownPackageError": "resolve",
-    "BundleError": "bundled",
-    "SpecError": "specs",
-    "SkillPathError": "paths",
-    "ResourceNotFoundError": "reference",
-    "agent": "hooks",
-    "use_model": "hooks",
-    "use_skill": "hooks",
-    "use_tool": "hooks",
-    "use_instruction": "hooks",
-    "use_state": "hooks",
-    "use_sandbox": "hooks",
-    "HookError": "hooks",
-    "Harness": "harness",
-    "Session": "harness",
-    "PromptResult": "harness",
-    "LocalSandbox": "sandbox",
-    "MemorySandbox": "sandbox",
-    "Tool": "tools",
+#: Public name -> the module that defines it.
+_LAZY = {
+    "Diagnostic": "flue_runtime.format.diagnostics",
+    "Severity": "flue_runtime.format.diagnostics",
+    "SkillMetadata": "flue_runtime.format.records",
+    "check_skill_md": "flue_runtime.format.validate",
+    "SkillReference": "flue_runtime.mount.reference",
+    "SkillSource": "flue_runtime.mount.reference",
+    "define_skill": "flue_runtime.mount.define",
+    "SkillTree": "flue_runtime.mount.vfs",
+    "skill": "flue_runtime.mount.resolve",
+    "markdown": "flue_runtime.mount.resolve",
+    "agent": "flue_runtime.agents.hooks",
+    "use_model": "flue_runtime.agents.hooks",
+    "use_skill": "flue_runtime.agents.hooks",
+    "use_tool": "flue_runtime.agents.hooks",
+    "use_instruction": "flue_runtime.agents.hooks",
+    "use_state": "flue_runtime.agents.hooks",
+    "use_sandbox": "flue_runtime.agents.hooks",
+    "Harness": "flue_runtime.agents.harness",
+    "Session": "flue_runtime.agents.harness",
+    "PromptResult": "flue_runtime.agents.harness",
+    "LocalSandbox": "flue_runtime.agents.sandbox",
+    "MemorySandbox": "flue_runtime.agents.sandbox",
+    "Tool": "flue_runtime.agents.tools",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted([*_LAZY, *errors.__all__])
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .define import SkillDefinitionError, define_skill
-    from .diagnostics import Diagnostic, Severity
-    from .errors import FlueError, SkillError
-    from .harness import Harness, PromptResult, Session
-    from .hooks import HookError, agent, use_instruction, use_model, use_sandbox, use_skill, use_state, use_tool
-    from .reference import SkillReference
-    from .sandbox import LocalSandbox, MemorySandbox
-    from .tools import Tool
-    from .validate import SkillMetadata, check_skill_md
-    from .bundled import BundleError
-    from .paths import SkillPathError
-    from .reference import ResourceNotFoundError
-    from .resolve import MissingBuildHookError, SkillNotFoundError, UnknownPackageError, markdown, skill
-    from .specs import SpecError
-    from .vfs import ReadOnlyError, SkillTree
+if TYPE_CHECKING:
+    from flue_runtime.agents.harness import Harness, PromptResult, Session
+    from flue_runtime.agents.hooks import (
+        agent,
+        use_instruction,
+        use_model,
+        use_sandbox,
+        use_skill,
+        use_state,
+        use_tool,
+    )
+    from flue_runtime.agents.sandbox import LocalSandbox, MemorySandbox
+    from flue_runtime.agents.tools import Tool
+    from flue_runtime.format.diagnostics import Diagnostic, Severity
+    from flue_runtime.format.records import SkillMetadata
+    from flue_runtime.format.validate import check_skill_md
+    from flue_runtime.mount.define import define_skill
+    from flue_runtime.mount.reference import SkillReference, SkillSource
+    from flue_runtime.mount.resolve import markdown, skill
+    from flue_runtime.mount.vfs import SkillTree
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
+    module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'flue_runtime' has no attribute {name!r}")
-    qualified = f"{__name__}.{module}"
-    __import__(qualified)  # the builtin: importlib itself is one more module to load
-    value = getattr(sys.modules[qualified], name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+    return sorted(set(globals()) | set(_LAZY))

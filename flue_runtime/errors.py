@@ -1,16 +1,52 @@
-"""The exceptions flue raises. Each carries what a user needs to fix the problem."""
+"""Every exception flue raises, in one place; each is a `FlueError` and carries what a user needs to fix it.
+
+`flue_runtime` exports each name; the README's list of errors is tested against this module.
+"""
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing stays off the mount path (see flue_runtime/__init__.py)
-if TYPE_CHECKING:  # pragma: no cover  (diagnostics pulls in dataclasses, enum and json: not needed to raise)
-    from typing import Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-    from .diagnostics import Diagnostic
+__all__ = [
+    "BundleError",
+    "ConfigError",
+    "FlueError",
+    "HookError",
+    "ListError",
+    "LoopError",
+    "MissingBuildHookError",
+    "ModelError",
+    "NotInstalledError",
+    "PageError",
+    "ReadOnlyError",
+    "ResourceNotFoundError",
+    "SandboxError",
+    "ScriptExhaustedError",
+    "SkillDefinitionError",
+    "SkillError",
+    "SkillNotFoundError",
+    "SkillPathError",
+    "SpecError",
+    "StoreError",
+    "ToolArgumentError",
+    "ToolDefinitionError",
+    "ToolFailure",
+    "UnknownPackageError",
+    "WorkspaceSkillWarning",
+]
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from flue_runtime.format.diagnostics import Diagnostic
 
 
 class FlueError(Exception):
     """Base class of every error flue raises on purpose."""
+
+
+# --- the skill format ------------------------------------------------------------------
 
 
 class SkillError(FlueError):
@@ -36,3 +72,126 @@ class SkillError(FlueError):
     def report(self) -> str:
         """Every diagnostic, compiler style, with hints."""
         return "\n".join(d.format() for d in self.diagnostics)
+
+
+class SkillDefinitionError(SkillError):
+    """Every problem of a `define_skill(...)` call, grouped by argument."""
+
+    def __init__(self, name: object, diagnostics: Sequence[Diagnostic]) -> None:
+        super().__init__(diagnostics)
+        self.fields: dict[str, list[str]] = {}
+        for d in diagnostics:
+            self.fields.setdefault(d.field or "?", []).append(d.message)
+        lines = [f"  {field}: {message}" for field, messages in self.fields.items() for message in messages]
+        count = len(lines)
+        plural = "s" if count != 1 else ""
+        self.args = (f"invalid define_skill(name={name!r}): {count} problem{plural}\n" + "\n".join(lines),)
+
+
+class SkillPathError(FlueError, ValueError):
+    """A path that is not a plain relative path inside a skill."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path, self.reason = path, reason
+        super().__init__(
+            f"refused path {path!r}: {reason}; use a path relative to the skill folder, like 'reference.md'"
+        )
+
+
+class ConfigError(FlueError):
+    """`[tool.flue]` (or the pyproject.toml holding it) is invalid; `problems` lists every one."""
+
+    def __init__(self, path: Path, problems: list[str]) -> None:
+        self.path = path
+        self.problems = tuple(problems)
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        super().__init__(f"{path}: invalid [tool.flue] configuration ({count}): " + "; ".join(problems))
+
+
+# --- mounting --------------------------------------------------------------------------
+
+
+class SpecError(FlueError, ValueError):
+    """A spec that is not of the form `skill()`/`markdown()` accept."""
+
+
+class SkillNotFoundError(FlueError, LookupError):
+    """A well-formed spec that names nothing: not bundled, not on disk."""
+
+
+class MissingBuildHookError(SkillNotFoundError):
+    """The package holding the call was built without the flue-skills hook, and the files are not on disk."""
+
+
+class UnknownPackageError(SkillNotFoundError):
+    """A package spec whose first segment is not an importable package."""
+
+
+class BundleError(FlueError):
+    """A bundle that is there but unusable: unreadable, of another format, a file missing or changed."""
+
+
+class ResourceNotFoundError(FlueError, LookupError):
+    """A clean path that is not one of the skill's files."""
+
+
+class ReadOnlyError(FlueError, PermissionError):
+    """Skill files are read-only."""
+
+
+# --- the agent -------------------------------------------------------------------------
+
+
+class HookError(FlueError):
+    """A hook used the wrong way: outside a render, or mounting one name twice."""
+
+
+class ToolDefinitionError(FlueError, TypeError):
+    """A function that cannot become a tool, and why."""
+
+
+class ToolArgumentError(FlueError, ValueError):
+    """The model called a tool with arguments that do not fit its schema."""
+
+
+class ToolFailure(FlueError):
+    """A tool call that failed in a way the model should be told about (an error result)."""
+
+
+class PageError(FlueError, ValueError):
+    """An offset or limit that does not fit the file being read."""
+
+
+class SandboxError(FlueError):
+    """A sandbox path that is refused or does not exist."""
+
+
+class WorkspaceSkillWarning(FlueError, UserWarning):
+    """A workspace skill was skipped (issued with `warnings.warn`, never raised)."""
+
+
+class LoopError(FlueError):
+    """The model kept calling tools past the step limit."""
+
+
+class StoreError(FlueError):
+    """The session store cannot be opened, read or written."""
+
+
+class ModelError(FlueError):
+    """A model could not be created or did not answer."""
+
+
+class ScriptExhaustedError(ModelError):
+    """The conversation asked a `ScriptedModel` for more turns than its script holds."""
+
+
+# --- the command line ------------------------------------------------------------------
+
+
+class ListError(FlueError):
+    """`flue-skills ls`: TARGET names nothing that ships skills, or cannot be read."""
+
+
+class NotInstalledError(ListError):
+    """`flue-skills ls`: no installed package or distribution of that name."""

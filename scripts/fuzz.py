@@ -19,12 +19,13 @@ ROOT = Path(__file__).resolve().parent.parent
 ATHERIS_TARGET = """
 import sys, atheris
 with atheris.instrument_imports():
-    from flue_runtime.validate import check_skill_md
-    from flue_runtime.paths import skill_path, SkillPathError
-    from flue_runtime.vfs import SkillTree
+    from flue_runtime.format.validate import check_skill_md
+    from flue_runtime.format.paths import skill_path
+    from flue_runtime.errors import SkillPathError
+    from flue_runtime.mount.vfs import SkillTree
     from flue_runtime import define_skill
     from flue_runtime.errors import FlueError
-    from flue_build.scan import ScanResult, scan_source
+    from flue_build.scan.scanner import ScanResult, scan_source
 
 TREE = SkillTree([define_skill(name="s", description="d", instructions="i", files={"a.md": "x"})])
 
@@ -53,7 +54,9 @@ def main() -> int:
     parser.add_argument("--atheris", type=int, metavar="SECONDS", help="also run atheris for this long")
     args = parser.parse_args()
     env = {**os.environ, "HYPOTHESIS_PROFILE": "campaign", "PYTHONPATH": str(ROOT)}
-    status = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests" / "fuzz")], env=env)
+    status = subprocess.call(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests" / "fuzz")], env=env
+    )
     if args.atheris:
         status |= subprocess.call(
             [sys.executable, "-c", ATHERIS_TARGET, f"-max_total_time={args.atheris}", "-rss_limit_mb=4096"], env=env

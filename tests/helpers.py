@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from flue_runtime.diagnostics import Diagnostic
-from flue_runtime.validate import SkillFile, check_skill_md
+from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.validate import SkillFile, check_skill_md
 
 
-def check(frontmatter: str, directory: str | None = "my-skill", *, body: str = "Body.\n", strict: bool = False) -> SkillFile:
+def check(
+    frontmatter: str, directory: str | None = "my-skill", *, body: str = "Body.\n", strict: bool = False
+) -> SkillFile:
     """Check a SKILL.md made of `frontmatter` (without the `---` lines) and a body."""
     text = f"---\n{frontmatter}\n---\n{body}"
     return check_skill_md(text.encode("utf-8"), "my-skill/SKILL.md", directory, strict=strict)

@@ -13,7 +13,15 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_quick_benchmark_run(tmp_path: Path) -> None:
     results = tmp_path / "results.json"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--workdir", str(tmp_path / "work"), "--json", str(results)],
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "run.py"),
+            "--quick",
+            "--workdir",
+            str(tmp_path / "work"),
+            "--json",
+            str(results),
+        ],
         capture_output=True,
         text=True,
         timeout=300,

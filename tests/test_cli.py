@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from flue_build.cli import main
-from flue_runtime.schema import schema
-from flue_runtime.validate import check_skill_file
+from flue_runtime.format.schema import schema
+from flue_runtime.format.validate import check_skill_file
 
 GOOD = Path("fixtures/skills/good")
 COLLECTIONS = Path("fixtures/skills/collections")

@@ -11,7 +11,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_support_agent_example_runs_from_its_wheel() -> None:
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "support-agent" / "run.py")], capture_output=True, text=True, timeout=600
+        [sys.executable, str(ROOT / "examples" / "support-agent" / "run.py")],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
@@ -21,4 +24,6 @@ def test_support_agent_example_runs_from_its_wheel() -> None:
     assert "**vip**" not in out.split("=== tools ===")[0]  # unlocked later, not in the system prompt
     assert "=== tool result: read_skill_resource ===\n     1\t# Refund policy" in out
     assert "=== catalog update (appended message) ===\n[The available skills changed.]\nNew skills:\n- **vip**" in out
-    assert out.rstrip().endswith("system prompt byte-identical in every request and after resuming from sessions.db: True")
+    assert out.rstrip().endswith(
+        "system prompt byte-identical in every request and after resuming from sessions.db: True"
+    )

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from flue_runtime.manifest import Manifest, MarkdownEntry, Reference, SkillEntry
-from flue_runtime.packing import walk
-from flue_runtime.skilldir import content_id, vet_skill
+from flue_runtime.format.manifest import Manifest, MarkdownEntry, Reference, SkillEntry
+from flue_runtime.format.records import content_id
+from flue_runtime.format.skill_folder import vet_skill
+from flue_runtime.format.vetting import walk
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
@@ -42,8 +43,21 @@ def test_good_skill_packs_every_file_sorted(skill: Path) -> None:
 
 @pytest.mark.parametrize(
     "relative",
-    [".env", ".env.local", ".dev.vars", "id_ed25519", ".ssh/config", ".aws/credentials", "credentials.json",
-     ".npmrc", "server.pem", "tls.key", "secrets.yaml", "Secrets.YAML", "nested/.netrc"],
+    [
+        ".env",
+        ".env.local",
+        ".dev.vars",
+        "id_ed25519",
+        ".ssh/config",
+        ".aws/credentials",
+        "credentials.json",
+        ".npmrc",
+        "server.pem",
+        "tls.key",
+        "secrets.yaml",
+        "Secrets.YAML",
+        "nested/.netrc",
+    ],
 )
 def test_secrets_by_name_are_refused(skill: Path, relative: str) -> None:
     target = skill / relative
@@ -91,14 +105,26 @@ def test_symlinked_skill_md_is_refused(skill: Path) -> None:
 
 
 def test_noise_is_skipped_with_a_warning(skill: Path) -> None:
-    for relative in ("node_modules/x/index.js", ".git/HEAD", "__pycache__/a.cpython-311.pyc", "scripts/b.pyc", ".DS_Store", "SKILL.md.swp"):
+    for relative in (
+        "node_modules/x/index.js",
+        ".git/HEAD",
+        "__pycache__/a.cpython-311.pyc",
+        "scripts/b.pyc",
+        ".DS_Store",
+        "SKILL.md.swp",
+    ):
         target = skill / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text("x")
     vetted = vet_skill(skill, display="s")
     assert vetted.ok
     assert {d.path for d in vetted.diagnostics if d.code == "FLU304"} == {
-        "s/node_modules", "s/.git", "s/__pycache__", "s/scripts/b.pyc", "s/.DS_Store", "s/SKILL.md.swp"
+        "s/node_modules",
+        "s/.git",
+        "s/__pycache__",
+        "s/scripts/b.pyc",
+        "s/.DS_Store",
+        "s/SKILL.md.swp",
     }
     assert [f.path for f in vetted.files] == ["SKILL.md", "reference.md", "scripts/extract.py"]
 
@@ -181,7 +207,7 @@ def test_walk_reports_unreadable_folder_and_file() -> None:
 def test_manifest_round_trip_is_deterministic(skill: Path) -> None:
     vetted = vet_skill(skill)
     assert vetted.metadata is not None
-    entry = SkillEntry(vetted.id, vetted.metadata, vetted.files, vetted.body_offset)
+    entry = SkillEntry.of(vetted.id, vetted.metadata, vetted.files, vetted.body_offset)
     md = MarkdownEntry("abc", 3, "00")
     manifest = Manifest(
         "pkg",
@@ -203,14 +229,13 @@ def test_manifest_refuses_unknown_format() -> None:
         Manifest.loads(b'{"format": 3}')
 
 
-def test_a_format_1_manifest_still_reads(skill: Path) -> None:
+def test_a_format_1_manifest_is_refused_by_name(skill: Path) -> None:
+    """Format 1 (files as lists) was never released: its reader is gone, and such a manifest says so."""
     vetted = vet_skill(skill)
     assert vetted.metadata is not None
-    entry = SkillEntry(vetted.id, vetted.metadata, vetted.files, vetted.body_offset)
+    entry = SkillEntry.of(vetted.id, vetted.metadata, vetted.files, vetted.body_offset)
     data = json.loads(Manifest("pkg", {entry.id: entry}).dumps())
     assert data["format"] == 2 and isinstance(data["skills"][entry.id]["files"], str)
     data["format"] = 1
-    data["skills"][entry.id]["files"] = [[f.path, f.size, f.sha256] for f in vetted.files]
-    old = Manifest.loads(json.dumps(data))
-    assert old.skill(entry.id) == entry
-    assert old.skill(entry.id).files == vetted.files
+    with pytest.raises(ValueError, match="format 1; this flue_runtime reads format 2"):
+        Manifest.loads(json.dumps(data))

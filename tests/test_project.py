@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from flue_runtime.diagnostics import CODES
+from flue_runtime.format.diagnostics import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("yaml", "jsonschema", "flue_build", "setuptools", "hatchling")
@@ -25,7 +25,7 @@ HEAVY = ("yaml", "jsonschema", "flue_build", "setuptools", "hatchling")
     ],
 )
 def test_importing_the_runtime_stays_light(statement: str) -> None:
-    code = "import sys; %s; print(' '.join(m for m in %r if m in sys.modules))" % (statement, HEAVY)
+    code = f"import sys; {statement}; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == ""
 

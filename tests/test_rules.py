@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
-from flue_runtime.diagnostics import Severity
-from flue_runtime.frontmatter import FRONTMATTER_LIMIT, MAX_DEPTH
-from flue_runtime.validate import check_skill_md
 from helpers import check, codes, only
+
+from flue_runtime.format.diagnostics import Severity
+from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT, MAX_NESTING
+from flue_runtime.format.validate import check_skill_md
 
 VALID = "name: my-skill\ndescription: Does things. Use when asked."
 
@@ -110,7 +110,7 @@ def test_alias_bomb_is_refused_quickly() -> None:
 
 
 def test_deep_nesting_is_refused() -> None:
-    deep = "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
+    deep = "[" * (MAX_NESTING + 1) + "]" * (MAX_NESTING + 1)
     d = only(check(VALID + f"\nmetadata: {deep}"), "FLU109")
     assert "deeper" in d.message
 

@@ -26,7 +26,7 @@ def main() -> None:
     module = sys.modules[module_name]
     skills = module.SKILLS
     t_resolve = time.perf_counter()
-    from flue_runtime.prompt import catalog
+    from flue_runtime.agents.prompt import catalog
 
     text = catalog([(ref.name, ref.description) for ref in skills])
     t_catalog = time.perf_counter()
@@ -40,7 +40,7 @@ def main() -> None:
         "catalog_ms": (t_catalog - t_resolve) * 1e3,
         "total_ms": (t_catalog - _T0) * 1e3,
         "rss_kib": peak_rss_kib(),
-        "held_instructions": sum(1 for ref in skills if ref._instructions is not None),
+        "held_instructions": sum(1 for ref in skills if "_instructions" in vars(ref)),
     }
     if "--compile" in args:
         # What importing the referencing module's own source costs, flue aside: zipimport keeps
@@ -61,7 +61,7 @@ def main() -> None:
         start = time.perf_counter()
         out["instructions_chars"] = sum(len(ref.instructions) for ref in skills)
         out["activate_all_ms"] = (time.perf_counter() - start) * 1e3
-        out["held_after"] = sum(1 for ref in skills if ref._instructions is not None)
+        out["held_after"] = sum(1 for ref in skills if "_instructions" in vars(ref))
         out["rss_after_kib"] = peak_rss_kib()
     import json
 

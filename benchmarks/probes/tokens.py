@@ -16,7 +16,11 @@ def main() -> None:
     encoding = bpe_openai.get_encoding("o200k_base")
     texts = json.load(sys.stdin)
     version = getattr(bpe_openai, "__version__", "?")
-    print(json.dumps({"tokenizer": f"bpe-openai {version}, o200k_base", "counts": [len(encoding.encode(t)) for t in texts]}))
+    print(
+        json.dumps(
+            {"tokenizer": f"bpe-openai {version}, o200k_base", "counts": [len(encoding.encode(t)) for t in texts]}
+        )
+    )
 
 
 main()

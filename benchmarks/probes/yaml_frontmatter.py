@@ -36,8 +36,10 @@ def main() -> None:
     lines = [f"- **{name}** — {' '.join(str(desc).split())}" for name, desc in entries]
     text = "\n".join(lines)
     t_done = time.perf_counter()
-    from rss import peak_rss_kib  # after the timings: not part of what is measured
     import json
+
+    from rss import peak_rss_kib  # after the timings: not part of what is measured
+
     print(
         json.dumps(
             {

@@ -44,12 +44,19 @@ def main() -> int:
             name = "hatch-flue-skills" if project.name == "hatch_plugin" else "flue-skills"
             step(f"build the {name} wheel", [*build, str(project)])
         isolated = {**os.environ, "PIP_FIND_LINKS": str(wheels)}
-        step("build the support-agent wheel (isolated, with the flue-skills hook)", [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(EXAMPLE)], isolated)
+        step(
+            "build the support-agent wheel (isolated, with the flue-skills hook)",
+            [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(EXAMPLE)],
+            isolated,
+        )
         [wheel] = dist.glob("*.whl")
         venv.EnvBuilder(with_pip=True).create(env_dir)
         python = str(env_dir / "bin" / "python")
         extra = [f"{wheel}[{args.model.split('/')[0]}]"] if args.model else [str(wheel)]
-        step(f"install {wheel.name} into a fresh virtual environment", [python, "-m", "pip", "install", "-q", "--find-links", str(wheels), *extra])
+        step(
+            f"install {wheel.name} into a fresh virtual environment",
+            [python, "-m", "pip", "install", "-q", "--find-links", str(wheels), *extra],
+        )
         print("--- run a conversation\n", flush=True)
         command = [python, "-m", "support_agent"] + (["--model", args.model] if args.model else [])
         return subprocess.run(command, cwd=work).returncode

@@ -6,8 +6,9 @@ data, and the tool specs. Provider SDKs are imported only when their model is us
 
 from __future__ import annotations
 
-from .base import Model, ModelError, ModelRequest, ModelResponse, ToolCall
-from .scripted import ScriptedModel, ScriptExhaustedError
+from flue_runtime.errors import ModelError, ScriptExhaustedError
+from flue_runtime.models.base import Model, ModelRequest, ModelResponse, ToolCall
+from flue_runtime.models.scripted import ScriptedModel
 
 __all__ = [
     "Model",
@@ -27,7 +28,9 @@ def resolve_model(model: Model | str) -> Model:
         return model
     provider, _, name = model.partition("/")
     if not name:
-        raise ModelError(f"model {model!r}: name a provider and a model, like 'anthropic/claude-haiku-4-5' or 'openai/gpt-5-mini'")
-    from . import providers
+        raise ModelError(
+            f"model {model!r}: name a provider and a model, like 'anthropic/claude-haiku-4-5' or 'openai/gpt-5-mini'"
+        )
+    from flue_runtime.models import providers
 
     return providers.create(provider, name)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Message, ModelError, ModelRequest, ModelResponse, ToolCall, ToolSpec
-from .sdk import LoopClients, Provider, client_options, model_error
+from flue_runtime.errors import ModelError
+from flue_runtime.models.base import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
+from flue_runtime.models.sdk import LoopClients, Provider, client_options, model_error
 
 PROVIDER = Provider("Anthropic", "anthropic", "anthropic", "ANTHROPIC_API_KEY")
 CACHE = {"type": "ephemeral"}

@@ -7,16 +7,10 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..errors import FlueError
-
 Message = dict[str, Any]
 ToolSpec = dict[str, Any]
 
 _ids = itertools.count(1)
-
-
-class ModelError(FlueError):
-    """A model could not be created or did not answer."""
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import Message, ModelError, ModelRequest, ModelResponse, ToolCall, ToolSpec
-from .sdk import LoopClients, Provider, client_options, model_error
+from flue_runtime.errors import ModelError
+from flue_runtime.models.base import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
+from flue_runtime.models.sdk import LoopClients, Provider, client_options, model_error
 
 PROVIDER = Provider("OpenAI", "openai", "openai", "OPENAI_API_KEY")
 
@@ -70,7 +71,11 @@ class OpenAIModel:
 def convert_tool(tool: ToolSpec) -> dict[str, Any]:
     return {
         "type": "function",
-        "function": {"name": tool["name"], "description": tool.get("description", ""), "parameters": tool["parameters"]},
+        "function": {
+            "name": tool["name"],
+            "description": tool.get("description", ""),
+            "parameters": tool["parameters"],
+        },
     }
 
 

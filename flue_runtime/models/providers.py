@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from .base import Model, ModelError
+from flue_runtime.errors import ModelError
+from flue_runtime.models.base import Model
 
 #: provider name -> (adapter module, model class)
 PROVIDERS: dict[str, tuple[str, str]] = {

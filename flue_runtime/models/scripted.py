@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import copy
-from typing import Callable, Sequence, Union
+from collections.abc import Callable, Sequence
 
-from .base import ModelError, ModelRequest, ModelResponse, ToolCall
+from flue_runtime.errors import ScriptExhaustedError
+from flue_runtime.models.base import ModelRequest, ModelResponse, ToolCall
 
-Turn = Union[str, Sequence[ToolCall], ModelResponse, Callable[[ModelRequest], ModelResponse]]
-
-
-class ScriptExhaustedError(ModelError):
-    """The conversation asked for more turns than the script holds."""
+Turn = str | Sequence[ToolCall] | ModelResponse | Callable[[ModelRequest], ModelResponse]
 
 
 class ScriptedModel:

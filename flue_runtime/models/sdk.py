@@ -11,12 +11,12 @@ import asyncio
 import importlib
 import os
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
-from .base import ModelError
+from flue_runtime.errors import ModelError
 
 
 @dataclass(frozen=True)

@@ -22,19 +22,19 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 from flue_build.audit import audit_wheel
-from flue_build.bundle import Bundle, force_include, original_paths, plan, sdist_files
 from flue_build.collect import Collection, collect
 from flue_build.config import load_config
-from flue_build.project import guess_sources, hatchling_sources
+from flue_build.pack import BundlePlan, force_include, original_paths, plan, sdist_files
 from flue_build.report import fail_on_errors
-from flue_build.sources import from_distribution_paths, sources_under
+from flue_build.scan.selection import guess_sources, hatchling_sources
+from flue_build.scan.sources import from_distribution_paths, sources_under
 
 
 class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     PLUGIN_NAME = "flue-skills"
 
     _staging: str | None = None
-    _audit: tuple[list[Bundle], list[str]] | None = None
+    _audit: tuple[list[BundlePlan], list[str]] | None = None
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         collection = self._collect()
@@ -74,7 +74,9 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             sources = sources_under(config.packages)
         elif self.target_name == "wheel":
             files = self.build_config.builder.recurse_selected_project_files()
-            sources = from_distribution_paths((Path(f.path), f.distribution_path) for f in files if f.distribution_path.endswith(".py"))
+            sources = from_distribution_paths(
+                (Path(f.path), f.distribution_path) for f in files if f.distribution_path.endswith(".py")
+            )
         else:  # the sdist scans what the wheel will ship
             found = hatchling_sources(root)
             sources = found if found is not None else guess_sources(root)

@@ -43,7 +43,9 @@ class Result:
         return sdist
 
 
-def build(project: Path, *args: str, outdir: Path | None = None, isolated: bool = False, env: dict[str, str] | None = None) -> Result:
+def build(
+    project: Path, *args: str, outdir: Path | None = None, isolated: bool = False, env: dict[str, str] | None = None
+) -> Result:
     """`python -m build` on `project` (no isolation unless asked): sdist then wheel from it by default."""
     outdir = outdir or project / "dist"
     command = [sys.executable, "-m", "build", *args, "--outdir", str(outdir), str(project)]
@@ -78,7 +80,9 @@ def make_venv(path: Path) -> Path:
     python = path / "bin" / "python"
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     dev = sysconfig.get_paths()["purelib"]
     Path(purelib, "_flue_dev_env.pth").write_text(f"import site; site.addsitedir({dev!r})\n")
@@ -87,8 +91,21 @@ def make_venv(path: Path) -> Path:
 
 def pip_install_editable(python: Path, project: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(python), "-m", "pip", "install", "--no-build-isolation", "--no-deps", "--no-input", "-e", str(project), *extra],
-        capture_output=True, text=True, cwd=project,
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--no-build-isolation",
+            "--no-deps",
+            "--no-input",
+            "-e",
+            str(project),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=project,
     )
 
 
@@ -96,7 +113,9 @@ def origin(python: Path, module: str) -> Path:
     """Where `module` is found by the venv's python, without importing (executing) it."""
     out = subprocess.run(
         [str(python), "-c", f"import importlib.util; print(importlib.util.find_spec({module!r}).origin)"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     return Path(out)
 

@@ -6,7 +6,6 @@ import tarfile
 from pathlib import Path
 
 import pytest
-
 from buildsupport import ProjectFactory, Result, build, copy_project
 
 
@@ -36,7 +35,5 @@ def from_sdist(built: dict[str, tuple[Path, Result]], tmp_path_factory: pytest.T
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> "ProjectFactory":
+def project(tmp_path: Path) -> ProjectFactory:
     return ProjectFactory(tmp_path)
-
-

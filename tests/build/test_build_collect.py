@@ -9,14 +9,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from buildsupport import PROJECTS, copy_project
-from flue_build.bundle import plan
+
 from flue_build.cli import main
-from flue_build.collect import collect
+from flue_build.collect import check_project, collect
 from flue_build.config import FlueConfig
-from flue_build.project import check_project
-from flue_build.sources import sources_under
+from flue_build.pack import plan
+from flue_build.scan.sources import sources_under
 
 SKILL = "---\nname: {name}\ndescription: A test skill. Use in tests.\n---\n\nDo the thing.\n"
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n"
@@ -51,7 +50,9 @@ def test_fixture_project_collects_cleanly() -> None:
     checked = check_project(PROJECTS / "hatch-src")
     collection = checked.collection
     assert [s.module for s in checked.sources] == [
-        "hatch_src_demo", "hatch_src_demo.agents", "hatch_src_demo.agents.support",
+        "hatch_src_demo",
+        "hatch_src_demo.agents",
+        "hatch_src_demo.agents.support",
     ]
     assert (collection.modules, collection.references, len(collection.skills)) == (3, 5, 2)
     assert [(d.code, d.location) for d in collection.diagnostics] == [
@@ -66,8 +67,13 @@ def test_bundle_is_deterministic_and_stores_a_skill_once_per_package() -> None:
     [bundle] = first
     manifest = json.loads(bundle.manifest)
     refs = manifest["references"]
-    assert refs["hatch_src_demo"]["./skills/refunds/SKILL.md"] == refs["hatch_src_demo.agents.support"]["../skills/refunds/SKILL.md"]
-    assert refs["hatch_src_demo.agents.support"]["acme_review_skills/review/SKILL.md"] == {"package": "acme_review_skills/review/SKILL.md"}
+    assert (
+        refs["hatch_src_demo"]["./skills/refunds/SKILL.md"]
+        == refs["hatch_src_demo.agents.support"]["../skills/refunds/SKILL.md"]
+    )
+    assert refs["hatch_src_demo.agents.support"]["acme_review_skills/review/SKILL.md"] == {
+        "package": "acme_review_skills/review/SKILL.md"
+    }
     dests = [f.dest for f in bundle.files]
     assert dests == sorted(dests) and len(dests) == len(set(dests)) == 6
     assert sorted(s["fields"]["name"] for s in manifest["skills"].values()) == ["pdf-tools", "refunds"]
@@ -76,7 +82,9 @@ def test_bundle_is_deterministic_and_stores_a_skill_once_per_package() -> None:
 def test_two_bundle_packages_each_get_their_copy(tmp_path: Path) -> None:
     make_skill(tmp_path / "skills" / "shared")
     for name in ("alpha", "beta"):
-        make_module(tmp_path / name / "__init__.py", 'from flue_runtime import skill\nS = skill("../skills/shared/SKILL.md")\n')
+        make_module(
+            tmp_path / name / "__init__.py", 'from flue_runtime import skill\nS = skill("../skills/shared/SKILL.md")\n'
+        )
     collection = run(tmp_path, packages=["alpha", "beta"])
     assert collection.ok, collection.diagnostics
     bundles = plan(collection)
@@ -87,7 +95,10 @@ def test_two_bundle_packages_each_get_their_copy(tmp_path: Path) -> None:
 def test_namespace_portions_are_skipped_for_the_bundle_package(tmp_path: Path) -> None:
     make_skill(tmp_path / "acme" / "agents" / "skills" / "triage")
     make_module(tmp_path / "acme" / "agents" / "__init__.py", "")
-    make_module(tmp_path / "acme" / "agents" / "support.py", 'import flue_runtime\nT = flue_runtime.skill("./skills/triage/SKILL.md")\n')
+    make_module(
+        tmp_path / "acme" / "agents" / "support.py",
+        'import flue_runtime\nT = flue_runtime.skill("./skills/triage/SKILL.md")\n',
+    )
     collection = run(tmp_path, packages=["acme"])
     [bundle] = plan(collection)
     assert (bundle.package, bundle.path) == ("acme.agents", "acme/agents")
@@ -152,7 +163,9 @@ def test_a_symlinked_skill_folder_is_refused(tmp_path: Path) -> None:
         ("linked.md", None, "FLU301"),
     ],
 )
-def test_markdown_targets_follow_the_packing_rules(tmp_path: Path, name: str, content: str | bytes | None, code: str) -> None:
+def test_markdown_targets_follow_the_packing_rules(
+    tmp_path: Path, name: str, content: str | bytes | None, code: str
+) -> None:
     target = tmp_path / "pkg" / name
     target.parent.mkdir(parents=True)
     if content is None:
@@ -212,12 +225,17 @@ def test_package_specs_are_checked_when_importable(tmp_path: Path, monkeypatch: 
 
 
 def test_strict_makes_warnings_errors(tmp_path: Path) -> None:
-    make_module(tmp_path / "pkg" / "__init__.py", 'from flue_runtime import skill\nX = skill("not_installed_anywhere/x/SKILL.md")\n')
+    make_module(
+        tmp_path / "pkg" / "__init__.py",
+        'from flue_runtime import skill\nX = skill("not_installed_anywhere/x/SKILL.md")\n',
+    )
     assert run(tmp_path).ok
     assert not run(tmp_path, strict=True).ok
 
 
-def test_check_project_dir_from_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_project_dir_from_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     project = copy_project("hatch-src", tmp_path / "p")
     support = project / "src" / "hatch_src_demo" / "agents" / "support.py"

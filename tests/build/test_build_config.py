@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from flue_build.config import ConfigError, load_config
+from flue_build.config import load_config
+from flue_runtime.errors import ConfigError
 
 
 def write(tmp_path: Path, table: str) -> Path:
@@ -54,7 +55,7 @@ def test_wrong_shapes(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"tool\.flue\.allow: must be a list"):
         load_config(write(tmp_path, '[tool.flue]\nallow = "x"'))
     with pytest.raises(ConfigError, match="tool.flue: must be a table"):
-        load_config(write(tmp_path, '[tool]\nflue = 1'))
+        load_config(write(tmp_path, "[tool]\nflue = 1"))
 
 
 def test_broken_or_missing_pyproject(tmp_path: Path) -> None:

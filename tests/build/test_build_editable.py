@@ -6,9 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from buildsupport import make_venv, origin, pip_install_editable
-from buildsupport import ProjectFactory
+from buildsupport import ProjectFactory, make_venv, origin, pip_install_editable
 
 SECRET = {
     "hatch-src": "src/hatch_src_demo/skills/refunds/.env",
@@ -16,7 +14,12 @@ SECRET = {
     "setuptools-src": "src/setuptools_src_demo/skills/refunds/.env",
 }
 MODULE = {"hatch-src": "hatch_src_demo", "hatch-flat": "hatch_flat_demo", "setuptools-src": "setuptools_src_demo"}
-MODES = {"hatch-src": [], "hatch-flat": [], "setuptools-src lenient": [], "setuptools-src strict": ["-C", "editable_mode=strict"]}
+MODES = {
+    "hatch-src": [],
+    "hatch-flat": [],
+    "setuptools-src lenient": [],
+    "setuptools-src strict": ["-C", "editable_mode=strict"],
+}
 
 
 def site_packages(python: Path) -> Path:
@@ -52,7 +55,13 @@ def test_good_project_installs_and_bad_one_fails(case: str, project: ProjectFact
             str(tree / "src" / "setuptools_src_demo" / "prompts" / "system.md"),
             str(tree / "skills" / "pdf-tools"),
         }
-        assert not [p for p in found.parent.rglob("*") if "_flue_skills" in p.parts and p.name != "manifest.json" and p.is_file()]
+        assert not [
+            p
+            for p in found.parent.rglob("*")
+            if "_flue_skills" in p.parts and p.name != "manifest.json" and p.is_file()
+        ]
     else:
         # __file__ is the source file: the run time reads skills next to it, from disk.
-        assert found.resolve() == (tree / ("src" if name != "hatch-flat" else "") / MODULE[name] / "__init__.py").resolve()
+        assert (
+            found.resolve() == (tree / ("src" if name != "hatch-flat" else "") / MODULE[name] / "__init__.py").resolve()
+        )

@@ -6,9 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-from buildsupport import ROOT, build, payload, wheel_files
-from buildsupport import ProjectFactory
+from buildsupport import ROOT, ProjectFactory, build, payload, wheel_files
 
 
 @pytest.fixture(scope="session")

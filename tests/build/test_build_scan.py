@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flue_build.scan import might_reference, scan_file, scan_source, spec_problem
+from flue_build.scan.scanner import might_reference, scan_file, scan_source, spec_problem
 
 
 def scan(source: str) -> tuple[list[tuple[str, str, int, int]], list[tuple[str, int | None, int | None]]]:
@@ -24,7 +24,7 @@ def test_every_import_form_is_followed() -> None:
         from flue_runtime import skill as s, markdown
         import flue_runtime as fr
         import flue_runtime
-        import flue_runtime.manifest
+        import flue_runtime.format.manifest
         A = s("./a/SKILL.md")
         B = fr.skill("./b/SKILL.md")
         C = flue_runtime.markdown("./c.md")

@@ -8,18 +8,21 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from buildsupport import ProjectFactory, Result, build, payload, sdist_names, wheel_files
 
-from buildsupport import Result, build, payload, sdist_names, wheel_files
-from buildsupport import ProjectFactory
 from flue_build.audit import audit_wheel
-from flue_build.bundle import plan
-from flue_build.project import check_project
+from flue_build.collect import check_project
+from flue_build.pack import plan
 
 PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
 REFUNDS = "src/hatch_src_demo/skills/refunds"
 
 PYTHON = {
-    "hatch-src": {"hatch_src_demo/__init__.py", "hatch_src_demo/agents/__init__.py", "hatch_src_demo/agents/support.py"},
+    "hatch-src": {
+        "hatch_src_demo/__init__.py",
+        "hatch_src_demo/agents/__init__.py",
+        "hatch_src_demo/agents/support.py",
+    },
     "hatch-flat": {"hatch_flat_demo/__init__.py", "hatch_flat_demo/tools.py"},
     "setuptools-src": {
         "setuptools_src_demo/__init__.py",
@@ -68,7 +71,10 @@ def test_manifest_maps_every_module_and_spec(built: dict[str, tuple[Path, Result
     assert set(refs) == {"hatch_src_demo", "hatch_src_demo.agents.support"}
     refunds = refs["hatch_src_demo"]["./skills/refunds/SKILL.md"]["skill"]
     assert manifest["skills"][refunds]["fields"]["name"] == "refunds"
-    assert [line.split("\t")[0] for line in manifest["skills"][refunds]["files"].splitlines()] == ["SKILL.md", "policy.md"]
+    assert [line.split("\t")[0] for line in manifest["skills"][refunds]["files"].splitlines()] == [
+        "SKILL.md",
+        "policy.md",
+    ]
     assert "source" not in manifest["skills"][refunds]  # a real wheel never points at the build machine
 
 
@@ -146,7 +152,9 @@ def assert_refused(result: Result, path: str, code: str) -> None:
 
 
 @pytest.mark.parametrize("case", REFUSALS, ids=list(REFUSALS))
-def test_each_refusal_fails_the_wheel_build_and_names_the_file(case: str, project: ProjectFactory, tmp_path: Path) -> None:
+def test_each_refusal_fails_the_wheel_build_and_names_the_file(
+    case: str, project: ProjectFactory, tmp_path: Path
+) -> None:
     make, code = REFUSALS[case]
     tree = project("hatch-src")
     refused = make(tree, tree / REFUNDS)
@@ -173,7 +181,9 @@ def test_allow_lets_one_named_file_through_with_a_notice(project: ProjectFactory
     tree = project("hatch-src")
     (tree / REFUNDS / ".env.example").write_text("TOKEN=changeme\n")
     pyproject = tree / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace("[tool.flue]", f'[tool.flue]\nallow = ["{REFUNDS}/.env.example"]'))
+    pyproject.write_text(
+        pyproject.read_text().replace("[tool.flue]", f'[tool.flue]\nallow = ["{REFUNDS}/.env.example"]')
+    )
     result = build(tree, outdir=tmp_path / "out")
     assert result.returncode == 0, result.output
     assert f"{REFUNDS}/.env.example: FLU306 warning" in result.output
@@ -181,7 +191,14 @@ def test_allow_lets_one_named_file_through_with_a_notice(project: ProjectFactory
     assert [n for n in files if n.endswith("/.env.example")] != []
 
 
-NOISE = ["node_modules/left-pad/index.js", ".git/config", "__pycache__/helper.cpython-311.pyc", "helper.pyc", ".DS_Store", "policy.md.swp"]
+NOISE = [
+    "node_modules/left-pad/index.js",
+    ".git/config",
+    "__pycache__/helper.cpython-311.pyc",
+    "helper.pyc",
+    ".DS_Store",
+    "policy.md.swp",
+]
 
 
 @pytest.mark.parametrize("name", ["hatch-src", "setuptools-src"])
@@ -219,7 +236,9 @@ def test_a_large_asset_is_packed_with_a_warning(project: ProjectFactory, tmp_pat
 
 
 @pytest.mark.parametrize("name", ["hatch-src", "setuptools-src"])
-def test_dynamic_references_fail_the_build_at_file_line_column(name: str, project: ProjectFactory, tmp_path: Path) -> None:
+def test_dynamic_references_fail_the_build_at_file_line_column(
+    name: str, project: ProjectFactory, tmp_path: Path
+) -> None:
     tree = project(name)
     package = "hatch_src_demo" if name == "hatch-src" else "setuptools_src_demo"
     module = tree / "src" / package / "__init__.py"
@@ -246,12 +265,16 @@ def test_the_wheel_audit_deletes_a_wheel_with_an_unvetted_bundle_file(project: P
     tree = project("hatch-src")
     (tree / "stray.txt").write_text("smuggled\n")
     with open(tree / "pyproject.toml", "a") as handle:
-        handle.write('\n[tool.hatch.build.targets.wheel.force-include]\n"stray.txt" = "hatch_src_demo/_flue_skills/stray.txt"\n')
+        handle.write(
+            '\n[tool.hatch.build.targets.wheel.force-include]\n"stray.txt" = "hatch_src_demo/_flue_skills/stray.txt"\n'
+        )
     result = build(tree, "--wheel", outdir=tmp_path / "out")
     assert_refused(result, "hatch_src_demo/_flue_skills/stray.txt", "FLU409")
 
 
-def test_audit_catches_originals_changes_and_missing_files(built: dict[str, tuple[Path, Result]], tmp_path: Path, from_sdist: dict[str, Path]) -> None:
+def test_audit_catches_originals_changes_and_missing_files(
+    built: dict[str, tuple[Path, Result]], tmp_path: Path, from_sdist: dict[str, Path]
+) -> None:
     good = built["hatch-src"][1].wheel
     bundles = plan(check_project(from_sdist["hatch-src"]).collection)
     assert audit_wheel(good, bundles, ["hatch_src_demo/skills/refunds/"]) == []
@@ -264,11 +287,15 @@ def test_audit_catches_originals_changes_and_missing_files(built: dict[str, tupl
             if not info.filename.endswith("/reference.md"):
                 target.writestr(info, data)
         target.writestr("hatch_src_demo/skills/refunds/node_modules/x.js", "noise")
-    problems = {d.path.split("/", 1)[1]: d.message for d in audit_wheel(bad, bundles, ["hatch_src_demo/skills/refunds/"])}
+    problems = {
+        d.path.split("/", 1)[1]: d.message for d in audit_wheel(bad, bundles, ["hatch_src_demo/skills/refunds/"])
+    }
     assert len(problems) == 3
     assert any(p.endswith("/policy.md") and "bytes differ" in m for p, m in problems.items())
     assert any(p.endswith("/reference.md") and "missing" in m for p, m in problems.items())
-    assert problems["hatch_src_demo/skills/refunds/node_modules/x.js"].startswith("left in a referenced skill's original folder")
+    assert problems["hatch_src_demo/skills/refunds/node_modules/x.js"].startswith(
+        "left in a referenced skill's original folder"
+    )
 
 
 def test_setuptools_projects_without_a_flue_table_are_left_alone(project: ProjectFactory, tmp_path: Path) -> None:

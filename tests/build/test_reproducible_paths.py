@@ -6,13 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from buildsupport import build, copy_project, wheel_files
 
 
 @pytest.mark.parametrize("args", [("--wheel",), ()], ids=["wheel", "via-sdist"])
 @pytest.mark.parametrize("name", ["hatch-src", "setuptools-src"])
-def test_two_checkouts_at_different_paths_build_byte_identical_wheels(name: str, args: tuple[str, ...], tmp_path: Path) -> None:
+def test_two_checkouts_at_different_paths_build_byte_identical_wheels(
+    name: str, args: tuple[str, ...], tmp_path: Path
+) -> None:
     first = copy_project(name, tmp_path / "ci" / name)
     second = copy_project(name, tmp_path / "home" / "someone else" / "src" / "checkout-2")
     one = build(first, *args, outdir=tmp_path / "out-1")

@@ -10,7 +10,9 @@ settings.register_profile(
     "ci", derandomize=True, max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )
 settings.register_profile(
-    "campaign", max_examples=int(os.environ.get("FLUE_FUZZ_EXAMPLES", "200000")), deadline=None,
+    "campaign",
+    max_examples=int(os.environ.get("FLUE_FUZZ_EXAMPLES", "200000")),
+    deadline=None,
     suppress_health_check=list(HealthCheck),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -2,7 +2,7 @@
 
 Documented error classes, the only exceptions each function may raise:
 
-- `flue_runtime.paths.skill_path(path)`: `SkillPathError` (a `FlueError` and a `ValueError`).
+- `flue_runtime.format.paths.skill_path(path)`: `SkillPathError` (a `FlueError` and a `ValueError`).
 - `SkillTree.read(path)` and `SkillReference.read_bytes(path)`: `SkillPathError` (not a
   clean path, or not under /.flue/skills) or `ResourceNotFoundError` (a `FlueError` and a
   `LookupError`: a clean path that is not one of the mounted files). A disk skill in dev
@@ -22,19 +22,53 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flue_runtime import define_skill
-from flue_runtime.errors import FlueError
-from flue_runtime.paths import SkillPathError, skill_path
-from flue_runtime.sandbox import LocalSandbox, MemorySandbox, SandboxError
-from flue_runtime.vfs import SkillTree
+from flue_runtime.agents.sandbox import LocalSandbox, MemorySandbox
+from flue_runtime.errors import FlueError, SandboxError, SkillPathError
+from flue_runtime.format.paths import skill_path
+from flue_runtime.mount.vfs import SkillTree
 
-PIECES = ["..", ".", "/", "\\", "%2e", "%2E", "%2f", "%5c", "%25", "%00", "\x00", "．", "／", "∕", "⁄", "﹒", "\u2024",
-          "a", "b.md", "SKILL.md", "refunds", "vip", ".flue", "skills", "~", "C:", "//", " ", "\n", "é"]
+PIECES = [
+    "..",
+    ".",
+    "/",
+    "\\",
+    "%2e",
+    "%2E",
+    "%2f",
+    "%5c",
+    "%25",
+    "%00",
+    "\x00",
+    "．",
+    "／",
+    "∕",
+    "⁄",
+    "﹒",
+    "\u2024",
+    "a",
+    "b.md",
+    "SKILL.md",
+    "refunds",
+    "vip",
+    ".flue",
+    "skills",
+    "~",
+    "C:",
+    "//",
+    " ",
+    "\n",
+    "é",
+]
 paths = st.lists(st.sampled_from(PIECES), max_size=12).map("".join) | st.text(max_size=40)
 
-REFUNDS = define_skill(name="refunds", description="d", instructions="refunds body", files={"a/b.md": "inside", "b.md": "top"})
+REFUNDS = define_skill(
+    name="refunds", description="d", instructions="refunds body", files={"a/b.md": "inside", "b.md": "top"}
+)
 VIP = define_skill(name="vip", description="d", instructions="vip secret body")
 TREE = SkillTree([REFUNDS, VIP])
-ALLOWED = {f"refunds/{f.path}": REFUNDS.read_bytes(f.path) for f in REFUNDS.files} | {f"vip/{f.path}": VIP.read_bytes(f.path) for f in VIP.files}
+ALLOWED = {f"refunds/{f.path}": REFUNDS.read_bytes(f.path) for f in REFUNDS.files} | {
+    f"vip/{f.path}": VIP.read_bytes(f.path) for f in VIP.files
+}
 
 
 @given(paths)

@@ -1,6 +1,6 @@
 """Random and mutated Python source through the source scanner: a `ScanResult`, never an exception.
 
-Contract of `flue_build.scan.scan_source(data, display)`: for *any* bytes it returns a
+Contract of `flue_build.scan.scanner.scan_source(data, display)`: for *any* bytes it returns a
 `ScanResult` whose diagnostics carry registered codes (FLU401, FLU402 or FLU403) with
 1-based positions, and whose calls hold well-formed specs found in the source. It raises
 nothing: a file Python cannot parse (syntax error, NUL byte, bad encoding cookie, nesting
@@ -21,9 +21,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flue_build.scan import ScanResult, scan_file, scan_source
-from flue_runtime.diagnostics import CODES
-from flue_runtime.specs import spec_problem
+from flue_build.scan.scanner import ScanResult, scan_file, scan_source
+from flue_runtime.format.diagnostics import CODES
+from flue_runtime.mount.specs import spec_problem
 
 VALID = b'''\
 # -*- coding: utf-8 -*-
@@ -52,12 +52,67 @@ ITEMS = [s("./a/SKILL.md") for s in loaders]
 '''
 
 PIECES = [
-    "from flue_runtime import skill", "from flue_runtime import *", "import flue_runtime as fr", "from flue_runtime import markdown as m",
-    "skill(", "markdown(", "fr.skill(", "m(", ")", "(", '"./a/SKILL.md"', "'./b.md'", 'f"./{x}/SKILL.md"', "x", "+", ",", "*", "**",
-    "spec=", "\n", "    ", "\t", "def f(skill):", "class C:", "lambda skill:", "global skill", "nonlocal skill", "for skill in y:",
-    "[skill for skill in z]", "(skill := 1)", "match x:", "case {**skill}:", "case [*skill]:", "try:", "except E as skill:",
-    "async def g():", "await ", "yield ", "@", ":", "=", "\\", "#", '"""', "\x00", "\r", "\x0c", "é", "𝔘", "\ufeff",
-    "# -*- coding: latin-1 -*-", "# coding: utf-16", "# coding: nope", "\xff", "pass", "return", "if", "else", "not", "-", "~",
+    "from flue_runtime import skill",
+    "from flue_runtime import *",
+    "import flue_runtime as fr",
+    "from flue_runtime import markdown as m",
+    "skill(",
+    "markdown(",
+    "fr.skill(",
+    "m(",
+    ")",
+    "(",
+    '"./a/SKILL.md"',
+    "'./b.md'",
+    'f"./{x}/SKILL.md"',
+    "x",
+    "+",
+    ",",
+    "*",
+    "**",
+    "spec=",
+    "\n",
+    "    ",
+    "\t",
+    "def f(skill):",
+    "class C:",
+    "lambda skill:",
+    "global skill",
+    "nonlocal skill",
+    "for skill in y:",
+    "[skill for skill in z]",
+    "(skill := 1)",
+    "match x:",
+    "case {**skill}:",
+    "case [*skill]:",
+    "try:",
+    "except E as skill:",
+    "async def g():",
+    "await ",
+    "yield ",
+    "@",
+    ":",
+    "=",
+    "\\",
+    "#",
+    '"""',
+    "\x00",
+    "\r",
+    "\x0c",
+    "é",
+    "𝔘",
+    "\ufeff",
+    "# -*- coding: latin-1 -*-",
+    "# coding: utf-16",
+    "# coding: nope",
+    "\xff",
+    "pass",
+    "return",
+    "if",
+    "else",
+    "not",
+    "-",
+    "~",
 ]
 
 
@@ -110,7 +165,9 @@ def test_any_literal_spec(spec: str) -> None:
 
 
 @settings(max_examples=60)  # each example parses up to 3,000 levels: keep the CI budget small
-@given(st.sampled_from(["+", "*", " or ", " and ", " if c else ", ".x(", "[", "lambda: ", "not "]), st.integers(1, 3000))
+@given(
+    st.sampled_from(["+", "*", " or ", " and ", " if c else ", ".x(", "[", "lambda: ", "not "]), st.integers(1, 3000)
+)
 def test_deep_expressions_never_overflow(operator: str, depth: int) -> None:
     closing = {".x(": ")", "[": "]"}.get(operator, "")
     expression = "a" + (operator + "a") * depth if not closing else "a" + operator * depth + "1" + closing * depth

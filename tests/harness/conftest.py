@@ -1,10 +1,9 @@
 from __future__ import annotations
 
-
 import pytest
 
 from flue_runtime import define_skill
-from flue_runtime.reference import SkillReference
+from flue_runtime.mount.reference import SkillReference
 
 
 @pytest.fixture

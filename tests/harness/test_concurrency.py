@@ -35,7 +35,12 @@ REFUNDS = define_skill(
     instructions="# Refunds\nRead policy.md first.\n",
     files={"policy.md": "REFUNDS-POLICY: 30 days.\n", "forms/claim.md": "REFUNDS-CLAIM form\n"},
 )
-VIP = define_skill(name="vip", description="VIP care.", instructions="# VIP\nBe generous.\n", files={"perks.md": "VIP-PERKS: lounge.\n"})
+VIP = define_skill(
+    name="vip",
+    description="VIP care.",
+    instructions="# VIP\nBe generous.\n",
+    files={"perks.md": "VIP-PERKS: lounge.\n"},
+)
 
 
 class PacedModel:
@@ -116,7 +121,7 @@ def start_sessions(harness: Harness, ids: list[int]) -> None:
 
 READ_BACK = """
 import json, sys
-from flue_runtime.sqlite_store import SQLiteStore
+from flue_runtime.agents.stores.sqlite import SQLiteStore
 store = SQLiteStore(sys.argv[1])
 print(json.dumps({i: store.load(i).__dict__ for i in store.session_ids()}))
 """
@@ -139,7 +144,9 @@ def assert_conversation(index: int, record: dict[str, Any], turns: int) -> None:
     messages = record["messages"]
     if index % 2 and turns:
         announcement = messages.pop(0)
-        assert announcement["catalog_update"] is True and "Available skills now: refunds, vip" in announcement["content"]
+        assert (
+            announcement["catalog_update"] is True and "Available skills now: refunds, vip" in announcement["content"]
+        )
     assert not any(m.get("catalog_update") for m in messages)
     roles = [m["role"] for m in messages]
     assert roles == ["user", "assistant", "tool", "tool", "assistant"] * turns, roles
@@ -151,7 +158,9 @@ def assert_conversation(index: int, record: dict[str, Any], turns: int) -> None:
         assert marker in resource["content"] and other not in resource["content"]
         assert answer["content"] == f"answer {index}.{turn}"
     assert record["state"] == {"n": index, "vip": index % 2 == 1}
-    assert record["announced"] == ([["refunds", "Handle refunds."], ["vip", "VIP care."]] if index % 2 else [["refunds", "Handle refunds."]])
+    assert record["announced"] == (
+        [["refunds", "Handle refunds."], ["vip", "VIP care."]] if index % 2 else [["refunds", "Handle refunds."]]
+    )
 
 
 def test_fifty_sessions_in_parallel_keep_their_own_conversations(tmp_path: Path) -> None:
@@ -226,7 +235,9 @@ def worker(db: Path, first: int, count: int, turns: int) -> subprocess.Popen[str
     source = WORKER.format(tests=str(Path(__file__).parent))
     return subprocess.Popen(
         [sys.executable, "-c", source, str(db), str(first), str(count), str(turns)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -244,7 +255,9 @@ def test_four_processes_of_fifty_sessions_share_one_store(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("after_turns", [1, 2])
-def test_a_process_killed_among_fifty_sessions_leaves_a_store_that_opens_and_sessions_that_resume(tmp_path: Path, after_turns: int) -> None:
+def test_a_process_killed_among_fifty_sessions_leaves_a_store_that_opens_and_sessions_that_resume(
+    tmp_path: Path, after_turns: int
+) -> None:
     db = tmp_path / "sessions.db"
     proc = worker(db, 0, SESSIONS, 100)  # killed long before the 100th round
     assert proc.stdout is not None
@@ -257,7 +270,9 @@ def test_a_process_killed_among_fifty_sessions_leaves_a_store_that_opens_and_ses
         assert raw.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     stored = read_back(db)
     done = {i: len(stored[f"s{i}"]["messages"]) // 5 for i in range(SESSIONS)}
-    assert min(done.values()) >= after_turns and max(done.values()) - min(done.values()) <= 1, done  # rounds in lockstep
+    assert min(done.values()) >= after_turns and max(done.values()) - min(done.values()) <= 1, (
+        done
+    )  # rounds in lockstep
     for i, turns in done.items():
         assert_conversation(i, stored[f"s{i}"], turns)  # whole turns only: nothing half-written
     # Every session resumes in a new process and finishes its script from where it stopped.
@@ -279,7 +294,9 @@ def test_a_process_killed_among_fifty_sessions_leaves_a_store_that_opens_and_ses
         asyncio.run(main())
         """
     )
-    resumed = subprocess.run([sys.executable, "-c", resume, str(db), json.dumps(done)], capture_output=True, text=True, timeout=120)
+    resumed = subprocess.run(
+        [sys.executable, "-c", resume, str(db), json.dumps(done)], capture_output=True, text=True, timeout=120
+    )
     assert resumed.returncode == 0, resumed.stderr
     stored = read_back(db)
     for i in range(SESSIONS):
@@ -310,8 +327,8 @@ def test_the_last_complete_turn_wins_when_two_processes_write_one_session(tmp_pa
 
 FLIPPER = """
 import sys, time
-from flue_runtime.sqlite_store import SQLiteStore
-from flue_runtime.store import SessionRecord
+from flue_runtime.agents.stores.sqlite import SQLiteStore
+from flue_runtime.agents.stores import SessionRecord
 store = SQLiteStore(sys.argv[1])
 records = [SessionRecord("sys", [{"role": "user", "content": v}] * n, {"v": v}) for v, n in (("a", 2), ("b", 6))]
 store.save("x", records[0])
@@ -327,7 +344,7 @@ print(flips, flush=True)
 
 def test_a_load_never_mixes_two_saves(tmp_path: Path) -> None:
     """Another process replaces a session as fast as it can; every load is one whole record."""
-    from flue_runtime.sqlite_store import SQLiteStore
+    from flue_runtime.agents.stores.sqlite import SQLiteStore
 
     db = tmp_path / "sessions.db"
     store = SQLiteStore(db)
@@ -349,8 +366,9 @@ def test_a_load_never_mixes_two_saves(tmp_path: Path) -> None:
 
 
 def test_a_lock_held_past_the_busy_timeout_is_a_clear_store_error(tmp_path: Path) -> None:
-    from flue_runtime.sqlite_store import SQLiteStore, StoreError
-    from flue_runtime.store import SessionRecord
+    from flue_runtime.agents.stores import SessionRecord
+    from flue_runtime.agents.stores.sqlite import SQLiteStore
+    from flue_runtime.errors import StoreError
 
     db = tmp_path / "sessions.db"
     store = SQLiteStore(db, busy_timeout=0.3)

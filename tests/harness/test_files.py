@@ -7,13 +7,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from harness_support import tool_results
 
 from flue_runtime import Harness, HookError, LocalSandbox, MemorySandbox, agent, define_skill, use_model, use_skill
+from flue_runtime.agents.reading import MAX_BYTES, MAX_LINES, page
+from flue_runtime.errors import WorkspaceSkillWarning
 from flue_runtime.models import ScriptedModel, ToolCall
-from flue_runtime.reading import MAX_BYTES, MAX_LINES, page
-from flue_runtime.reference import SkillReference
-from flue_runtime.workspace import WorkspaceSkillWarning
-from harness_support import tool_results
+from flue_runtime.mount.reference import SkillReference
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -57,7 +57,9 @@ def test_traversal_attempts_fail(tool: str, path: str, refunds: SkillReference, 
 def test_read_resolves_skill_paths_transparently(refunds: SkillReference) -> None:
     sandbox = MemorySandbox({"notes.md": "mine\n"})
     skill_file, own = run_calls(
-        [ToolCall("read", {"path": "/.flue/skills/refunds/policy.md"}), ToolCall("read", {"path": "notes.md"})], refunds, sandbox=sandbox
+        [ToolCall("read", {"path": "/.flue/skills/refunds/policy.md"}), ToolCall("read", {"path": "notes.md"})],
+        refunds,
+        sandbox=sandbox,
     )
     assert skill_file["content"] == "     1\tOrders younger than 30 days are refundable."
     assert own["content"] == "     1\tmine"
@@ -65,7 +67,11 @@ def test_read_resolves_skill_paths_transparently(refunds: SkillReference) -> Non
 
 def test_writing_under_flue_skills_is_refused(refunds: SkillReference) -> None:
     sandbox = MemorySandbox()
-    [result] = run_calls([ToolCall("write", {"path": "/.flue/skills/refunds/policy.md", "content": "all free"})], refunds, sandbox=sandbox)
+    [result] = run_calls(
+        [ToolCall("write", {"path": "/.flue/skills/refunds/policy.md", "content": "all free"})],
+        refunds,
+        sandbox=sandbox,
+    )
     assert result["is_error"] and "read-only" in str(result["content"])
     assert refunds.read_text("policy.md").startswith("Orders younger")
     assert sandbox.list("/") == []
@@ -138,7 +144,9 @@ def test_paging_binary_as_base64() -> None:
 
 
 def test_offset_past_the_end_is_a_clear_error(refunds: SkillReference) -> None:
-    [result] = run_calls([ToolCall("read_skill_resource", {"path": "/.flue/skills/refunds/policy.md", "offset": 99})], refunds)
+    [result] = run_calls(
+        [ToolCall("read_skill_resource", {"path": "/.flue/skills/refunds/policy.md", "offset": 99})], refunds
+    )
     assert result["is_error"] and "offset 99 is past the end" in str(result["content"])
 
 
@@ -173,7 +181,14 @@ def test_workspace_skills_are_discovered_after_declared_ones(workspace: Path, re
 
 
 def test_workspace_edits_show_at_the_next_activation(workspace: Path) -> None:
-    model = ScriptedModel([[ToolCall("activate_skill", {"name": "pdf-tools"})], "ok", [ToolCall("activate_skill", {"name": "pdf-tools"})], "ok"])
+    model = ScriptedModel(
+        [
+            [ToolCall("activate_skill", {"name": "pdf-tools"})],
+            "ok",
+            [ToolCall("activate_skill", {"name": "pdf-tools"})],
+            "ok",
+        ]
+    )
 
     @agent
     def a() -> str:

@@ -21,7 +21,8 @@ def snippet_and_output(heading: str, next_heading: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize(
-    "heading, next_heading", [("## The agent harness", "## Workspace skills"), ("## Workspace skills", "## Diagnostic codes")]
+    "heading, next_heading",
+    [("## The agent harness", "## Workspace skills"), ("## Workspace skills", "## Diagnostic codes")],
 )
 def test_readme_snippet_prints_what_it_shows(heading: str, next_heading: str, tmp_path: Path) -> None:
     code, shown = snippet_and_output(heading, next_heading)

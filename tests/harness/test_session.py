@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from harness_support import tool_results
 
 from flue_runtime import Harness, HookError, MemorySandbox, agent, use_instruction, use_model, use_skill, use_state
+from flue_runtime.agents.prompt import PREAMBLE
 from flue_runtime.models import ScriptedModel, ToolCall
-from flue_runtime.prompt import PREAMBLE
-from flue_runtime.reference import SkillReference
-from harness_support import tool_results
+from flue_runtime.mount.reference import SkillReference
 
 
 def make_agent(model: ScriptedModel, *skills: SkillReference, conditional: SkillReference | None = None):  # type: ignore[no-untyped-def]
@@ -183,7 +183,11 @@ def test_instructions_and_use_instruction_order(refunds: SkillReference) -> None
     Harness(support).session("s").prompt_sync("x")
     system = model.requests[0].system
     assert system.index("You are the support agent.") < system.index("Write in plain English.")
-    assert system.index("Write in plain English.") < system.index("Never promise dates.") < system.index("## Available Skills")
+    assert (
+        system.index("Write in plain English.")
+        < system.index("Never promise dates.")
+        < system.index("## Available Skills")
+    )
 
 
 def test_declared_skills_keep_call_order(refunds: SkillReference, vip: SkillReference) -> None:
@@ -255,7 +259,11 @@ def test_unknown_tool_is_an_error_result(refunds: SkillReference) -> None:
     model = ScriptedModel([[ToolCall("frobnicate", {})], "ok"])
     Harness(make_agent(model, refunds)).session("s").prompt_sync("x")
     [result] = tool_results(model)
-    assert result["is_error"] and "no tool named 'frobnicate'" in result["content"] and "activate_skill" in result["content"]
+    assert (
+        result["is_error"]
+        and "no tool named 'frobnicate'" in result["content"]
+        and "activate_skill" in result["content"]
+    )
 
 
 def test_bad_arguments_are_an_error_result(refunds: SkillReference) -> None:
@@ -277,7 +285,7 @@ def test_session_exposes_what_the_model_receives(refunds: SkillReference) -> Non
 
 def test_long_instructions_are_paged_from_skill_md() -> None:
     from flue_runtime import define_skill
-    from flue_runtime.reading import MAX_BYTES
+    from flue_runtime.agents.reading import MAX_BYTES
 
     lines = [f"step {i}: " + "x" * 90 for i in range(1, 1001)]  # ~100 KB of instructions
     big = define_skill(name="big", description="A long skill.", instructions="\n".join(lines) + "\n")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from flue_runtime.sqlite_store import SQLiteStore
-from flue_runtime.store import SessionRecord
+from flue_runtime.agents.stores import SessionRecord
+from flue_runtime.agents.stores.sqlite import SQLiteStore
 
 AGENT = """
 import sys, time
@@ -51,7 +51,9 @@ def run(db, session_id, turns, prompt, set_vip=None):
 """
 
 
-def run_python(tmp_path: Path, body: str, *, wait: bool = True) -> subprocess.Popen[str] | subprocess.CompletedProcess[str]:
+def run_python(
+    tmp_path: Path, body: str, *, wait: bool = True
+) -> subprocess.Popen[str] | subprocess.CompletedProcess[str]:
     script = tmp_path / f"step_{time.monotonic_ns()}.py"
     script.write_text(AGENT + textwrap.dedent(body))
     if wait:
@@ -67,7 +69,7 @@ def test_session_resumes_in_a_new_process(tmp_path: Path) -> None:
         tmp_path,
         f"""
         model, session, result = run({str(db)!r}, "case-42", [[ToolCall("activate_skill", {{"name": "refunds"}})], "First answer."], "I want a refund")
-        Path({str(tmp_path / 'system1.txt')!r}).write_bytes(session.system_prompt.encode())
+        Path({str(tmp_path / "system1.txt")!r}).write_bytes(session.system_prompt.encode())
         """,
     )
     second = run_python(
@@ -75,7 +77,7 @@ def test_session_resumes_in_a_new_process(tmp_path: Path) -> None:
         f"""
         model, session, result = run({str(db)!r}, "case-42", ["Second answer."], "And VIP?", set_vip=True)
         req = model.requests[0]
-        Path({str(tmp_path / 'system2.txt')!r}).write_bytes(req.system.encode())
+        Path({str(tmp_path / "system2.txt")!r}).write_bytes(req.system.encode())
         print(result.text)
         print([m["role"] for m in req.messages])
         print(req.messages[-2]["content"].splitlines()[-1])
@@ -125,8 +127,8 @@ def test_killed_mid_turn_leaves_a_store_that_opens_and_a_session_that_resumes(tm
 
 WRITER = """
 import sys
-from flue_runtime.sqlite_store import SQLiteStore
-from flue_runtime.store import SessionRecord
+from flue_runtime.agents.stores.sqlite import SQLiteStore
+from flue_runtime.agents.stores import SessionRecord
 store = SQLiteStore(sys.argv[1])
 messages = []
 for turn in range(100000):
@@ -161,5 +163,7 @@ def test_store_round_trip_and_schema(tmp_path: Path) -> None:
     store.save("x", record)
     store.save("x", SessionRecord("sys ✓", record.messages + [{"role": "assistant", "content": "ok"}], {"k": 3}, []))
     again = SQLiteStore(tmp_path / "s.db").load("x")
-    assert again == SessionRecord("sys ✓", [{"role": "user", "content": "é"}, {"role": "assistant", "content": "ok"}], {"k": 3}, [])
+    assert again == SessionRecord(
+        "sys ✓", [{"role": "user", "content": "é"}, {"role": "assistant", "content": "ok"}], {"k": 3}, []
+    )
     assert store.session_ids() == ["x"]

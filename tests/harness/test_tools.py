@@ -7,11 +7,12 @@ import enum
 from typing import Literal
 
 import pytest
+from harness_support import tool_results
 
 from flue_runtime import Harness, HookError, agent, use_model, use_tool
+from flue_runtime.agents.tools import tool_from_function
+from flue_runtime.errors import ToolDefinitionError
 from flue_runtime.models import ScriptedModel, ToolCall
-from flue_runtime.tools import ToolDefinitionError, tool_from_function
-from harness_support import tool_results
 
 
 class Priority(enum.Enum):
@@ -101,7 +102,16 @@ def test_sync_tool_round_trip_and_exception_reported_to_the_model() -> None:
         """Divide a by b."""
         return a / b
 
-    model = ScriptedModel([[ToolCall("divide", {"a": 6, "b": 3}), ToolCall("divide", {"a": 1, "b": 0}), ToolCall("divide", {"a": "x", "b": 1})], "ok"])
+    model = ScriptedModel(
+        [
+            [
+                ToolCall("divide", {"a": 6, "b": 3}),
+                ToolCall("divide", {"a": 1, "b": 0}),
+                ToolCall("divide", {"a": "x", "b": 1}),
+            ],
+            "ok",
+        ]
+    )
 
     @agent
     def a() -> str:
@@ -126,7 +136,9 @@ def test_async_tools_run_concurrently() -> None:
         events.append(f"end {label}")
         return label
 
-    model = ScriptedModel([[ToolCall("wait", {"label": "a", "seconds": 0.2}), ToolCall("wait", {"label": "b", "seconds": 0.01})], "ok"])
+    model = ScriptedModel(
+        [[ToolCall("wait", {"label": "a", "seconds": 0.2}), ToolCall("wait", {"label": "b", "seconds": 0.01})], "ok"]
+    )
 
     @agent
     def a() -> str:
@@ -163,5 +175,3 @@ def test_tool_results_that_are_not_strings_become_json() -> None:
 
     Harness(a).session("s").prompt_sync("x")
     assert tool_results(model)[0]["content"] == '{"id": "A-1", "items": ["book"]}'
-
-

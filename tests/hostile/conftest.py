@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from hostile_support import ACCEPTED, BACKENDS, REFUSED, Built, Corpus, build_wheel, corpus, make_project, scratch
 
 

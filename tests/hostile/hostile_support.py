@@ -134,7 +134,11 @@ def build_wheel(project: Path, out: Path, backend: str | None = None) -> Built:
     outdir.mkdir(parents=True)
     tmpdir.mkdir()
     env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH, "TMPDIR": str(tmpdir)}
-    proc = run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(outdir), str(project)], project, env)
+    proc = run(
+        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(outdir), str(project)],
+        project,
+        env,
+    )
     return Built(proc.returncode, proc.stdout + proc.stderr, outdir, tmpdir)
 
 

@@ -16,9 +16,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from hostile_support import ACCEPTED, BACKENDS, REFUSED, Built, Corpus, corpus
-from flue_runtime.manifest import Manifest
+
+from flue_runtime.format.manifest import Manifest
 
 #: "SomethingError: ..." or "something.SomethingError: ..." at the start of a line: an exception surfacing.
 EXCEPTION = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception|Exit|Interrupt))\b", re.MULTILINE)
@@ -40,7 +40,9 @@ def problems_of(build: Built, case: corpus.Case) -> dict[str, set[str]]:
     """severity → codes printed for `case`'s folder."""
     found: dict[str, set[str]] = {"error": set(), "warning": set()}
     prefix = re.escape(f".agents/skills/{case.folder}")
-    for code, severity in re.findall(rf"^{prefix}(?:/\S*)?(?::\d+:\d+)?: (FLU\d+) (error|warning):", build.output, re.MULTILINE):
+    for code, severity in re.findall(
+        rf"^{prefix}(?:/\S*)?(?::\d+:\d+)?: (FLU\d+) (error|warning):", build.output, re.MULTILINE
+    ):
         found[severity].add(code)
     return found
 
@@ -58,14 +60,18 @@ def test_the_refused_corpus_fails_the_build_cleanly(backend: str, hostile_builds
 
 @pytest.mark.parametrize("backend", list(BACKENDS))
 @pytest.mark.parametrize("case", REFUSED, ids=[c.folder for c in REFUSED])
-def test_each_refused_case_is_named_in_the_build_log(case: corpus.Case, backend: str, hostile_builds: dict[tuple[str, str], Built]) -> None:
+def test_each_refused_case_is_named_in_the_build_log(
+    case: corpus.Case, backend: str, hostile_builds: dict[tuple[str, str], Built]
+) -> None:
     found = problems_of(hostile_builds[("refused", backend)], case)
     assert found["error"] == set(case.errors)
     assert found["warning"] == set(case.warnings)
 
 
 @pytest.mark.parametrize("backend", list(BACKENDS))
-def test_the_accepted_corpus_builds_with_exactly_the_vetted_bytes(backend: str, hostile: Corpus, hostile_builds: dict[tuple[str, str], Built]) -> None:
+def test_the_accepted_corpus_builds_with_exactly_the_vetted_bytes(
+    backend: str, hostile: Corpus, hostile_builds: dict[tuple[str, str], Built]
+) -> None:
     build = hostile_builds[("accepted", backend)]
     assert build.returncode == 0, build.output[-3000:]
     assert not EXCEPTION.findall(build.output)
@@ -76,7 +82,9 @@ def test_the_accepted_corpus_builds_with_exactly_the_vetted_bytes(backend: str, 
         manifest = Manifest.loads(archive.read("hostile_demo/_flue_skills/manifest.json"))
         names = set(archive.namelist())
         for case in ACCEPTED:
-            reference = manifest.reference(f"hostile_demo.{case.module}", f"../../.agents/skills/{case.folder}/SKILL.md")
+            reference = manifest.reference(
+                f"hostile_demo.{case.module}", f"../../.agents/skills/{case.folder}/SKILL.md"
+            )
             assert reference is not None and reference.kind == "skill", case.folder
             entry = manifest.skill(reference.target)
             folder = hostile.accepted / ".agents" / "skills" / case.folder

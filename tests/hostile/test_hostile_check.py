@@ -9,10 +9,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
 from hostile_support import ACCEPTED, REFUSED, Corpus, corpus, run
 
-CLI = [sys.executable, "-m", "flue_build.cli"]
+CLI = [sys.executable, "-m", "flue_build"]
 
 
 def codes_by_case(diagnostics: list[dict[str, object]]) -> dict[str, dict[str, set[str]]]:
@@ -38,7 +37,9 @@ def checked(hostile: Corpus) -> dict[str, tuple[int, dict[str, dict[str, set[str
 
 
 @pytest.mark.parametrize("case", REFUSED, ids=[c.folder for c in REFUSED])
-def test_check_reports_each_refused_case(case: corpus.Case, checked: dict[str, tuple[int, dict[str, dict[str, set[str]]], str]]) -> None:
+def test_check_reports_each_refused_case(
+    case: corpus.Case, checked: dict[str, tuple[int, dict[str, dict[str, set[str]]], str]]
+) -> None:
     returncode, found, _ = checked["refused"]
     assert returncode == 1
     assert found[case.folder]["error"] == set(case.errors)
@@ -46,7 +47,9 @@ def test_check_reports_each_refused_case(case: corpus.Case, checked: dict[str, t
 
 
 @pytest.mark.parametrize("case", ACCEPTED, ids=[c.folder for c in ACCEPTED])
-def test_check_accepts_each_accepted_case(case: corpus.Case, checked: dict[str, tuple[int, dict[str, dict[str, set[str]]], str]]) -> None:
+def test_check_accepts_each_accepted_case(
+    case: corpus.Case, checked: dict[str, tuple[int, dict[str, dict[str, set[str]]], str]]
+) -> None:
     returncode, found, _ = checked["accepted"]
     assert returncode == 0
     assert found[case.folder]["error"] == set()
@@ -60,8 +63,15 @@ def test_check_text_output_is_one_printable_line_per_problem(hostile: Corpus) ->
     lines = [line for line in proc.stdout.splitlines() if " FLU309 " in line]
     shown = sorted(line.split(": FLU309", 1)[0].rsplit("/", 1)[1] for line in lines)
     assert shown == sorted(
-        ["back\\slash.md", "evil\\nname.md", "folder\\nwith-newline", "full\uff0ewidth-dot.md",
-         "not-utf8-\\xff\\xfe.md", "percent%2e%2e.md", "tab\\tname.md"]
+        [
+            "back\\slash.md",
+            "evil\\nname.md",
+            "folder\\nwith-newline",
+            "full\uff0ewidth-dot.md",
+            "not-utf8-\\xff\\xfe.md",
+            "percent%2e%2e.md",
+            "tab\\tname.md",
+        ]
     )
 
 

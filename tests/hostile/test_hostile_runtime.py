@@ -16,15 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from hostile_support import ACCEPTED, REFUSED, Built, Corpus, corpus, run
 
 PROBE = r'''
 import hashlib, importlib, json, sys, warnings
 from flue_runtime import FlueError, SkillError
-from flue_runtime.sandbox import LocalSandbox
-from flue_runtime.vfs import SkillTree
-from flue_runtime.workspace import discover
+from flue_runtime.agents.sandbox import LocalSandbox
+from flue_runtime.mount.vfs import SkillTree
+from flue_runtime.agents.workspace import discover_workspace_skills
 
 def served(skill):
     """Every file through the virtual tree, as a model's read would reach it."""
@@ -46,7 +45,7 @@ for name in modules:
 if workspace_root:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for skill, folder in discover(LocalSandbox(workspace_root)):
+        for skill, folder in discover_workspace_skills(LocalSandbox(workspace_root)):
             out["workspace"]["mounted"][folder] = served(skill)
     out["workspace"]["skipped"] = [str(w.message) for w in caught]
 print(json.dumps(out))
@@ -80,10 +79,14 @@ def test_dev_mode_refuses_with_the_builds_codes(case: corpus.Case, dev_mode: dic
 
 
 @pytest.mark.parametrize("case", REFUSED, ids=[c.folder for c in REFUSED])
-def test_workspace_skips_with_a_warning_naming_the_problem(case: corpus.Case, dev_mode: dict[str, dict[str, Any]]) -> None:
+def test_workspace_skips_with_a_warning_naming_the_problem(
+    case: corpus.Case, dev_mode: dict[str, dict[str, Any]]
+) -> None:
     workspace = dev_mode["refused"]["workspace"]
     assert f".agents/skills/{case.folder}" not in workspace["mounted"]
-    [warning] = [w for w in workspace["skipped"] if w.startswith(f"workspace skill .agents/skills/{case.folder} skipped:")]
+    [warning] = [
+        w for w in workspace["skipped"] if w.startswith(f"workspace skill .agents/skills/{case.folder} skipped:")
+    ]
     assert all(code in warning for code in case.errors), warning
 
 
@@ -94,7 +97,9 @@ def test_the_refused_workspace_mounts_only_the_latin_twin(dev_mode: dict[str, di
 
 
 @pytest.mark.parametrize("case", ACCEPTED, ids=[c.folder for c in ACCEPTED])
-def test_dev_mode_and_workspace_serve_accepted_cases_byte_for_byte(case: corpus.Case, hostile: Corpus, dev_mode: dict[str, dict[str, Any]]) -> None:
+def test_dev_mode_and_workspace_serve_accepted_cases_byte_for_byte(
+    case: corpus.Case, hostile: Corpus, dev_mode: dict[str, dict[str, Any]]
+) -> None:
     folder = hostile.accepted / ".agents" / "skills" / case.folder
     found = dev_mode["accepted"]["modules"][case.module]
     assert found["name"] == case.folder

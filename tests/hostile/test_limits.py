@@ -10,18 +10,26 @@ import shutil
 import sys
 import tempfile
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from hostile_support import BACKENDS, build_wheel, run, use_backend
-from flue_build.config import ConfigError, load_config
-from flue_runtime.packing import DEFAULT_LIMITS, MAX_BUNDLE_SIZE, MAX_SKILL_FILES, Limits, format_size, parse_size
-from flue_runtime.frontmatter import FRONTMATTER_LIMIT
-from flue_runtime.skilldir import vet_skill
 
-CLI = [sys.executable, "-m", "flue_build.cli"]
+from flue_build.config import load_config
+from flue_runtime.errors import ConfigError
+from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT
+from flue_runtime.format.skill_folder import vet_skill
+from flue_runtime.format.vetting import (
+    DEFAULT_LIMITS,
+    MAX_BUNDLE_SIZE,
+    MAX_SKILL_FILES,
+    Limits,
+    format_size,
+    parse_size,
+)
+
+CLI = [sys.executable, "-m", "flue_build"]
 MIB = 1024 * 1024
 
 
@@ -32,7 +40,15 @@ def test_defaults() -> None:
 
 @pytest.mark.parametrize(
     ("text", "size"),
-    [(1024, 1024), ("1024", 1024), ("64 KiB", 65536), ("100 MiB", 100 * MIB), ("1.5 GiB", 1536 * MIB), ("2mib", 2 * MIB), ("512 B", 512)],
+    [
+        (1024, 1024),
+        ("1024", 1024),
+        ("64 KiB", 65536),
+        ("100 MiB", 100 * MIB),
+        ("1.5 GiB", 1536 * MIB),
+        ("2mib", 2 * MIB),
+        ("512 B", 512),
+    ],
 )
 def test_sizes_read_and_written(text: object, size: int) -> None:
     assert parse_size(text) == size
@@ -70,7 +86,9 @@ def make_project(root: Path) -> Path:
     (package / "__init__.py").write_text("")
     for name in ("big-front", "many", "heavy-a", "heavy-b"):
         module = name.replace("-", "_")
-        (package / f"{module}.py").write_text(f"from flue_runtime import skill\n\nSKILL = skill('../../skills/{name}/SKILL.md')\n")
+        (package / f"{module}.py").write_text(
+            f"from flue_runtime import skill\n\nSKILL = skill('../../skills/{name}/SKILL.md')\n"
+        )
     use_backend(root, "hatchling")
     return root
 
@@ -114,7 +132,9 @@ def check(project: Path) -> tuple[int, set[tuple[str, str]]]:
     proc = run([*CLI, "check", "--format", "json", "."], project)
     assert "Traceback" not in proc.stderr, proc.stderr
     errors = [d for d in json.loads(proc.stdout) if d["severity"] == "error"]
-    return proc.returncode, {(d["path"].split("/")[1] if d["path"].startswith("skills/") else d["path"], d["code"]) for d in errors}
+    return proc.returncode, {
+        (d["path"].split("/")[1] if d["path"].startswith("skills/") else d["path"], d["code"]) for d in errors
+    }
 
 
 @pytest.fixture
@@ -125,7 +145,12 @@ def project(tmp_path: Path) -> Path:
 def test_defaults_refuse_the_big_frontmatter_only(project: Path) -> None:
     returncode, found = check(project)
     assert returncode == 1 and found == {("big-front", "FLU105")}
-    assert dev_mode(project) == {"big_front": ["FLU105"], "many": "# many", "heavy_a": "# heavy-a", "heavy_b": "# heavy-b"}
+    assert dev_mode(project) == {
+        "big_front": ["FLU105"],
+        "many": "# many",
+        "heavy_a": "# heavy-a",
+        "heavy_b": "# heavy-b",
+    }
 
 
 @pytest.mark.parametrize("backend", list(BACKENDS))
@@ -134,13 +159,22 @@ def test_tight_limits_refuse_in_the_build_and_in_dev_mode(project: Path, backend
     built = build_wheel(project, tmp_path / "out")
     assert built.returncode != 0
     assert "skills/many: FLU310 error: more than 20 files in one skill" in built.output
-    assert re.search(r"^pyproject.toml: FLU311 error: the skill bundles of this build add up to 3\.\d MiB, over the 2 MiB limit$", built.output, re.M)
+    assert re.search(
+        r"^pyproject.toml: FLU311 error: the skill bundles of this build add up to 3\.\d MiB, over the 2 MiB limit$",
+        built.output,
+        re.M,
+    )
     assert "hint: largest: skills/heavy-a (1.5 MiB), skills/heavy-b (1.5 MiB)" in built.output
     assert "FLU105" not in built.output  # 128 KiB lets the big frontmatter through
     assert built.wheels == [] and list(built.tmpdir.iterdir()) == []
     assert check(project) == (1, {("many", "FLU310"), ("pyproject.toml", "FLU311")})
     # Dev mode vets one skill at a time: each heavy skill fits 2 MiB on its own.
-    assert dev_mode(project) == {"big_front": "# big-front", "many": ["FLU310"], "heavy_a": "# heavy-a", "heavy_b": "# heavy-b"}
+    assert dev_mode(project) == {
+        "big_front": "# big-front",
+        "many": ["FLU310"],
+        "heavy_a": "# heavy-a",
+        "heavy_b": "# heavy-b",
+    }
 
 
 @pytest.mark.parametrize("backend", list(BACKENDS))
@@ -150,7 +184,12 @@ def test_roomy_limits_let_everything_through(project: Path, backend: str, tmp_pa
     assert built.returncode == 0, built.output[-2000:]
     assert len(built.wheels) == 1
     assert check(project)[0] == 0
-    assert dev_mode(project) == {"big_front": "# big-front", "many": "# many", "heavy_a": "# heavy-a", "heavy_b": "# heavy-b"}
+    assert dev_mode(project) == {
+        "big_front": "# big-front",
+        "many": "# many",
+        "heavy_a": "# heavy-a",
+        "heavy_b": "# heavy-b",
+    }
 
 
 def test_one_skill_over_the_bundle_limit_is_refused_in_dev_mode_too(project: Path) -> None:
@@ -161,7 +200,11 @@ def test_one_skill_over_the_bundle_limit_is_refused_in_dev_mode_too(project: Pat
 
 
 def test_bad_limit_values_fail_with_every_key_named(project: Path) -> None:
-    configure(project, "hatchling", '\nmax-frontmatter-size = "huge"\nmax-skill-files = 0\nmax-bundle-size = true\nmax-files = 3\n')
+    configure(
+        project,
+        "hatchling",
+        '\nmax-frontmatter-size = "huge"\nmax-skill-files = 0\nmax-bundle-size = true\nmax-files = 3\n',
+    )
     with pytest.raises(ConfigError) as caught:
         load_config(project)
     assert [p.split(":")[0] for p in caught.value.problems] == [
@@ -181,8 +224,8 @@ UNPRIVILEGED_VET = textwrap.dedent(
     """\
     import json, sys
     from pathlib import Path
-    from flue_runtime.packing import Limits
-    from flue_runtime.skilldir import vet_skill
+    from flue_runtime.format.vetting import Limits
+    from flue_runtime.format.skill_folder import vet_skill
     limits = Limits(skill_files=int(sys.argv[2]), bundle_size=int(sys.argv[3]))
     vetted = vet_skill(Path(sys.argv[1]), display="s", limits=limits)
     print(json.dumps(sorted((d.path, d.code) for d in vetted.diagnostics)))

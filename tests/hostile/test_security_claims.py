@@ -7,17 +7,17 @@ import os
 import sys
 import tempfile
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from hostile_support import run
+
 from flue_runtime import LocalSandbox, SkillError
-from flue_runtime.diagnostics import Diagnostic
-from flue_runtime.disk import load_skill_dir
-from flue_runtime.sandbox import SandboxError
-from flue_runtime.skilldir import vet_skill
+from flue_runtime.errors import SandboxError
+from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.skill_folder import vet_skill
+from flue_runtime.mount.disk import load_skill_dir
 
 
 def write_skill(folder: Path, files: dict[str, bytes] | None = None) -> Path:
@@ -91,7 +91,7 @@ def test_a_markdown_target_over_the_size_limit_is_never_opened(sealed_markdown: 
         """\
         import json, sys
         from pathlib import Path
-        from flue_runtime.markdown_file import vet_markdown
+        from flue_runtime.format.markdown_file import vet_markdown
         print(json.dumps([d.code for d in vet_markdown(Path(sys.argv[1]), "huge.md").diagnostics]))
         """
     )

@@ -86,7 +86,11 @@ class FakeAPI:
             self.received.append(received)
             if self.replies:
                 return self.replies.popleft()
-        return Reply(500, {"error": {"type": "test_error", "message": "the test server has no reply queued"}}, {"x-should-retry": "false"})
+        return Reply(
+            500,
+            {"error": {"type": "test_error", "message": "the test server has no reply queued"}},
+            {"x-should-retry": "false"},
+        )
 
 
 class _Server(ThreadingHTTPServer):

@@ -8,12 +8,13 @@ from typing import Any
 
 import anthropic
 import pytest
+from fakeapi import FakeAPI
 
-from fakeapi import FakeAPI, clean_env, fake_api  # noqa: F401 - fixtures
 from flue_runtime import Harness, agent, define_skill, use_model, use_skill, use_state
-from flue_runtime.models import ModelError, ModelRequest, resolve_model
+from flue_runtime.errors import ModelError
+from flue_runtime.models import ModelRequest, resolve_model
 from flue_runtime.models.anthropic import AnthropicModel
-from flue_runtime.reference import SkillReference
+from flue_runtime.mount.reference import SkillReference
 
 CACHE = {"type": "ephemeral"}
 
@@ -41,7 +42,12 @@ def message(*content: dict[str, Any], stop: str = "end_turn") -> dict[str, Any]:
         "content": list(content),
         "stop_reason": stop,
         "stop_sequence": None,
-        "usage": {"input_tokens": 100, "output_tokens": 10, "cache_creation_input_tokens": 90, "cache_read_input_tokens": 0},
+        "usage": {
+            "input_tokens": 100,
+            "output_tokens": 10,
+            "cache_creation_input_tokens": 90,
+            "cache_read_input_tokens": 0,
+        },
     }
 
 
@@ -103,7 +109,9 @@ def test_session_round_trips_a_tool_call(fake_api: FakeAPI, monkeypatch: pytest.
         "max_tokens": 8192,
         "system": system,
         "tools": tools,
-        "messages": [{"role": "user", "content": [{"type": "text", "text": "I want a refund", "cache_control": CACHE}]}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "I want a refund", "cache_control": CACHE}]}
+        ],
     }
     activation = session.messages[2]["content"]
     assert "# Refunds" in activation and "/.flue/skills/refunds/policy.md" in activation
@@ -137,7 +145,9 @@ def test_session_round_trips_a_tool_call(fake_api: FakeAPI, monkeypatch: pytest.
     assert [c["id"] for c in session.messages[1]["tool_calls"]] == ["toolu_01A", "toolu_01B"]
 
 
-def test_catalog_announcement_and_prompt_merge_into_one_user_turn(fake_api: FakeAPI, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_catalog_announcement_and_prompt_merge_into_one_user_turn(
+    fake_api: FakeAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     model = AnthropicModel("claude-test", base_url=fake_api.url, cache_conversation=False)
     session = Harness(make_agent(model)).session("case-2")
@@ -252,7 +262,9 @@ def test_a_given_client_is_used_as_it_is(fake_api: FakeAPI) -> None:
 
 def test_params_without_system_or_tools_leave_them_out(clean_env: pytest.MonkeyPatch) -> None:
     model = AnthropicModel("claude-test", api_key="k")
-    params = model.params(ModelRequest("", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": ""}], []))
+    params = model.params(
+        ModelRequest("", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": ""}], [])
+    )
     assert params == {
         "model": "claude-test",
         "max_tokens": 8192,

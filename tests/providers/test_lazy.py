@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from fakeapi import clean_env  # noqa: F401 - fixture
-from flue_runtime.models import ModelError, resolve_model
+from flue_runtime.errors import ModelError
+from flue_runtime.models import resolve_model
 
 PROBE = """
 import sys
@@ -48,5 +48,7 @@ def test_making_a_model_imports_its_sdk_only(clean_env: pytest.MonkeyPatch) -> N
 
 
 def test_unknown_provider_lists_the_known_ones() -> None:
-    with pytest.raises(ModelError, match=r"unknown model provider 'gemini' in gemini/pro; known providers: anthropic, openai"):
+    with pytest.raises(
+        ModelError, match=r"unknown model provider 'gemini' in gemini/pro; known providers: anthropic, openai"
+    ):
         resolve_model("gemini/pro")

@@ -8,10 +8,11 @@ from typing import Any
 
 import openai
 import pytest
+from fakeapi import FakeAPI
 
-from fakeapi import FakeAPI, clean_env, fake_api  # noqa: F401 - fixtures
 from flue_runtime import Harness, agent, define_skill, use_model, use_skill
-from flue_runtime.models import ModelError, ModelRequest, resolve_model
+from flue_runtime.errors import ModelError
+from flue_runtime.models import ModelRequest, resolve_model
 from flue_runtime.models.openai import OpenAIModel
 
 
@@ -42,7 +43,9 @@ def completion(content: str | None, *calls: dict[str, Any]) -> dict[str, Any]:
         "object": "chat.completion",
         "created": 1_700_000_000,
         "model": "gpt-test",
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop", "logprobs": None}],
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop", "logprobs": None}
+        ],
         "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
     }
 
@@ -75,11 +78,18 @@ def test_session_round_trips_a_tool_call(fake_api: FakeAPI, monkeypatch: pytest.
     assert first.path == second.path == "/v1/chat/completions"
     assert first.headers["authorization"] == "Bearer sk-openai-test"
     tools = [
-        {"type": "function", "function": {"name": s["name"], "description": s["description"], "parameters": s["parameters"]}}
+        {
+            "type": "function",
+            "function": {"name": s["name"], "description": s["description"], "parameters": s["parameters"]},
+        }
         for s in session.tools
     ]
     system = {"role": "system", "content": session.system_prompt}
-    assert first.body == {"model": "gpt-test", "messages": [system, {"role": "user", "content": "I want a refund"}], "tools": tools}
+    assert first.body == {
+        "model": "gpt-test",
+        "messages": [system, {"role": "user", "content": "I want a refund"}],
+        "tools": tools,
+    }
     activation, policy = session.messages[2]["content"], session.messages[3]["content"]
     assert "# Refunds" in activation and "Orders younger than 30 days" in policy
     assert second.body["tools"] == tools
@@ -118,7 +128,9 @@ def test_invalid_json_arguments_become_an_error_result_not_a_crash(fake_api: Fak
     assert sent[2] == {
         "role": "assistant",
         "content": "Checking.",
-        "tool_calls": [function_call("call_bad", "activate_skill", '{"name": "refunds"')],  # sent back as the model wrote it
+        "tool_calls": [
+            function_call("call_bad", "activate_skill", '{"name": "refunds"')
+        ],  # sent back as the model wrote it
     }
     assert sent[3] == {"role": "tool", "tool_call_id": "call_bad", "content": result["content"]}
 
@@ -171,7 +183,10 @@ def test_rate_limit_names_the_code_and_hints(fake_api: FakeAPI) -> None:
     fake_api.reply(body, status=429, headers={"x-should-retry": "false", "x-request-id": "req_42"})
     model = OpenAIModel("gpt-test", api_key="k", base_url=fake_api.url + "/v1")
 
-    with pytest.raises(ModelError, match=r"429 insufficient_quota: You exceeded your current quota\. \(request id req_42\); rate limited"):
+    with pytest.raises(
+        ModelError,
+        match=r"429 insufficient_quota: You exceeded your current quota\. \(request id req_42\); rate limited",
+    ):
         Harness(make_agent(model)).prompt_sync("hi")
 
 

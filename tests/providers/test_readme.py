@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fakeapi import FakeAPI, clean_env, fake_api  # noqa: F401 - fixtures
+from fakeapi import FakeAPI
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-
 from rtsetups import SETUPS, Builds, Setup, build_all, make_setup
 from rtsupport import ImportSandbox
 

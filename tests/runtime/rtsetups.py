@@ -39,7 +39,9 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run(command: list[str], *, cwd: Path, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+def run(
+    command: list[str], *, cwd: Path, env: dict[str, str] | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env or clean_env(), timeout=300)
     if check and proc.returncode != 0:
         raise AssertionError(f"{' '.join(command)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
@@ -68,7 +70,9 @@ def make_venv(path: Path, *, see_dev_env: bool = False) -> Path:
     run([sys.executable, "-m", "venv", "--without-pip", str(path)], cwd=path.parent)
     python = path / "bin" / "python"
     if see_dev_env:
-        purelib = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=path).stdout.strip()
+        purelib = run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=path
+        ).stdout.strip()
         dev = sysconfig.get_paths()["purelib"]
         Path(purelib, "_flue_dev_env.pth").write_text(f"import site; site.addsitedir({dev!r})\n")
     return python
@@ -76,7 +80,22 @@ def make_venv(path: Path, *, see_dev_env: bool = False) -> Path:
 
 def pip(python: Path, *args: str, cwd: Path) -> None:
     """The test runner's pip, installing into `python`'s environment, offline."""
-    run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", "--no-deps", "--no-input", "-q", *args], cwd=cwd)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-index",
+            "--no-deps",
+            "--no-input",
+            "-q",
+            *args,
+        ],
+        cwd=cwd,
+    )
 
 
 @dataclass

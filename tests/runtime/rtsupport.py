@@ -19,12 +19,14 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flue_runtime import bundled
-from flue_runtime.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest, MarkdownEntry, Reference, SkillEntry
-from flue_runtime.skilldir import vet_skill
+from flue_runtime.mount import bundled
+from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest, MarkdownEntry, Reference, SkillEntry
+from flue_runtime.format.skill_folder import vet_skill
 
 
-def write_skill(folder: Path, description: str = "", body: str = "", files: dict[str, str | bytes] | None = None) -> Path:
+def write_skill(
+    folder: Path, description: str = "", body: str = "", files: dict[str, str | bytes] | None = None
+) -> Path:
     """A valid skill at `folder` (its name is the folder's name)."""
     folder.mkdir(parents=True, exist_ok=True)
     name = folder.name
@@ -91,7 +93,9 @@ class Project:
                 folder = target.parent
                 vetted = vet_skill(folder)
                 assert vetted.ok and vetted.metadata is not None, vetted.diagnostics
-                entry = SkillEntry(vetted.id, vetted.metadata, vetted.files, vetted.body_offset, str(folder) if editable else None)
+                entry = SkillEntry.of(
+                    vetted.id, vetted.metadata, vetted.files, vetted.body_offset, str(folder) if editable else None
+                )
                 skills[entry.id] = entry
                 skill_dirs.add(folder)
                 for packed in vetted.files:

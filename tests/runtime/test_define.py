@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from flue_runtime.define import SkillDefinitionError, define_skill, render_skill_md
-from flue_runtime.paths import SkillPathError
-from flue_runtime.reference import ResourceNotFoundError
-from flue_runtime.validate import check_skill_md
+from flue_runtime.errors import ResourceNotFoundError, SkillDefinitionError, SkillPathError
+from flue_runtime.format.validate import check_skill_md
+from flue_runtime.mount.define import define_skill, render_skill_md
 
-BASE = dict(name="refunds", description="Handle refunds. Use when a customer wants money back.", instructions="# Refunds\n")
+BASE = dict(
+    name="refunds", description="Handle refunds. Use when a customer wants money back.", instructions="# Refunds\n"
+)
 
 
 def problems(**overrides: object) -> dict[str, list[str]]:
@@ -126,13 +127,15 @@ def test_same_content_same_id_whatever_the_order() -> None:
 
 def test_packing_is_lazy_and_cached() -> None:
     skill = define_skill(**BASE, files={"a.md": "a"})
-    source = skill._source  # type: ignore[attr-defined]
+    source = skill.source
     assert source._packed is None
     first = skill.files
     assert source._packed is not None and skill.files is first
 
 
-@pytest.mark.parametrize("path", ["../SKILL.md", "/SKILL.md", "a/../SKILL.md", "%2e%2e/x", "%252e%252e/x", "a\\b", "a\x00", "．．/x", ""])
+@pytest.mark.parametrize(
+    "path", ["../SKILL.md", "/SKILL.md", "a/../SKILL.md", "%2e%2e/x", "%252e%252e/x", "a\\b", "a\x00", "．．/x", ""]
+)
 def test_reads_refuse_paths_that_leave_the_skill(path: str) -> None:
     skill = define_skill(**BASE, files={"a.md": "a"})
     with pytest.raises(SkillPathError, match="refused path"):

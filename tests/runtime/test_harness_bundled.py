@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 import pytest
-
-from flue_runtime.reading import is_text, page
 from rtsetups import PROJECTS, Setup
+
+from flue_runtime.agents.reading import is_text, page
 
 SKILL = PROJECTS / "runtime-agent" / "skills" / "data-tools"
 
@@ -51,10 +51,16 @@ def test_tools_return_the_exact_bundled_bytes(setups: dict[str, Setup], name: st
     for result in (by_resource, by_read):
         assert result["is_error"] is False
         header, body = result["content"].split("\n")[:2]
-        assert header == f"[binary file /.flue/skills/data-tools/assets/blob.bin, {len(blob)} bytes; base64 of bytes 0-{len(blob)}]"
+        assert (
+            header
+            == f"[binary file /.flue/skills/data-tools/assets/blob.bin, {len(blob)} bytes; base64 of bytes 0-{len(blob)}]"
+        )
         assert base64.b64decode(body) == blob
     source = (SKILL / "scripts" / "summarise.py").read_bytes()
     assert script["content"] == page(source, "/.flue/skills/data-tools/scripts/summarise.py", "read_skill_resource")
-    policy = (PROJECTS / "runtime-agent" / "src" / "runtime_agent_demo" / "skills" / "billing" / "policy.md").read_text()
-    assert escape["is_error"] is True and "Refunds within 30 days" in policy and "Refunds within" not in escape["content"]
-
+    policy = (
+        PROJECTS / "runtime-agent" / "src" / "runtime_agent_demo" / "skills" / "billing" / "policy.md"
+    ).read_text()
+    assert (
+        escape["is_error"] is True and "Refunds within 30 days" in policy and "Refunds within" not in escape["content"]
+    )

@@ -13,7 +13,7 @@ import pytest
 from rtsetups import AGENT, LIB, PROJECTS, Builds, Setup
 
 from flue_build.cli import main
-from flue_runtime.skilldir import vet_skill
+from flue_runtime.format.skill_folder import vet_skill
 
 BILLING = PROJECTS / AGENT / "src" / "runtime_agent_demo" / "skills" / "billing"
 DATA = PROJECTS / AGENT / "skills" / "data-tools"
@@ -76,7 +76,9 @@ def test_a_broken_project_reports_its_problems(tmp_path: Path, capsys: pytest.Ca
     assert "FLU302" in err and "id_rsa" in err and "would not build" in err
 
 
-@pytest.mark.parametrize("target", ["runtime_agent_demo", "runtime-agent-demo", "acme_review_skills", "acme-review-skills"])
+@pytest.mark.parametrize(
+    "target", ["runtime_agent_demo", "runtime-agent-demo", "acme_review_skills", "acme-review-skills"]
+)
 def test_an_installed_package_or_distribution(target: str, setups: dict[str, Setup]) -> None:
     out = setups["wheel"].run("-m", "flue_build", "ls", target, "--format", "json")
     assert json.loads(out.stdout) == (AGENT_SKILLS if "agent" in target else LIB_SKILLS)
@@ -117,5 +119,7 @@ def test_a_plain_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_the_console_script_has_ls() -> None:
-    out = subprocess.run([sys.executable, "-m", "flue_build", "ls", "--help"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "flue_build", "ls", "--help"], capture_output=True, text=True, check=True
+    )
     assert "TARGET" in out.stdout and "--format" in out.stdout

@@ -31,7 +31,7 @@ from flue_runtime import (
     markdown,
     skill,
 )
-from flue_runtime.resolve import Caller, resolve_markdown, resolve_skill
+from flue_runtime.mount.resolve import Caller, resolve_markdown, resolve_skill
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00binary\xff"
 TRAVERSALS = [
@@ -76,7 +76,11 @@ def make_project(root: Path, pkg: str) -> Project:
         REFUNDS = load("../skills/refunds/SKILL.md")
         """,
     )
-    write_skill(base / "skills" / "refunds", body="# Refunds\n\nRefund within 30 days.\r\nCRLF line.\n", files={"policy.md": "30 days\n"})
+    write_skill(
+        base / "skills" / "refunds",
+        body="# Refunds\n\nRefund within 30 days.\r\nCRLF line.\n",
+        files={"policy.md": "30 days\n"},
+    )
     write_skill(
         base / "skills" / "pdf-tools",
         description="Extract text from PDFs. Use when a PDF is shared.",
@@ -211,7 +215,9 @@ def test_dev_mode_allow_list_comes_from_the_project(tmp_path: Path, pkg_name: st
     assert agent.REFUNDS.read_text(".env.example") == "TOKEN=changeme\n"
 
 
-def test_dev_mode_refuses_a_file_turned_into_a_link_after_loading(tmp_path: Path, pkg_name: str, imports: ImportSandbox) -> None:
+def test_dev_mode_refuses_a_file_turned_into_a_link_after_loading(
+    tmp_path: Path, pkg_name: str, imports: ImportSandbox
+) -> None:
     project = make_project(tmp_path / "project", pkg_name)
     shape(project, pkg_name, "source", tmp_path, imports)
     agent = importlib.import_module(f"{pkg_name}.agent")
@@ -225,7 +231,11 @@ def test_dev_mode_refuses_a_file_turned_into_a_link_after_loading(tmp_path: Path
 
 @pytest.mark.parametrize(
     "name, content, code",
-    [(".env.md", "x", "FLU302"), ("key.md", "-----BEGIN RSA PRIVATE KEY-----\n", "FLU303"), ("bad.md", b"\xff\xfe", "FLU102")],
+    [
+        (".env.md", "x", "FLU302"),
+        ("key.md", "-----BEGIN RSA PRIVATE KEY-----\n", "FLU303"),
+        ("bad.md", b"\xff\xfe", "FLU102"),
+    ],
 )
 def test_dev_mode_markdown_follows_the_packing_rules(
     name: str, content: str | bytes, code: str, tmp_path: Path, pkg_name: str, imports: ImportSandbox
@@ -298,8 +308,13 @@ def test_package_specs(how: str, tmp_path: Path, pkg_name: str, imports: ImportS
         GUIDE = markdown("{lib}/guide.md")
         """,
     )
-    consumer = Project(tmp_path / "app" / "src", [Call(f"{pkg_name}.agent", f"{lib}/review/SKILL.md", package=True),
-                                                  Call(f"{pkg_name}.agent", f"{lib}/guide.md", "markdown", package=True)])
+    consumer = Project(
+        tmp_path / "app" / "src",
+        [
+            Call(f"{pkg_name}.agent", f"{lib}/review/SKILL.md", package=True),
+            Call(f"{pkg_name}.agent", f"{lib}/guide.md", "markdown", package=True),
+        ],
+    )
     if how == "source":
         imports.add(library.src)
         imports.add(consumer.src)
@@ -317,7 +332,9 @@ def test_package_specs(how: str, tmp_path: Path, pkg_name: str, imports: ImportS
     assert ("bundled" in agent.REVIEW.origin) == (how != "source")
 
 
-def test_a_package_spec_the_bundle_lacks_lists_what_it_holds(tmp_path: Path, pkg_name: str, imports: ImportSandbox) -> None:
+def test_a_package_spec_the_bundle_lacks_lists_what_it_holds(
+    tmp_path: Path, pkg_name: str, imports: ImportSandbox
+) -> None:
     lib = pkg_name + "_lib"
     make_library(tmp_path / "lib", lib).install(tmp_path / "site", lib)
     imports.add(zip_folder(tmp_path / "site", tmp_path / "lib.whl"))
@@ -394,13 +411,22 @@ def test_unknown_package() -> None:
 def test_missing_build_hook(tmp_path: Path, pkg_name: str, imports: ImportSandbox) -> None:
     # A package installed from a wheel built without the hook: the code is there, the skill is not.
     write_module(tmp_path / "site" / pkg_name / "__init__.py", "")
-    write_module(tmp_path / "site" / pkg_name / "agent.py", "from flue_runtime import skill\nS = skill('./skills/x/SKILL.md')\n")
+    write_module(
+        tmp_path / "site" / pkg_name / "agent.py", "from flue_runtime import skill\nS = skill('./skills/x/SKILL.md')\n"
+    )
     imports.add(zip_folder(tmp_path / "site", tmp_path / "nohook.whl"))
     with pytest.raises(MissingBuildHookError) as info:
         importlib.import_module(f"{pkg_name}.agent")
     message = str(info.value)
-    for words in ("built without the flue-skills build hook", "[tool.hatch.build.hooks.flue-skills]", "hatch-flue-skills",
-                  "requires", "[tool.flue]", f"{pkg_name}.agent", "pip install -e"):
+    for words in (
+        "built without the flue-skills build hook",
+        "[tool.hatch.build.hooks.flue-skills]",
+        "hatch-flue-skills",
+        "requires",
+        "[tool.flue]",
+        f"{pkg_name}.agent",
+        "pip install -e",
+    ):
         assert words in message, message
 
 
@@ -447,8 +473,20 @@ def test_an_unknown_manifest_format_is_refused(tmp_path: Path, pkg_name: str, im
 
 
 def test_public_names() -> None:
-    for name in ("skill", "markdown", "define_skill", "SkillReference", "SkillTree", "SpecError", "MissingBuildHookError",
-                 "UnknownPackageError", "SkillNotFoundError", "BundleError", "SkillPathError", "ResourceNotFoundError"):
+    for name in (
+        "skill",
+        "markdown",
+        "define_skill",
+        "SkillReference",
+        "SkillTree",
+        "SpecError",
+        "MissingBuildHookError",
+        "UnknownPackageError",
+        "SkillNotFoundError",
+        "BundleError",
+        "SkillPathError",
+        "ResourceNotFoundError",
+    ):
         assert name in flue_runtime.__all__
         assert getattr(flue_runtime, name) is not None
     assert isinstance(sys.modules["flue_runtime"], ModuleType)

@@ -34,5 +34,7 @@ def test_the_ls_example_is_real() -> None:
     assert block is not None
     args = block.group(1).split()[1:]
     env = {**os.environ, "COLUMNS": "200"}
-    out = subprocess.run([sys.executable, "-m", "flue_build", *args], capture_output=True, text=True, cwd=ROOT, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "flue_build", *args], capture_output=True, text=True, cwd=ROOT, env=env, check=True
+    )
     assert out.stdout == block.group(2)

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from rtsetups import AGENT, LIB, PROJECTS, SETUPS, Builds, Setup, build_wheel, copy_project, make_venv, pip
 
-from flue_runtime.skilldir import vet_skill
-from flue_runtime.validate import check_skill_md
+from flue_runtime.format.skill_folder import vet_skill
+from flue_runtime.format.validate import check_skill_md
 
 BILLING = PROJECTS / AGENT / "src" / "runtime_agent_demo" / "skills" / "billing"
 DATA = PROJECTS / AGENT / "skills" / "data-tools"
@@ -39,7 +39,9 @@ def expected_skill(folder: Path, allow: tuple[Path, ...] = ()) -> dict[str, Any]
         "allowed_tools": (fields.allowed_tools or "").split(),
         "instructions": body,
         "resources": [f.path for f in vetted.files if f.path != "SKILL.md"],
-        "files": {f.path: [f.size, f.sha256, folder.joinpath(*f.path.split("/")).read_bytes().hex()] for f in vetted.files},
+        "files": {
+            f.path: [f.size, f.sha256, folder.joinpath(*f.path.split("/")).read_bytes().hex()] for f in vetted.files
+        },
         "id": vetted.id,
     }
 
@@ -92,32 +94,61 @@ def test_all_setups_agree(probes: dict[str, dict[str, Any]]) -> None:
 
 
 @pytest.mark.parametrize("setup", ["wheel", "zip"])
-def test_bundled_skills_need_no_yaml_nor_jsonschema(setup: str, setups: dict[str, Setup], probes: dict[str, dict[str, Any]]) -> None:
+def test_bundled_skills_need_no_yaml_nor_jsonschema(
+    setup: str, setups: dict[str, Setup], probes: dict[str, dict[str, Any]]
+) -> None:
     assert probes[setup]["heavy"] == []
     # Not merely left unimported: these setups do not have them at all.
-    missing = setups[setup].code("import importlib.util as u; print([m for m in ('yaml', 'jsonschema') if u.find_spec(m)])")
+    missing = setups[setup].code(
+        "import importlib.util as u; print([m for m in ('yaml', 'jsonschema') if u.find_spec(m)])"
+    )
     assert missing.stdout.strip() == "[]"
 
 
 def test_zip_setup_really_imports_from_the_wheels(setups: dict[str, Setup]) -> None:
-    out = setups["zip"].code("import runtime_agent_demo, acme_review_skills as a; print(runtime_agent_demo.__file__); print(a.__file__)")
+    out = setups["zip"].code(
+        "import runtime_agent_demo, acme_review_skills as a; print(runtime_agent_demo.__file__); print(a.__file__)"
+    )
     agent_file, lib_file = out.stdout.split()
     assert ".whl/runtime_agent_demo/" in agent_file and ".whl/acme_review_skills/" in lib_file
 
 
 EDITS = {
     # setup, project: the SKILL.md edited, the reference held, a new resolution, the text replaced
-    "hatchling .pth": ("editable", AGENT, "src/runtime_agent_demo/skills/billing/SKILL.md", "support.BILLING", "support.again()",
-                       "policy.md` first", "policy.md` twice"),
-    "setuptools finder": ("editable", LIB, "acme_review_skills/review/SKILL.md", "acme_review_skills.REVIEW",
-                          "flue_runtime.skill('acme_review_skills/review/SKILL.md')", "file by file", "hunk by hunk"),
-    "setuptools strict": ("editable-strict", LIB, "acme_review_skills/review/SKILL.md", "acme_review_skills.REVIEW",
-                          "flue_runtime.skill('acme_review_skills/review/SKILL.md')", "file by file", "hunk by hunk"),
+    "hatchling .pth": (
+        "editable",
+        AGENT,
+        "src/runtime_agent_demo/skills/billing/SKILL.md",
+        "support.BILLING",
+        "support.again()",
+        "policy.md` first",
+        "policy.md` twice",
+    ),
+    "setuptools finder": (
+        "editable",
+        LIB,
+        "acme_review_skills/review/SKILL.md",
+        "acme_review_skills.REVIEW",
+        "flue_runtime.skill('acme_review_skills/review/SKILL.md')",
+        "file by file",
+        "hunk by hunk",
+    ),
+    "setuptools strict": (
+        "editable-strict",
+        LIB,
+        "acme_review_skills/review/SKILL.md",
+        "acme_review_skills.REVIEW",
+        "flue_runtime.skill('acme_review_skills/review/SKILL.md')",
+        "file by file",
+        "hunk by hunk",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", EDITS)
-def test_editable_edits_show_without_reinstalling_and_new_secrets_are_refused(case: str, setups: dict[str, Setup]) -> None:
+def test_editable_edits_show_without_reinstalling_and_new_secrets_are_refused(
+    case: str, setups: dict[str, Setup]
+) -> None:
     setup_name, project, relative, held, resolve, old, new = EDITS[case]
     setup = setups[setup_name]
     skill_md = setup.projects[project].joinpath(*relative.split("/"))
@@ -162,7 +193,11 @@ def test_a_wheel_built_without_the_hook_says_how_to_add_it(builds: Builds, tmp_p
     pyproject = project / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8")
     text = text.replace(', "hatch-flue-skills"', "").replace("[tool.hatch.build.hooks.flue-skills]\n", "")
-    pyproject.write_text(text.replace("[tool.flue]\n", "").replace('allow = ["src/runtime_agent_demo/skills/billing/.env.example"]\n', ""))
+    pyproject.write_text(
+        text.replace("[tool.flue]\n", "").replace(
+            'allow = ["src/runtime_agent_demo/skills/billing/.env.example"]\n', ""
+        )
+    )
     wheel = build_wheel(project, tmp_path / "dist")
     python = make_venv(tmp_path / "venv")
     pip(python, str(builds.flue), cwd=tmp_path)
@@ -170,6 +205,13 @@ def test_a_wheel_built_without_the_hook_says_how_to_add_it(builds: Builds, tmp_p
     out = setup.code("import runtime_agent_demo", check=False)
     assert out.returncode == 1
     last = out.stderr.strip().splitlines()[-1]
-    assert last.startswith("flue_runtime.resolve.MissingBuildHookError: skill('./skills/billing/SKILL.md') in module 'runtime_agent_demo'")
-    for words in ("built without the flue-skills build hook", "[tool.hatch.build.hooks.flue-skills]", "requires", "[tool.flue]"):
+    assert last.startswith(
+        "flue_runtime.errors.MissingBuildHookError: skill('./skills/billing/SKILL.md') in module 'runtime_agent_demo'"
+    )
+    for words in (
+        "built without the flue-skills build hook",
+        "[tool.hatch.build.hooks.flue-skills]",
+        "requires",
+        "[tool.flue]",
+    ):
         assert words in out.stderr

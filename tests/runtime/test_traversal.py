@@ -18,11 +18,11 @@ import json
 from typing import Any
 
 import pytest
-
 import traversal_probe as table
-from flue_runtime import define_skill
-from flue_runtime.reading import page
 from rtsetups import PROJECTS, Setup
+
+from flue_runtime import define_skill
+from flue_runtime.agents.reading import page
 
 SKILL_DIR = PROJECTS / "runtime-agent" / "skills" / "data-tools"
 PROBE = table.__file__
@@ -41,10 +41,14 @@ def check(found: dict[str, Any]) -> None:
     escaped = []
     writes = found["tools"].pop("write")
     assert [w["path"] for w in writes] == table.WRITES
-    escaped += [("write", w["path"], w["content"]) for w in writes if not w["is_error"] or "read-only" not in w["content"]]
+    escaped += [
+        ("write", w["path"], w["content"]) for w in writes if not w["is_error"] or "read-only" not in w["content"]
+    ]
     assert found["sandbox_unchanged"] is True  # no write landed anywhere, under any spelling
     for tool, results in found["tools"].items():
-        assert [r["path"] for r in results] == [table.PREFIX + r for r in table.RELATIVE] + table.TOOL_ONLY + list(table.SERVED)
+        assert [r["path"] for r in results] == [table.PREFIX + r for r in table.RELATIVE] + table.TOOL_ONLY + list(
+            table.SERVED
+        )
         for result in results:
             leaked = [m for m in [*table.MARKERS, "SHADOW"] if m in result["content"]]
             expected = table.SERVED.get(result["path"])

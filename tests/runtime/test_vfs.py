@@ -9,14 +9,19 @@ import pytest
 from rtsupport import Call, ImportSandbox, Project, write_module, write_skill, zip_folder
 
 from flue_runtime import FlueError, ReadOnlyError, ResourceNotFoundError, SkillPathError, SkillReference, define_skill
-from flue_runtime.vfs import SKILLS_ROOT, SkillTree
+from flue_runtime.mount.vfs import SKILLS_ROOT, SkillTree
 
 
 @pytest.fixture
 def bundled(tmp_path: Path, pkg_name: str, imports: ImportSandbox) -> SkillReference:
     src = tmp_path / "src"
-    write_module(src / pkg_name / "__init__.py", "from flue_runtime import skill\nPDF = skill('./pdf-tools/SKILL.md')\n")
-    write_skill(src / pkg_name / "pdf-tools", files={"reference.md": "# Ref\n", "scripts/extract.py": "print(1)\n", "scripts/lib/util.py": "x = 1\n"})
+    write_module(
+        src / pkg_name / "__init__.py", "from flue_runtime import skill\nPDF = skill('./pdf-tools/SKILL.md')\n"
+    )
+    write_skill(
+        src / pkg_name / "pdf-tools",
+        files={"reference.md": "# Ref\n", "scripts/extract.py": "print(1)\n", "scripts/lib/util.py": "x = 1\n"},
+    )
     Project(src, [Call(pkg_name, "./pdf-tools/SKILL.md")]).install(tmp_path / "site", pkg_name)
     imports.add(zip_folder(tmp_path / "site", tmp_path / "pdf.whl"))
     ref: SkillReference = importlib.import_module(pkg_name).PDF
@@ -26,7 +31,14 @@ def bundled(tmp_path: Path, pkg_name: str, imports: ImportSandbox) -> SkillRefer
 
 @pytest.fixture
 def tree(bundled: SkillReference) -> SkillTree:
-    return SkillTree([bundled, define_skill(name="notes", description="Take notes. Use always.", instructions="Write.", files={"a.md": "A"})])
+    return SkillTree(
+        [
+            bundled,
+            define_skill(
+                name="notes", description="Take notes. Use always.", instructions="Write.", files={"a.md": "A"}
+            ),
+        ]
+    )
 
 
 def test_list_stat_read(tree: SkillTree, bundled: SkillReference) -> None:
@@ -46,7 +58,9 @@ def test_list_stat_read(tree: SkillTree, bundled: SkillReference) -> None:
     assert tree.read("/.flue/skills/notes/a.md") == b"A"
 
 
-@pytest.mark.parametrize("path", ["/.flue/skills", "/.flue/skills/notes/a.md", "/.flue/skills/pdf-tools/scripts/../SKILL.md"])
+@pytest.mark.parametrize(
+    "path", ["/.flue/skills", "/.flue/skills/notes/a.md", "/.flue/skills/pdf-tools/scripts/../SKILL.md"]
+)
 def test_is_skill_path(path: str) -> None:
     assert SkillTree.is_skill_path(path)
     assert not SkillTree.is_skill_path("/tmp/.flue/skills/x")

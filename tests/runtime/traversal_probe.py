@@ -157,7 +157,15 @@ WRITES = [
 ]
 
 #: What must never show up in a result: other skills, the package, the bundle, decoys, the host.
-MARKERS = ["Refunds within 30 days", "BILLING_API_KEY", "fr.skill(", '"references"', "root:x:0:0", "DECOY", "SECRET-OUTSIDE"]
+MARKERS = [
+    "Refunds within 30 days",
+    "BILLING_API_KEY",
+    "fr.skill(",
+    '"references"',
+    "root:x:0:0",
+    "DECOY",
+    "SECRET-OUTSIDE",
+]
 
 
 def _decoys() -> Path:
@@ -165,9 +173,16 @@ def _decoys() -> Path:
     base = Path(tempfile.mkdtemp(prefix="flue-traversal-"))
     (base / "outside.txt").write_text("SECRET-OUTSIDE\n")
     root = base / "sandbox"
-    for relative in ("etc/passwd", "billing/policy.md", "billing/SKILL.md", ".flue/skills/billing/policy.md",
-                     ".flue/skills/data-tools/SKILL.md", "Windows/win.ini",
-                     "_flue_skills/manifest.json", "__init__.py"):
+    for relative in (
+        "etc/passwd",
+        "billing/policy.md",
+        "billing/SKILL.md",
+        ".flue/skills/billing/policy.md",
+        ".flue/skills/data-tools/SKILL.md",
+        "Windows/win.ini",
+        "_flue_skills/manifest.json",
+        "__init__.py",
+    ):
         target = root / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(f"DECOY {relative}\n")
@@ -195,10 +210,12 @@ def probe(skill: Any) -> dict[str, Any]:
     before = _listing(root)
     Harness(reader, sandbox=LocalSandbox(root)).session("traversal").prompt_sync("go")
     wrote = [m for m in model.requests[1].messages if m["role"] == "tool"]
-    results = [m for m in model.requests[2].messages if m["role"] == "tool"][len(wrote):]
+    results = [m for m in model.requests[2].messages if m["role"] == "tool"][len(wrote) :]
     tools: dict[str, list[dict[str, Any]]] = {"read_skill_resource": [], "read": [], "write": []}
     for call, result in [*zip(writes, wrote), *zip(calls, results)]:
-        tools[call.name].append({"path": call.arguments["path"], "is_error": result["is_error"], "content": result["content"]})
+        tools[call.name].append(
+            {"path": call.arguments["path"], "is_error": result["is_error"], "content": result["content"]}
+        )
     direct = []
     for relative in RELATIVE:
         try:
@@ -208,7 +225,13 @@ def probe(skill: Any) -> dict[str, Any]:
         else:
             direct.append({"path": relative, "error": None, "content": data.decode("utf-8", "replace")})
     files = {f.path: skill.read_bytes(f.path).hex() for f in skill.files}
-    return {"origin": skill.origin, "tools": tools, "read_bytes": direct, "files": files, "sandbox_unchanged": _listing(root) == before}
+    return {
+        "origin": skill.origin,
+        "tools": tools,
+        "read_bytes": direct,
+        "files": files,
+        "sandbox_unchanged": _listing(root) == before,
+    }
 
 
 def _listing(root: Path) -> dict[str, bytes]:

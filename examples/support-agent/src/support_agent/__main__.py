@@ -1,7 +1,7 @@
 """Run one support conversation and show what the model sees.
 
-    python -m support_agent                               # offline, with a scripted model
-    python -m support_agent --model anthropic/claude-haiku-4-5   # a real provider (needs its API key)
+python -m support_agent                               # offline, with a scripted model
+python -m support_agent --model anthropic/claude-haiku-4-5   # a real provider (needs its API key)
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ def show(title: str, text: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="support-agent", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="support-agent", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--model", help="provider/model, e.g. anthropic/claude-haiku-4-5 or openai/gpt-5-mini")
     args = parser.parse_args(argv)
     scripted = ScriptedModel(SCRIPT)

@@ -1,0 +1,122 @@
+"""The `flue-skills` command: check, new, schema, ls."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from flue_runtime.errors import ConfigError, FlueError, ListError, SkillError
+from flue_runtime.format.diagnostics import format_json, has_errors, summary
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="flue-skills", description="Validate, scaffold and inspect agent skills.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check = commands.add_parser(
+        "check",
+        help="validate skills: a skill folder, a SKILL.md, a folder searched recursively, or a project",
+        description=(
+            "Report every problem in the skills under PATH, compiler style. Exit 1 on errors. "
+            "A folder holding a pyproject.toml is checked as a build would: its modules are scanned "
+            "for skill() and markdown() references and every referenced skill is vetted."
+        ),
+    )
+    check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--strict", action="store_true", help="treat warnings as errors")
+
+    new = commands.add_parser("new", help="scaffold a valid skill", description="Create DIR/NAME/SKILL.md.")
+    new.add_argument("name", metavar="NAME")
+    new.add_argument("--dir", type=Path, default=Path("."), metavar="DIR", help="parent folder (default: .)")
+    new.add_argument("--description", default=None, help="the skill's description")
+
+    commands.add_parser("schema", help="print the SKILL.md frontmatter JSON Schema")
+
+    ls = commands.add_parser(
+        "ls",
+        help="list the skills a wheel, an installed package or a project ships",
+        description="List each skill TARGET ships: name, number and size of files, bundle package, description. "
+        "TARGET is a .whl file, a project folder (holding a pyproject.toml) or an installed package or distribution name.",
+    )
+    ls.add_argument("target", metavar="TARGET")
+    ls.add_argument("--format", choices=("text", "json"), default="text")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            return _check(parser, args)
+        if args.command == "new":
+            return _new(args)
+        if args.command == "ls":
+            return _ls(args)
+        from flue_runtime.format.schema import schema_text
+
+        sys.stdout.write(schema_text())
+        return 0
+    except FlueError as exc:
+        print(f"flue-skills {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        parser.exit(2, f"flue-skills check: error: no such file or directory: {', '.join(missing)}\n")
+    from flue_build.cli.check import check_paths
+
+    try:
+        report = check_paths(args.paths, strict=args.strict)
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(f"{exc.path}: {problem}", file=sys.stderr)
+        print(f"flue-skills check: error: {exc}", file=sys.stderr)
+        return 1
+    if args.format == "json":
+        print(format_json(report.diagnostics))
+    else:
+        for diagnostic in report.diagnostics:
+            print(diagnostic.format())
+        for project in report.projects:
+            print(
+                f"project {project.root}: scanned {project.modules} module{'' if project.modules == 1 else 's'}, "
+                f"found {project.references} reference{'' if project.references == 1 else 's'}"
+            )
+        print(summary(report.diagnostics, report.checked))
+    return 1 if has_errors(report.diagnostics) else 0
+
+
+def _ls(args: argparse.Namespace) -> int:
+    from flue_build.cli import ls as listing
+
+    try:
+        skills = listing.list_target(args.target)
+    except ListError as exc:
+        print(f"flue-skills ls: error: {exc}", file=sys.stderr)
+        return 1
+    except SkillError as exc:
+        print(exc.report(), file=sys.stderr)
+        print(f"flue-skills ls: error: {exc}", file=sys.stderr)
+        return 1
+    print(listing.format_json(skills) if args.format == "json" else listing.format_text(skills))
+    return 0
+
+
+def _new(args: argparse.Namespace) -> int:
+    from flue_build.cli.new import DEFAULT_DESCRIPTION, new_skill
+
+    created = new_skill(args.name, args.dir, args.description or DEFAULT_DESCRIPTION)
+    print(f"created {created}")
+    if args.description is None:
+        print("next: edit its description and instructions, then run `flue-skills check`")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

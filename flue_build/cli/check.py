@@ -1,0 +1,108 @@
+"""`flue-skills check`: what a PATH names (a skill, a SKILL.md, a folder of skills, a project) and every problem in it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from flue_build.cli.find import Found, find_skills
+from flue_build.config import PYPROJECT
+from flue_runtime.format.diagnostics import Diagnostic, apply_strict
+from flue_runtime.format.skill_folder import vet_skill
+from flue_runtime.format.validate import SKILL_FILE, check_skill_file
+from flue_runtime.mount.disk import project_rules
+
+
+@dataclass
+class ProjectSummary:
+    """What `check PROJECT_DIR` looked at: modules scanned, references found, skills vetted."""
+
+    root: Path
+    modules: int
+    references: int
+    skills: int
+
+
+@dataclass
+class Report:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    checked: int = 0
+    projects: list[ProjectSummary] = field(default_factory=list)
+
+
+def is_project(path: Path) -> bool:
+    """A folder holding a pyproject.toml is checked as a build would check it."""
+    return path.is_dir() and (path / PYPROJECT).is_file()
+
+
+def display_path(path: Path) -> str:
+    """A path as the user would type it: relative to the working directory when inside it."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def check_paths(paths: list[Path], *, strict: bool = False) -> Report:
+    """Check every skill named by `paths`; the caller has made sure each path exists."""
+    report = Report()
+    for path in paths:
+        if is_project(path):
+            _check_project(path, strict, report)
+            continue
+        if path.is_file():
+            found = [Found(path, misnamed=path.name != SKILL_FILE)]
+        else:
+            found = find_skills(path)
+            if not found:
+                report.diagnostics.extend(
+                    apply_strict(
+                        [
+                            Diagnostic.make(
+                                "FLU100",
+                                display_path(path),
+                                f"no {SKILL_FILE} found in this folder or below it",
+                                f"a skill is a folder holding a {SKILL_FILE}; create one with `flue-skills new NAME`",
+                            )
+                        ],
+                        strict,
+                    )
+                )
+        report.diagnostics.extend(_check_found(found, strict))
+        report.checked += len(found)
+    return report
+
+
+def _check_project(path: Path, strict: bool, report: Report) -> None:
+    """Scan and collect as a build would (`ConfigError` propagates: nothing can be checked without config)."""
+    from flue_build.collect import check_project
+
+    checked = check_project(path)
+    collection = checked.collection
+    shown = display_path(path)
+    diagnostics = apply_strict(collection.diagnostics, strict)
+    # Diagnostics are relative to the project; show them relative to where the user stands.
+    report.diagnostics.extend(_rebase(d, path) for d in diagnostics)
+    report.checked += len(collection.skills)
+    report.projects.append(
+        ProjectSummary(Path(shown), collection.modules, collection.references, len(collection.skills))
+    )
+
+
+def _rebase(diagnostic: Diagnostic, root: Path) -> Diagnostic:
+    if os.path.isabs(diagnostic.path):
+        return diagnostic
+    return replace(diagnostic, path=Path(display_path(root / diagnostic.path)).as_posix())
+
+
+def _check_found(found: list[Found], strict: bool) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for item in found:
+        if item.misnamed:
+            out.extend(check_skill_file(item.file, display=display_path(item.file), strict=strict).diagnostics)
+        else:
+            folder = item.file.parent
+            limits = project_rules(folder).limits  # the limits the skill's project builds with
+            out.extend(vet_skill(folder, display=display_path(folder), strict=strict, limits=limits).diagnostics)
+    return out

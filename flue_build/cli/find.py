@@ -1,0 +1,32 @@
+"""Find skills under a folder: every directory holding a SKILL.md, noise folders skipped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from flue_build.fswalk import walk
+from flue_runtime.format.validate import SKILL_FILE
+from flue_runtime.format.vetting import is_noise_dir
+
+
+@dataclass(frozen=True)
+class Found:
+    """A skill file found by the walk; `misnamed` when it is `skill.md` or another case variant."""
+
+    file: Path
+    misnamed: bool = False
+
+
+def find_skills(root: Path) -> list[Found]:
+    """Skill files under `root` in a stable order; symlinked folders are not followed."""
+    found: list[Found] = []
+    for folder, dirs, files in walk(root):
+        dirs[:] = sorted(d for d in dirs if not is_noise_dir(d))
+        if SKILL_FILE in files:
+            found.append(Found(Path(folder, SKILL_FILE)))
+        else:
+            found.extend(
+                Found(Path(folder, f), misnamed=True) for f in sorted(files) if f.lower() == SKILL_FILE.lower()
+            )
+    return found

@@ -1,0 +1,195 @@
+"""`flue-skills ls TARGET`: the skills a wheel, an installed package or a project folder ships.
+
+Everything comes from bundle manifests: read from the wheel's zip, from the installed
+package (without running its code), or planned from a project folder exactly as its
+build would (scan, collect, plan). Nothing is parsed twice and no YAML is read for a
+wheel or an installed package.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import zipfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from flue_runtime.errors import ListError, NotInstalledError
+from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest
+
+_SUFFIX = f"/{BUNDLE_DIR}/{MANIFEST_FILE}"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True)
+class ListedSkill:
+    package: str
+    name: str
+    description: str
+    files: int
+    size: int
+    id: str
+
+
+def list_target(target: str) -> list[ListedSkill]:
+    """The skills `target` ships: a `.whl` file, a project folder (with pyproject.toml) or an installed package."""
+    path = Path(target)
+    if path.suffix == ".whl":
+        if not path.is_file():
+            raise ListError(f"{target}: no such wheel")
+        return from_wheel(path)
+    if path.is_dir() and (path / "pyproject.toml").is_file():
+        return from_project(path)
+    if _NAME.match(target):
+        try:
+            return from_installed(target)
+        except NotInstalledError:
+            if not path.is_dir():
+                raise
+    if path.is_dir():
+        raise ListError(
+            f"{target}: a folder must be a project (holding a pyproject.toml); give a wheel or a package name otherwise"
+        )
+    raise ListError(f"{target}: no such wheel, project folder or installed package")
+
+
+def from_manifests(manifests: list[Manifest]) -> list[ListedSkill]:
+    out = []
+    for manifest in manifests:
+        for id in manifest.skill_ids():
+            entry = manifest.skill(id)
+            out.append(
+                ListedSkill(
+                    manifest.package,
+                    entry.metadata.name,
+                    entry.metadata.description,
+                    len(entry.files),
+                    sum(f.size for f in entry.files),
+                    id,
+                )
+            )
+    return sorted(out, key=lambda s: (s.package, s.name, s.id))
+
+
+def from_wheel(wheel: Path) -> list[ListedSkill]:
+    try:
+        with zipfile.ZipFile(wheel) as archive:
+            names = sorted(n for n in archive.namelist() if n.endswith(_SUFFIX))
+            manifests = [_load(archive.read(n), f"{wheel}!{n}") for n in names]
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise ListError(f"{wheel}: cannot read the wheel: {exc}") from None
+    if not manifests:
+        raise ListError(
+            f"{wheel}: no skill bundle in this wheel (no */{BUNDLE_DIR}/{MANIFEST_FILE}); was it built with the flue-skills hook?"
+        )
+    return from_manifests(manifests)
+
+
+def from_project(root: Path) -> list[ListedSkill]:
+    from flue_build.collect import check_project
+    from flue_build.pack import plan
+    from flue_runtime.format.diagnostics import has_errors
+
+    checked = check_project(root)
+    if has_errors(checked.collection.diagnostics):
+        from flue_runtime.errors import SkillError
+
+        raise SkillError(checked.collection.diagnostics, f"{root}: the project would not build")
+    return from_manifests([_load(bundle.manifest, bundle.manifest_path) for bundle in plan(checked.collection)])
+
+
+def from_installed(name: str) -> list[ListedSkill]:
+    """An importable package (its bundle, or its regular subpackages' for a namespace) or a distribution name."""
+    from flue_runtime.errors import BundleError
+    from flue_runtime.mount.bundled import bundle_of, is_regular_package, module_spec
+
+    try:
+        spec = module_spec(name)
+        if spec is not None and spec.submodule_search_locations is not None:
+            packages = (
+                [name] if is_regular_package(spec) else _regular_children(name, list(spec.submodule_search_locations))
+            )
+            bundles = [b for b in (bundle_of(p) for p in packages) if b is not None]
+            if not bundles:
+                raise ListError(
+                    f"package {name!r} ({', '.join(spec.submodule_search_locations)}) has no skill bundle: "
+                    "it was installed in editable mode or built without the flue-skills hook; "
+                    "for a source tree run `flue-skills ls PROJECT_DIR`"
+                )
+            return from_manifests([b.manifest for b in bundles])
+    except BundleError as exc:
+        raise ListError(str(exc)) from None
+    return _from_distribution(name)
+
+
+def _regular_children(name: str, locations: list[str]) -> list[str]:
+    found = []
+    for location in locations:
+        for child in sorted(os.listdir(location)):
+            if child.isidentifier() and os.path.isfile(os.path.join(location, child, "__init__.py")):
+                found.append(f"{name}.{child}")
+    return found
+
+
+def _from_distribution(name: str) -> list[ListedSkill]:
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        dist = distribution(name)
+    except PackageNotFoundError:
+        raise NotInstalledError(
+            f"{name!r}: no installed package or distribution of that name (nor a .whl file or project folder)"
+        ) from None
+    manifests = []
+    for file in dist.files or ():
+        posix = file.as_posix()
+        if posix.endswith(_SUFFIX):
+            located = Path(str(dist.locate_file(file)))
+            manifests.append(_load(located.read_bytes(), str(located)))
+    if not manifests:
+        raise ListError(
+            f"distribution {name!r} installs no skill bundle (built without the flue-skills hook, or an editable install)"
+        )
+    return from_manifests(manifests)
+
+
+def _load(data: bytes, where: str) -> Manifest:
+    try:
+        return Manifest.loads(data)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ListError(f"{where}: unreadable skill bundle manifest: {exc}") from None
+
+
+def format_text(skills: list[ListedSkill], width: int | None = None) -> str:
+    width = width or shutil.get_terminal_size((100, 24)).columns
+    if not skills:
+        return "no skills"
+    rows = [("NAME", "FILES", "SIZE", "PACKAGE", "DESCRIPTION")]
+    rows += [(s.name, str(s.files), _size(s.size), s.package, s.description) for s in skills]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    room = max(20, width - sum(widths) - 8)
+    lines = []
+    for row in rows:
+        description = " ".join(row[4].split())
+        if len(description) > room:
+            description = description[: room - 1] + "…"
+        lines.append(
+            f"{row[0]:<{widths[0]}}  {row[1]:>{widths[1]}}  {row[2]:>{widths[2]}}  {row[3]:<{widths[3]}}  {description}".rstrip()
+        )
+    packages = sorted({s.package for s in skills})
+    lines.append(f"{len(skills)} skill{'s' if len(skills) != 1 else ''} in {', '.join(packages)}")
+    return "\n".join(lines)
+
+
+def format_json(skills: list[ListedSkill]) -> str:
+    return json.dumps([asdict(s) for s in skills], indent=2, ensure_ascii=False)
+
+
+def _size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KiB"
+    return f"{size / (1024 * 1024):.1f} MiB"

@@ -1,0 +1,196 @@
+"""Turn a `Collection` into bundles: per bundle package, the files to copy and the manifest bytes.
+
+Deterministic: bundles sorted by package, files by destination, manifest bytes from
+`Manifest.dumps()`. Destinations are POSIX paths inside the wheel
+(`pkg/_flue_skills/skills/<id>/SKILL.md`); sources are absolute paths of vetted files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from flue_build.collect import Collection, Target
+from flue_build.fswalk import make_dirs, walk
+from flue_runtime.errors import FlueError
+from flue_runtime.format.manifest import (
+    BUNDLE_DIR,
+    MANIFEST_FILE,
+    Manifest,
+    MarkdownEntry,
+    Reference,
+    SkillEntry,
+)
+from flue_runtime.format.skill_folder import VettedSkill
+
+
+@dataclass(frozen=True)
+class BundleFile:
+    """One vetted file and where it goes inside the wheel."""
+
+    source: Path
+    dest: str
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class BundlePlan:
+    """What one bundle package receives."""
+
+    package: str
+    path: str  # the package inside the wheel, POSIX: `acme/agents`
+    files: tuple[BundleFile, ...]
+    manifest: bytes
+
+    @property
+    def manifest_path(self) -> str:
+        return f"{self.path}/{BUNDLE_DIR}/{MANIFEST_FILE}"
+
+
+def plan(collection: Collection, *, editable: bool = False) -> list[BundlePlan]:
+    """The bundles of a collection without errors.
+
+    `editable`: no files are copied; every entry carries `source` (its absolute path), so
+    an install that cannot find skills next to `__file__` (setuptools' strict editable
+    link tree) reads them from the project, through the same vetting.
+    """
+    if not collection.ok:
+        raise ValueError("cannot bundle a collection with errors; report its diagnostics first")
+    bundles = []
+    for package in sorted(collection.bundles):
+        refs = collection.bundles[package]
+        path = package.replace(".", "/")
+        files: dict[str, BundleFile] = {}
+        skills: dict[str, SkillEntry] = {}
+        markdown: dict[str, MarkdownEntry] = {}
+        references: dict[str, dict[str, Reference]] = {}
+        for module in sorted(refs.references):
+            for spec, target in sorted(refs.references[module].items()):
+                references.setdefault(module, {})[spec] = _reference(
+                    collection, target, skills, markdown, files, path, editable
+                )
+        manifest = Manifest(package, skills, markdown, references).dumps()
+        ordered = tuple(files[dest] for dest in sorted(files))
+        bundles.append(BundlePlan(package, path, () if editable else ordered, manifest))
+    return bundles
+
+
+def _reference(
+    collection: Collection,
+    target: Target,
+    skills: dict[str, SkillEntry],
+    markdown: dict[str, MarkdownEntry],
+    files: dict[str, BundleFile],
+    path: str,
+    editable: bool,
+) -> Reference:
+    if target.kind == "package" or target.path is None:
+        return Reference("package", target.spec)
+    if target.kind == "markdown":
+        vetted_md = collection.markdown[target.path]
+        source = os.fspath(target.path) if editable else None
+        markdown.setdefault(vetted_md.id, MarkdownEntry(vetted_md.id, vetted_md.size, vetted_md.sha256, source))
+        dest = f"{path}/{markdown[vetted_md.id].path}"
+        files.setdefault(dest, BundleFile(target.path, dest, vetted_md.size, vetted_md.sha256))
+        return Reference("markdown", vetted_md.id)
+    vetted = collection.skills[target.path]
+    entry = _skill_entry(vetted, os.fspath(target.path) if editable else None)
+    skills.setdefault(entry.id, entry)
+    for packed in vetted.files:
+        dest = f"{path}/{entry.directory}/{packed.path}"
+        files.setdefault(
+            dest, BundleFile(target.path.joinpath(*packed.path.split("/")), dest, packed.size, packed.sha256)
+        )
+    return Reference("skill", entry.id)
+
+
+def _skill_entry(vetted: VettedSkill, source: str | None) -> SkillEntry:
+    assert vetted.metadata is not None  # a collection without errors has metadata for every skill
+    return SkillEntry.of(vetted.id, vetted.metadata, vetted.files, vetted.body_offset, source)
+
+
+def sdist_files(collection: Collection) -> list[Path]:
+    """Every vetted skill file and markdown target inside the project: the sdist must carry them."""
+    out: set[Path] = set()
+    for folder, vetted in collection.skills.items():
+        if _inside(collection.root, folder):
+            out.update(folder.joinpath(*f.path.split("/")) for f in vetted.files)
+    out.update(path for path in collection.markdown if _inside(collection.root, path))
+    return sorted(out)
+
+
+def local_targets(collection: Collection) -> list[Path]:
+    """Skill folders and markdown files inside the project that are bundled: their original copies stay out of wheels."""
+    found = [p for p in collection.skills if _inside(collection.root, p)]
+    found += [p for p in collection.markdown if _inside(collection.root, p)]
+    return sorted(found)
+
+
+def files_under(folder: Path) -> list[Path]:
+    """Every file below `folder` (noise included, links not followed), for keeping originals out of a wheel."""
+    if folder.is_file() or folder.is_symlink():
+        return [folder]
+    out: list[Path] = []
+    for current, dirs, names in walk(folder):
+        dirs.sort()
+        out.extend(Path(current, name) for name in sorted(names))
+        out.extend(Path(current, d) for d in dirs if os.path.islink(os.path.join(current, d)))
+    return out
+
+
+def _inside(folder: Path, path: Path) -> bool:
+    try:
+        path.relative_to(folder)
+    except ValueError:
+        return False
+    return True
+
+
+def force_include(bundles: list[BundlePlan], staging: Path) -> dict[str, str]:
+    """A hatchling-style `force_include` map (absolute source → wheel path) for every file and manifest.
+
+    The map is keyed by source, so a file that two bundle packages both need is staged
+    once more as a checked copy; manifests are written into `staging` too.
+    """
+    out: dict[str, str] = {}
+    for index, bundle in enumerate(bundles):
+        manifest = staging / f"{index}-manifest.json"
+        manifest.write_bytes(bundle.manifest)
+        out[os.fspath(manifest)] = bundle.manifest_path
+        for item in bundle.files:
+            source = os.fspath(item.source)
+            if source in out:
+                copy = staging / "copies" / item.dest
+                copy_checked(item.source, copy, item.sha256)
+                source = os.fspath(copy)
+            out[source] = item.dest
+    return out
+
+
+def original_paths(collection: Collection, distribution_path: Callable[[str], str]) -> tuple[list[str], list[str]]:
+    """For bundled targets inside the project: the wheel paths of every file there (to keep out of the
+    wheel's regular walk) and the prefixes an audit must find empty (folders end in `/`)."""
+    reserved: list[str] = []
+    prefixes: list[str] = []
+    for target in local_targets(collection):
+        relative = Path(os.path.relpath(target, collection.root)).as_posix()
+        prefixes.append(distribution_path(relative) + ("/" if target.is_dir() else ""))
+        base = len(os.fspath(target))  # every path below starts with the target's own (relpath per file was slow)
+        for path in files_under(target):
+            reserved.append(distribution_path(relative + os.fspath(path)[base:].replace(os.sep, "/")))
+    return reserved, prefixes
+
+
+def copy_checked(source: Path, target: Path, sha256: str) -> None:
+    """Copy bytes (never through a link, no metadata) and check they are the bytes that were vetted."""
+    make_dirs(target.parent)  # iterative: a skill may nest folders past the recursion limit
+    fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read()
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise FlueError(f"{source} changed after it was vetted; build again")
+    target.write_bytes(data)

@@ -1,0 +1,1 @@
+"""Which modules a build ships, and the skill references they hold."""

@@ -1,0 +1,90 @@
+"""Which modules a build scans: `[tool.flue] packages` when set, otherwise the packages
+the project's build backend would put into the wheel, asked of that backend (hatchling's
+file selection, setuptools' package discovery) when it is installed here, and a plain
+src/flat layout guess when it is not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+from flue_build.config import FlueConfig
+from flue_build.scan.sources import INIT, Source, from_distribution_paths, sort_sources, sources_under
+
+_NOT_PACKAGES = frozenset({"tests", "test", "docs", "doc", "examples", "example", "benchmarks", "scripts", "tools"})
+
+
+def project_sources(root: Path, pyproject: dict[str, Any], config: FlueConfig) -> list[Source]:
+    if config.packages is not None:
+        return sources_under(config.packages)
+    system = pyproject.get("build-system")
+    backend = system.get("build-backend", "") if isinstance(system, dict) else ""
+    if isinstance(backend, str) and backend.startswith("hatchling"):
+        found = hatchling_sources(root)
+    else:
+        found = _setuptools_sources(root)
+    return found if found is not None else guess_sources(root)
+
+
+def guess_sources(root: Path) -> list[Source]:
+    """Top-level packages under `src/` if it has any, else at the root (tests and docs left out)."""
+    for base in (root / "src", root):
+        if not base.is_dir():
+            continue
+        packages = sorted(
+            p for p in base.iterdir() if p.is_dir() and (p / INIT).is_file() and p.name not in _NOT_PACKAGES
+        )
+        if packages:
+            return sources_under(packages)
+    return []
+
+
+def hatchling_sources(root: Path) -> list[Source] | None:
+    """The `.py` files hatchling's wheel target selects, with their paths inside the wheel."""
+    try:
+        from hatchling.builders.wheel import WheelBuilder
+    except ImportError:
+        return None
+    try:
+        builder = WheelBuilder(os.fspath(root))
+        files = [(f.path, f.distribution_path) for f in builder.recurse_selected_project_files()]
+    except Exception:  # a configuration hatchling itself rejects: fall back to the guess
+        return None
+    return from_distribution_paths((Path(p), d) for p, d in files if d.endswith(".py"))
+
+
+def _setuptools_sources(root: Path) -> list[Source] | None:
+    """The modules setuptools' build_py would build (pyproject-configured projects only)."""
+    if (root / "setup.py").exists():
+        return None  # running setup.py is a build, not a check
+    try:
+        from setuptools.dist import Distribution
+    except ImportError:
+        return None
+    try:
+        with contextlib.chdir(root):
+            dist = Distribution({"script_name": "setup.py"})
+            dist.parse_config_files()
+            dist.set_defaults()
+            build_py = dist.get_command_obj("build_py")
+            build_py.ensure_finalized()
+            modules = build_py.find_all_modules()
+            return setuptools_modules(root, modules)
+    except Exception:  # an invalid configuration: setuptools reports it at build time
+        return None
+
+
+def setuptools_modules(root: Path, modules: list[tuple[str, str, str]]) -> list[Source]:
+    """`build_py.find_all_modules()` rows (package, module, file) as sources."""
+    out = []
+    for package, module, filename in modules:
+        if module == "__init__":
+            dotted = package
+        else:
+            dotted = f"{package}.{module}" if package else module
+        if dotted:
+            out.append(Source(dotted, Path(os.path.abspath(os.path.join(root, filename)))))
+    return sort_sources(out)

@@ -1,0 +1,1 @@
+"""The agent: hooks, harness, prompt, tools, sandboxes, stores."""

@@ -1,0 +1,133 @@
+"""Agents and hooks: an agent is a function that calls `use_*` hooks and returns its instructions.
+
+The harness renders the agent (calls it) inside a render context at every prompt; the
+hooks record what the agent mounts. Custom hooks are plain functions calling hooks.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
+
+from flue_runtime.agents.tools import RESERVED, Tool, ToolFunction, tool_from_function
+from flue_runtime.errors import HookError
+from flue_runtime.models import Model
+from flue_runtime.mount.reference import SkillReference
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class Render:
+    """What one call of the agent function mounted."""
+
+    state: dict[str, Any]
+    instructions: str = ""
+    model: Model | str | None = None
+    sandbox: Any = None
+    skills: list[SkillReference] = field(default_factory=list)
+    tools: list[Tool] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+
+_current: contextvars.ContextVar[Render | None] = contextvars.ContextVar("flue_render", default=None)
+
+
+def agent(function: F) -> F:
+    """Mark `function` as an agent: the harness calls it to learn its instructions and mounts."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if _current.get() is None:
+            raise HookError(
+                f"agent {function.__name__!r} was called directly; pass it to Harness(...) and prompt a session instead"
+            )
+        return function(*args, **kwargs)
+
+    wrapper.__flue_agent__ = True  # type: ignore[attr-defined]
+    return cast(F, wrapper)
+
+
+def render(agent_function: Callable[[], object], state: dict[str, Any]) -> Render:
+    """Call the agent inside a fresh render context and return what it mounted."""
+    result = Render(state=dict(state))
+    token = _current.set(result)
+    try:
+        returned = agent_function()
+    finally:
+        _current.reset(token)
+    if returned is None:
+        returned = ""
+    if not isinstance(returned, str):
+        name = getattr(agent_function, "__name__", "agent")
+        raise HookError(f"agent {name!r} must return its instructions as a string, not {type(returned).__name__}")
+    result.instructions = returned
+    return result
+
+
+def _render(hook: str) -> Render:
+    current = _current.get()
+    if current is None:
+        raise HookError(
+            f"{hook}() was called outside an agent render; call hooks only inside a function "
+            "decorated with @agent (or a custom hook it calls) while a Harness renders it"
+        )
+    return current
+
+
+def use_model(model: Model | str) -> None:
+    """The model this agent talks to: a model object or 'provider/model-id'."""
+    _render("use_model").model = model
+
+
+def use_sandbox(sandbox: Any) -> None:
+    """The sandbox the file tools and workspace skills use (overrides Harness(sandbox=...))."""
+    _render("use_sandbox").sandbox = sandbox
+
+
+def use_instruction(text: str) -> None:
+    """Extra instructions, placed after the agent's own in the system prompt."""
+    if not isinstance(text, str):
+        raise HookError(f"use_instruction() takes a string, not {type(text).__name__}")
+    _render("use_instruction").texts.append(text)
+
+
+def use_state(key: str, default: Any = None) -> Any:
+    """The session's persisted value for `key` (set with `session.set_state`), or `default`."""
+    return _render("use_state").state.get(key, default)
+
+
+def use_skill(skill: SkillReference) -> SkillReference:
+    """Mount a skill: its catalog line goes into the prompt, its files under /.flue/skills/<name>/."""
+    current = _render("use_skill")
+    if not isinstance(skill, SkillReference):
+        raise HookError(
+            f"use_skill() takes a SkillReference (from skill(), define_skill()), not {type(skill).__name__}"
+        )
+    for mounted in current.skills:
+        if mounted.name == skill.name:
+            same = "the same skill" if mounted == skill else f"another skill with that name ({mounted.origin})"
+            raise HookError(
+                f"skill {skill.name!r} is mounted twice in one render: {same} was mounted before. "
+                "Mount it once: call use_skill for it in a single place (a shared custom hook called once), "
+                "or give one of the two skills another name"
+            )
+    current.skills.append(skill)
+    return skill
+
+
+def use_tool(tool: ToolFunction | Tool, *, name: str | None = None, description: str | None = None) -> Tool:
+    """Offer a typed function (sync or async) to the model as a tool."""
+    current = _render("use_tool")
+    made = tool_from_function(tool, name, description)
+    if made.name in RESERVED:
+        raise HookError(
+            f"tool name {made.name!r} is reserved by the harness ({', '.join(sorted(RESERVED))}); rename the tool"
+        )
+    if any(t.name == made.name for t in current.tools):
+        raise HookError(f"tool {made.name!r} is offered twice in one render; offer it once")
+    current.tools.append(made)
+    return made

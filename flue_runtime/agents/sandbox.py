@@ -1,0 +1,215 @@
+"""Sandboxes: the folder an agent's file tools work in, on disk or in memory.
+
+Sandbox paths are POSIX and rooted at the sandbox: `/notes.md`, `notes.md` and
+`./notes.md` name the same file. Nothing outside the root is reachable: `..` is refused,
+and on disk a symlink that resolves outside the root is refused too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from flue_runtime.errors import SandboxError
+from flue_runtime.format.diagnostics import Diagnostic, has_errors
+from flue_runtime.format.paths import skill_path
+from flue_runtime.format.skill_folder import VettedSkill, vet_skill
+from flue_runtime.format.validate import SKILL_FILE, check_skill_md
+from flue_runtime.format.vetting import (
+    PRIVATE_KEY,
+    PackedFile,
+    is_noise_dir,
+    is_noise_file,
+    is_secret_dir,
+    is_secret_file,
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    is_dir: bool
+    size: int = 0
+    is_link: bool = False
+
+
+def sandbox_path(path: str) -> str:
+    """`path` as a clean path relative to the sandbox root ('' for the root itself)."""
+    if not isinstance(path, str):
+        raise SandboxError(f"a path must be a string, not {type(path).__name__}")
+    trimmed = path.strip()
+    while trimmed.startswith("./"):
+        trimmed = trimmed[2:]
+    trimmed = trimmed.lstrip("/").rstrip("/")
+    if trimmed in ("", "."):
+        return ""
+    parts = [p for p in trimmed.split("/") if p != "."]
+    try:
+        return skill_path("/".join(parts))
+    except ValueError as exc:
+        raise SandboxError(str(exc).replace("relative to the skill folder", "inside the sandbox")) from exc
+
+
+class Sandbox(Protocol):
+    """What the file tools and workspace discovery need from a sandbox."""
+
+    def describe(self) -> str: ...
+    def read_bytes(self, path: str) -> bytes: ...
+    def write_bytes(self, path: str, data: bytes) -> None: ...
+    def list(self, path: str) -> list[Entry]: ...
+    def is_dir(self, path: str) -> bool: ...
+    def vet(self, path: str) -> VettedSkill: ...
+
+
+class LocalSandbox:
+    """A folder on disk."""
+
+    def __init__(self, root: str | os.PathLike[str] = ".") -> None:
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise SandboxError(f"sandbox root {self.root} is not a folder")
+
+    def describe(self) -> str:
+        return str(self.root)
+
+    def _resolve(self, path: str, *, must_exist: bool = True) -> Path:
+        rel = sandbox_path(path)
+        full = self.root / rel if rel else self.root
+        real = Path(os.path.realpath(full))
+        if real != self.root and self.root not in real.parents:
+            raise SandboxError(f"{path!r} resolves outside the sandbox (a symbolic link?); refused")
+        if must_exist and not os.path.lexists(full):
+            raise SandboxError(f"{path!r} does not exist in the sandbox")
+        return full
+
+    def read_bytes(self, path: str) -> bytes:
+        full = self._resolve(path)
+        if full.is_dir():
+            raise SandboxError(f"{path!r} is a folder; use ls to list it")
+        if not stat.S_ISREG(os.stat(full).st_mode):
+            raise SandboxError(f"{path!r} is not a regular file")
+        return full.read_bytes()
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        rel = sandbox_path(path)
+        if not rel:
+            raise SandboxError("cannot write to the sandbox root; name a file")
+        full = self._resolve(rel, must_exist=False)
+        self._resolve(str(Path(rel).parent), must_exist=False)
+        if full.is_dir():
+            raise SandboxError(f"{path!r} is a folder")
+        full.parent.mkdir(parents=True, exist_ok=True)
+        self._resolve(rel, must_exist=False)  # the folders just made must not lead outside either
+        full.write_bytes(data)
+
+    def list(self, path: str) -> list[Entry]:
+        full = self._resolve(path)
+        if not full.is_dir():
+            raise SandboxError(f"{path!r} is not a folder")
+        entries = []
+        for child in sorted(full.iterdir(), key=lambda p: p.name):
+            info = os.lstat(child)
+            entries.append(Entry(child.name, stat.S_ISDIR(info.st_mode), info.st_size, stat.S_ISLNK(info.st_mode)))
+        return entries
+
+    def is_dir(self, path: str) -> bool:
+        try:
+            return self._resolve(path).is_dir()
+        except SandboxError:
+            return False
+
+    def vet(self, path: str) -> VettedSkill:
+        return vet_skill(self._resolve(path), display=sandbox_path(path))
+
+
+class MemorySandbox:
+    """Files in memory: for tests, and agents that must not touch the disk."""
+
+    def __init__(self, files: Mapping[str, str | bytes] | None = None) -> None:
+        self._files: dict[str, bytes] = {}
+        for path, content in (files or {}).items():
+            self.write_bytes(path, content.encode("utf-8") if isinstance(content, str) else bytes(content))
+
+    def describe(self) -> str:
+        return "memory"
+
+    def read_bytes(self, path: str) -> bytes:
+        rel = sandbox_path(path)
+        if rel in self._files:
+            return self._files[rel]
+        if self.is_dir(rel):
+            raise SandboxError(f"{path!r} is a folder; use ls to list it")
+        raise SandboxError(f"{path!r} does not exist in the sandbox")
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        rel = sandbox_path(path)
+        if not rel:
+            raise SandboxError("cannot write to the sandbox root; name a file")
+        if self.is_dir(rel):
+            raise SandboxError(f"{path!r} is a folder")
+        parent = rel.rpartition("/")[0]
+        while parent:
+            if parent in self._files:
+                raise SandboxError(f"{parent!r} is a file, so {path!r} cannot be created under it")
+            parent = parent.rpartition("/")[0]
+        self._files[rel] = bytes(data)
+
+    def list(self, path: str) -> list[Entry]:
+        rel = sandbox_path(path)
+        if rel and not self.is_dir(rel):
+            raise SandboxError(f"{path!r} is not a folder")
+        prefix = f"{rel}/" if rel else ""
+        found: dict[str, Entry] = {}
+        for name, data in self._files.items():
+            if name.startswith(prefix):
+                head, _, rest = name[len(prefix) :].partition("/")
+                found[head] = Entry(head, True) if rest else Entry(head, False, len(data))
+        return [found[k] for k in sorted(found)]
+
+    def is_dir(self, path: str) -> bool:
+        rel = sandbox_path(path)
+        return rel == "" or any(name.startswith(rel + "/") for name in self._files)
+
+    def vet(self, path: str) -> VettedSkill:
+        """The packing rules by name and content (memory has no links or special files)."""
+        rel = sandbox_path(path)
+        prefix = rel + "/"
+        diagnostics: list[Diagnostic] = []
+        files: list[PackedFile] = []
+        for name in sorted(n for n in self._files if n.startswith(prefix)):
+            inner = name[len(prefix) :]
+            parts = inner.split("/")
+            shown = f"{rel}/{inner}"
+            if any(is_noise_dir(p) for p in parts[:-1]) or is_noise_file(parts[-1]):
+                continue
+            data = self._files[name]
+            if any(is_secret_dir(p) for p in parts[:-1]) or is_secret_file(parts[-1]):
+                diagnostics.append(
+                    Diagnostic.make(
+                        "FLU302",
+                        shown,
+                        f"`{parts[-1]}` looks like a secret; refused",
+                        "move it out of the skill folder",
+                    )
+                )
+            elif PRIVATE_KEY.search(data):
+                diagnostics.append(
+                    Diagnostic.make("FLU303", shown, "holds a PEM private key; refused", "remove the key")
+                )
+            else:
+                files.append(PackedFile(inner, len(data), hashlib.sha256(data).hexdigest()))
+        metadata, body_offset = None, 0
+        if f"{prefix}{SKILL_FILE}" in self._files:
+            checked = check_skill_md(
+                self._files[f"{prefix}{SKILL_FILE}"], f"{prefix}{SKILL_FILE}", rel.rpartition("/")[2]
+            )
+            diagnostics.extend(checked.diagnostics)
+            metadata, body_offset = checked.metadata, checked.body_offset
+        if has_errors(diagnostics):
+            metadata = None
+        return VettedSkill(Path(rel), metadata, tuple(files), body_offset, tuple(diagnostics))

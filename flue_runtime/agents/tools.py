@@ -1,0 +1,201 @@
+"""Tools: a name, a description, a JSON-schema parameter spec any provider takes, and a function.
+
+A typed Python function becomes a tool: its signature gives the schema, its docstring
+the description (first paragraph) and the parameter descriptions (an `Args:` section).
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import json
+import re
+import types
+import typing
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+from flue_runtime.errors import ToolArgumentError, ToolDefinitionError
+
+ToolFunction = Callable[..., Any]
+#: Names the harness itself provides; a user tool may not take them.
+RESERVED = frozenset({"activate_skill", "read_skill_resource", "read", "write", "ls"})
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    function: Callable[..., Any | Awaitable[Any]]
+
+    def spec(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+    def check_arguments(self, arguments: object) -> dict[str, Any]:
+        """The arguments as keyword arguments, or `ToolArgumentError` saying what is wrong."""
+        return check_arguments(self.name, self.parameters, arguments)
+
+
+def tool_from_function(function: ToolFunction | Tool, name: str | None = None, description: str | None = None) -> Tool:
+    """A `Tool` from a typed function (sync or async); a `Tool` is returned as it is."""
+    if isinstance(function, Tool):
+        return function
+    if not callable(function):
+        raise ToolDefinitionError(f"use_tool() takes a function or a Tool, not {type(function).__name__}")
+    tool_name: str = name or str(getattr(function, "__name__", ""))
+    if not _NAME.match(tool_name):
+        raise ToolDefinitionError(
+            f"tool name {tool_name!r} must be 1-64 letters, digits, `_` or `-`, starting with a letter"
+        )
+    summary, arg_docs = _parse_docstring(inspect.getdoc(function) or "")
+    try:
+        hints = typing.get_type_hints(function)
+    except Exception as exc:  # unresolvable forward references
+        raise ToolDefinitionError(f"tool {tool_name!r}: cannot read its type hints: {exc}") from exc
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for param in inspect.signature(function).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}: *args and **kwargs cannot be described to a model; name each parameter"
+            )
+        if param.name not in hints:
+            raise ToolDefinitionError(f"tool {tool_name!r}: parameter {param.name!r} needs a type annotation")
+        schema, _ = _schema_for(hints[param.name], f"tool {tool_name!r}, parameter {param.name!r}")
+        if param.name in arg_docs:
+            schema["description"] = arg_docs[param.name]
+        if param.default is not param.empty and isinstance(param.default, (str, int, float, bool)):
+            schema["default"] = param.default.value if isinstance(param.default, enum.Enum) else param.default
+        properties[param.name] = schema
+        if param.default is param.empty:
+            required.append(param.name)
+    parameters: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        parameters["required"] = required
+    text = description or summary
+    if not text:
+        raise ToolDefinitionError(
+            f"tool {tool_name!r} needs a docstring: the model reads it to know when to call the tool"
+        )
+    return Tool(tool_name, text, parameters, function)
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """The first paragraph, and `name: text` lines from a Google-style `Args:` section."""
+    paragraphs = doc.strip().split("\n\n")
+    summary = " ".join(paragraphs[0].split()) if paragraphs and not paragraphs[0].startswith("Args:") else ""
+    args: dict[str, str] = {}
+    section = re.search(r"^(?:Args|Arguments|Parameters):\s*\n((?:[ \t]+.*\n?)+)", doc, re.MULTILINE)
+    if section:
+        current = None
+        for line in section.group(1).splitlines():
+            match = re.match(r"^\s+(\w+)(?:\s*\([^)]*\))?:\s*(.*)$", line)
+            if match:
+                current = match.group(1)
+                args[current] = match.group(2).strip()
+            elif current and line.strip():
+                args[current] += " " + line.strip()
+    return summary, args
+
+
+_SIMPLE: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def _schema_for(annotation: Any, where: str) -> tuple[dict[str, Any], bool]:
+    """JSON Schema for a type annotation, and whether None is allowed."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (Union, types.UnionType):
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1:
+            return _schema_for(rest[0], where)[0], len(rest) != len(args)
+        return {"anyOf": [_schema_for(a, where)[0] for a in rest]}, len(rest) != len(args)
+    if annotation in _SIMPLE:
+        return {"type": _SIMPLE[annotation]}, False
+    if origin is Literal:
+        return {"enum": list(args)}, False
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return {"enum": [member.value for member in annotation]}, False
+    if origin in (list, tuple, set, frozenset) or annotation in (list, tuple):
+        item = args[0] if args else str
+        return {"type": "array", "items": _schema_for(item, where)[0]}, False
+    if origin is dict or annotation is dict:
+        schema: dict[str, Any] = {"type": "object"}
+        if len(args) == 2:
+            schema["additionalProperties"] = _schema_for(args[1], where)[0]
+        return schema, False
+    if annotation is Any:
+        return {}, False
+    raise ToolDefinitionError(
+        f"{where}: type {annotation!r} cannot be described to a model; use str, int, float, bool, Literal, an Enum, list or dict"
+    )
+
+
+def check_arguments(name: str, parameters: dict[str, Any], arguments: object) -> dict[str, Any]:
+    if isinstance(arguments, str):  # a provider adapter hands on argument text that was not JSON
+        raise ToolArgumentError(f"{name}: the arguments are {_json_problem(arguments)}; send one JSON object")
+    if not isinstance(arguments, dict):
+        raise ToolArgumentError(f"{name}: arguments must be a JSON object, not {type(arguments).__name__}")
+    properties: dict[str, Any] = parameters.get("properties", {})
+    problems = [f"missing required argument {key!r}" for key in parameters.get("required", []) if key not in arguments]
+    if parameters.get("additionalProperties") is False:
+        problems += [f"unknown argument {key!r}" for key in arguments if key not in properties]
+    for key, value in arguments.items():
+        if key in properties and not _fits(value, properties[key]):
+            problems.append(f"argument {key!r} must be {_describe(properties[key])}, not {json_type(value)}")
+    if problems:
+        expected = ", ".join(f"{k}: {_describe(v)}" for k, v in properties.items())
+        raise ToolArgumentError(f"{name}: " + "; ".join(problems) + f" (parameters: {expected or 'none'})")
+    return dict(arguments)
+
+
+def _json_problem(text: str) -> str:
+    try:
+        json.loads(text)
+    except ValueError as exc:
+        return f"not valid JSON ({exc})"
+    return "text, not a JSON object"
+
+
+def json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _fits(value: object, schema: dict[str, Any]) -> bool:
+    if "enum" in schema:
+        return value in schema["enum"]
+    if "anyOf" in schema:
+        return any(_fits(value, option) for option in schema["anyOf"])
+    expected = schema.get("type")
+    actual = json_type(value)
+    if expected is None or expected == actual:
+        if expected == "array":
+            items = schema.get("items", {})
+            return all(_fits(item, items) for item in value)  # type: ignore[attr-defined]
+        return True
+    return expected == "number" and actual == "integer"
+
+
+def _describe(schema: dict[str, Any]) -> str:
+    if "enum" in schema:
+        return "one of " + ", ".join(repr(v) for v in schema["enum"])
+    if "anyOf" in schema:
+        return " or ".join(_describe(option) for option in schema["anyOf"])
+    return str(schema.get("type", "any value"))

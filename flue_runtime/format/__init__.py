@@ -1,0 +1,1 @@
+"""The skill format and its rules: frontmatter, schema, validation, vetting, manifest."""

@@ -1,0 +1,348 @@
+"""Split a SKILL.md into frontmatter and body, and read the frontmatter YAML safely.
+
+The YAML is read from parser events, never constructed: every scalar stays a string,
+duplicate keys are reported, aliases are refused (no billion-laughs expansion), nesting
+is bounded without recursion, and every key and value keeps its line and column.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from flue_runtime.format.diagnostics import Diagnostic
+
+#: Frontmatter larger than this is refused; SKILL.md metadata is a few hundred bytes.
+FRONTMATTER_LIMIT = 64 * 1024
+#: Deepest nesting of mappings and sequences accepted in frontmatter.
+MAX_NESTING = 32
+
+_CLOSING = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
+_OPENING = re.compile(r"---[ \t]*\r?(?:\n|$)")
+
+Path = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A 1-based line and column inside SKILL.md."""
+
+    line: int
+    column: int
+
+
+@dataclass
+class Frontmatter:
+    """What a SKILL.md holds, with the place of every frontmatter key and value.
+
+    `data` is None when the frontmatter could not be read; `diagnostics` says why.
+    """
+
+    path: str
+    data: dict[str, Any] | None = None
+    body: str = ""
+    body_line: int = 1
+    body_offset: int = 0
+    keys: dict[Path, Span] = field(default_factory=dict)
+    values: dict[Path, Span] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def key_span(self, path: Path) -> Span:
+        return self.keys.get(path) or self.values.get(path) or Span(1, 1)
+
+    def value_span(self, path: Path) -> Span:
+        return self.values.get(path) or self.keys.get(path) or Span(1, 1)
+
+
+_EXAMPLE = "---\nname: my-skill\ndescription: What it does and when to use it.\n---"
+
+
+def decode(data: bytes, path: str) -> tuple[str | None, list[Diagnostic]]:
+    """UTF-8 text without its BOM, or a diagnostic at the first bad byte."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _position(data[: exc.start].decode("utf-8", "replace"), None)
+        return None, [
+            Diagnostic.make(
+                "FLU102",
+                path,
+                f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}",
+                "save the file as UTF-8",
+                line,
+                column,
+            )
+        ]
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    nul = text.find("\x00")
+    if nul >= 0:
+        line, column = _position(text, nul)
+        return None, [
+            Diagnostic.make(
+                "FLU102", path, "holds a NUL byte", "remove the NUL byte: SKILL.md must be text", line, column
+            )
+        ]
+    return text, []
+
+
+def parse(data: bytes, path: str, limit: int = FRONTMATTER_LIMIT) -> Frontmatter:
+    """Read SKILL.md bytes into a `Frontmatter`; problems land in its diagnostics."""
+    result = Frontmatter(path)
+    text, problems = decode(data, path)
+    if text is None:
+        result.diagnostics.extend(problems)
+        return result
+    opening = _OPENING.match(text)
+    if opening is None:
+        hint = "start SKILL.md with a frontmatter block:\n" + _EXAMPLE
+        if text.lstrip().startswith("---"):
+            hint = "remove what comes before the first `---` line: it must be the very first line"
+        result.diagnostics.append(Diagnostic.make("FLU103", path, "no frontmatter", hint, 1, 1))
+        return result
+    start = opening.end()
+    closing = _CLOSING.search(text, start)
+    if closing is None:
+        result.diagnostics.append(
+            Diagnostic.make(
+                "FLU104",
+                path,
+                "frontmatter opened on line 1 is never closed",
+                "end the frontmatter with a line holding only `---`",
+                1,
+                1,
+            )
+        )
+        return result
+    yaml_text = text[start : closing.start()]
+    close_line = 1 + text.count("\n", 0, closing.start())
+    # Characters never outnumber UTF-8 bytes: encode only when the count is close.
+    if len(yaml_text) > limit or len(yaml_text.encode("utf-8")) > limit:
+        result.diagnostics.append(
+            Diagnostic.make(
+                "FLU105",
+                path,
+                f"frontmatter is larger than the {limit:,}-byte limit",
+                "keep only name, description and short fields in the frontmatter; put the rest in the body "
+                "(a project may raise the limit: [tool.flue] max-frontmatter-size in pyproject.toml)",
+                close_line,
+                1,
+            )
+        )
+        return result
+    body_start = closing.end() + 1 if text.startswith("\n", closing.end()) else closing.end()
+    result.body = text[body_start:]
+    result.body_line = close_line + 1
+    # The body is a suffix of the file, so its byte offset needs no BOM or newline arithmetic.
+    result.body_offset = len(data) - len(result.body.encode("utf-8"))
+    _read_yaml(yaml_text, result, first_line=2)
+    return result
+
+
+def _position(text: str, offset: int | None) -> tuple[int, int]:
+    """1-based line and column of `offset` (or of the end) in `text`."""
+    if offset is None:
+        offset = len(text)
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, column
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, hint: str, line: int, column: int) -> None:
+        super().__init__(message)
+        self.message, self.hint, self.line, self.column = message, hint, line, column
+
+
+_KEY_LINE = re.compile(r"^(\s*[\w.-]+):[ \t]+(\S.*?)\s*$")
+
+
+def _yaml_hint(problem: str, offending: str, line: str) -> str:
+    if "mapping values are not allowed" in problem:
+        keyed = _KEY_LINE.match(line)
+        example = 'description: "Use when: the user asks for a refund"'
+        if keyed:
+            example = f"{keyed.group(1)}: {json.dumps(keyed.group(2), ensure_ascii=False)}"
+        return f"a value holds `: ` (colon and space), which YAML reads as a new key; quote the value: `{example}`"
+    if offending == "\t":
+        return "YAML does not allow tabs for indentation; indent with spaces"
+    if "cannot start any token" in problem:
+        return f"a plain value cannot start with `{offending}`; quote the value"
+    if "control characters" in problem or "special characters" in problem:
+        return "remove the control character, or write it as an escape inside a double-quoted string"
+    if "expected <block end>" in problem or "did not find expected key" in problem:
+        return "check the indentation: every top-level key starts in column 1"
+    return "fix the YAML syntax; quoting string values usually helps"
+
+
+def _read_yaml(text: str, result: Frontmatter, first_line: int) -> None:
+    import yaml
+
+    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+    path = result.path
+
+    def span(mark: Any) -> Span:
+        return Span(mark.line + first_line, mark.column + 1)
+
+    try:
+        result.data = _compose(yaml.parse(text, Loader=loader), result, span)
+    except _Refused as exc:
+        result.data = None
+        result.diagnostics.append(Diagnostic.make("FLU109", path, exc.message, exc.hint, exc.line, exc.column))
+    except yaml.MarkedYAMLError as exc:
+        result.data = None
+        mark = exc.problem_mark or exc.context_mark
+        where = span(mark) if mark is not None else Span(first_line, 1)
+        problem = exc.problem or "invalid YAML"
+        message = f"invalid YAML: {problem}"
+        if exc.context:
+            message += f" ({exc.context})"
+        offending = line_text = ""
+        if mark is not None:
+            lines = text.split("\n")
+            line_text = lines[mark.line].rstrip("\r") if mark.line < len(lines) else ""
+            offending = line_text[mark.column : mark.column + 1]
+        hint = _yaml_hint(problem, offending, line_text)
+        result.diagnostics.append(Diagnostic.make("FLU106", path, message, hint, where.line, where.column))
+    except yaml.reader.ReaderError as exc:
+        result.data = None
+        line, column = _position(text, exc.position)
+        result.diagnostics.append(
+            Diagnostic.make(
+                "FLU106",
+                path,
+                f"invalid YAML: character #x{exc.character:04x} is not allowed",
+                _yaml_hint("control characters", chr(exc.character), ""),
+                line + first_line - 1,
+                column,
+            )
+        )
+    except yaml.YAMLError as exc:  # pragma: no cover - every PyYAML error above is marked
+        result.data = None
+        result.diagnostics.append(Diagnostic.make("FLU106", path, f"invalid YAML: {exc}", "", first_line, 1))
+    if result.data is None and not result.diagnostics:
+        result.diagnostics.append(
+            Diagnostic.make(
+                "FLU107",
+                path,
+                "frontmatter is empty",
+                "add at least the required fields:\n" + _EXAMPLE,
+                1,
+                1,
+            )
+        )
+
+
+class _Frame:
+    __slots__ = ("container", "path", "key", "key_span")
+
+    def __init__(self, container: dict[str, Any] | list[Any], path: Path) -> None:
+        self.container = container
+        self.path = path
+        self.key: str | None = None
+        self.key_span: Span | None = None
+
+
+def _compose(events: Any, result: Frontmatter, span: Any) -> dict[str, Any] | None:
+    """Build plain dicts, lists and strings from YAML events, recording positions."""
+    import yaml
+
+    root: Any = None
+    documents = 0
+    stack: list[_Frame] = []
+    for event in events:
+        if isinstance(event, yaml.DocumentStartEvent):
+            documents += 1
+            if documents > 1:
+                where = span(event.start_mark)
+                raise _Refused(
+                    "frontmatter holds more than one YAML document", "remove the `...` line", where.line, where.column
+                )
+            continue
+        if isinstance(event, yaml.AliasEvent):
+            where = span(event.start_mark)
+            raise _Refused(
+                f"YAML alias `*{event.anchor}` refused",
+                "write the value out in full: SKILL.md frontmatter allows no anchors or aliases",
+                where.line,
+                where.column,
+            )
+        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            stack.pop()
+            continue
+        if not isinstance(event, (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            continue
+        where = span(event.start_mark)
+        parent = stack[-1] if stack else None
+        if parent is not None and isinstance(parent.container, dict) and parent.key is None:
+            if not isinstance(event, yaml.ScalarEvent):
+                raise _Refused(
+                    "a mapping or sequence used as a key",
+                    "keys must be plain strings",
+                    where.line,
+                    where.column,
+                )
+            key = event.value
+            if key in parent.container:
+                first = result.keys[parent.path + (key,)]
+                dotted = ".".join(str(p) for p in parent.path + (key,))
+                result.diagnostics.append(
+                    Diagnostic.make(
+                        "FLU108",
+                        result.path,
+                        f"duplicate key `{dotted}` (first on line {first.line})",
+                        "keep one of them: YAML readers disagree on which one wins",
+                        where.line,
+                        where.column,
+                    )
+                )
+            parent.key, parent.key_span = key, where
+            continue
+        value: Any
+        node_path: Path
+        if isinstance(event, yaml.ScalarEvent):
+            value = event.value
+        elif isinstance(event, yaml.MappingStartEvent):
+            value = {}
+        else:
+            value = []
+        if parent is None:
+            root, node_path = value, ()
+        elif isinstance(parent.container, dict):
+            assert parent.key is not None and parent.key_span is not None
+            node_path = parent.path + (parent.key,)
+            if parent.key not in parent.container:
+                result.keys[node_path] = parent.key_span
+                result.values[node_path] = where
+            parent.container.setdefault(parent.key, value)
+            parent.key = None
+        else:
+            node_path = parent.path + (len(parent.container),)
+            result.values[node_path] = where
+            parent.container.append(value)
+        if not isinstance(event, yaml.ScalarEvent):
+            if len(stack) >= MAX_NESTING:
+                raise _Refused(
+                    f"frontmatter nests deeper than {MAX_NESTING} levels",
+                    "flatten the structure: frontmatter values are strings and one level of metadata",
+                    where.line,
+                    where.column,
+                )
+            stack.append(_Frame(value, node_path))
+    if root is None or isinstance(root, dict):
+        return root
+    where = Span(2, 1)
+    kind = "a list" if isinstance(root, list) else "a plain string"
+    result.diagnostics.append(
+        Diagnostic.make(
+            "FLU107",
+            result.path,
+            f"frontmatter is {kind}, not a mapping of fields",
+            "write fields as `key: value` lines:\n" + _EXAMPLE,
+            where.line,
+            where.column,
+        )
+    )
+    return None

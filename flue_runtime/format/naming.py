@@ -1,0 +1,47 @@
+"""The skill-name rule, explained: which part of a bad name breaks it, and a name that would not."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+NAME_MAX = 64
+
+
+def is_valid_name(name: str) -> bool:
+    return len(name) <= NAME_MAX and NAME_PATTERN.fullmatch(name) is not None
+
+
+def name_problems(name: str) -> list[str]:
+    """Every way `name` breaks the rule, in words; empty when it is valid."""
+    problems: list[str] = []
+    if not name:
+        return ["must not be empty"]
+    if len(name) > NAME_MAX:
+        problems.append(f"is {len(name)} characters long; the limit is {NAME_MAX}")
+    if any(c.isupper() for c in name):
+        problems.append("must be lowercase")
+    odd = sorted({c for c in name if not ("a" <= c <= "z" or "0" <= c <= "9" or c == "-") and not c.isupper()})
+    non_ascii = [c for c in odd if not c.isascii()]
+    other = [c for c in odd if c.isascii()]
+    if non_ascii:
+        problems.append(
+            "may use only ASCII letters; " + ", ".join(f"`{c}` (U+{ord(c):04X})" for c in non_ascii) + " is not ASCII"
+        )
+    if other:
+        problems.append("may hold only a-z, 0-9 and hyphens, not " + ", ".join(repr(c) for c in other))
+    if name.startswith("-"):
+        problems.append("must not start with a hyphen")
+    if name.endswith("-"):
+        problems.append("must not end with a hyphen")
+    if "--" in name:
+        problems.append("must not hold two hyphens in a row")
+    return problems
+
+
+def suggest_name(text: str) -> str:
+    """A valid name close to `text` (ASCII-folded, lowercased, hyphenated), or '' if none."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
+    return slug[:NAME_MAX].rstrip("-")

@@ -1,0 +1,53 @@
+"""Paths inside a skill: one strict form, so nothing a model or a caller writes can leave the skill.
+
+A skill path is relative and POSIX: segments separated by `/`, none empty, `.` or `..`;
+no backslash, NUL or control character; no percent-encoded separator or dot (also
+double-encoded); nothing that Unicode compatibility folding turns into a separator or
+a dot. Lookups then go through the skill's own file list, never through the file system.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from flue_runtime.errors import SkillPathError
+
+_ENCODED = re.compile(r"%(?:25)*(?:2e|2f|5c|00)", re.IGNORECASE)
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def skill_path(path: object) -> str:
+    """`path` unchanged if it is a clean relative skill path; `SkillPathError` otherwise."""
+    if not isinstance(path, str):
+        raise SkillPathError(repr(path), f"a path must be a string, not {type(path).__name__}")
+    reason = _problem(path)
+    if reason:
+        raise SkillPathError(path, reason)
+    return path
+
+
+def _separators(text: str) -> int:
+    return text.count(".") + text.count("/") + text.count("\\")
+
+
+def _problem(path: str) -> str:
+    if not path:
+        return "empty"
+    if "\x00" in path:
+        return "holds a NUL byte"
+    if _CONTROL.search(path):
+        return "holds a control character"
+    if "\\" in path:
+        return "holds a backslash"
+    if path.startswith("/") or _DRIVE.match(path):
+        return "absolute"
+    if _ENCODED.search(path):
+        return "holds a percent-encoded dot, slash, backslash or NUL"
+    if not path.isascii() and _separators(unicodedata.normalize("NFKC", path)) != _separators(path):
+        return "holds a Unicode character that reads as a dot or a slash"  # (NFKC leaves ASCII as it is)
+    for segment in path.split("/"):
+        if segment in ("", ".", ".."):
+            return "holds an empty, `.` or `..` segment"
+    return ""

@@ -1,0 +1,66 @@
+"""Plain records shared by the build and the run time: a skill's fields and its files."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+SKILL_FILE = "SKILL.md"
+
+_EMPTY: Mapping[str, str] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class PackedFile:
+    """A vetted file: its POSIX path inside the skill, size and SHA-256 of its bytes."""
+
+    path: str
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkillMetadata:
+    """The frontmatter fields of a valid skill, as the catalog and the manifest carry them."""
+
+    name: str
+    description: str
+    license: str | None = None
+    compatibility: str | None = None
+    metadata: Mapping[str, str] = field(default_factory=lambda: _EMPTY, hash=False)
+    allowed_tools: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec's own field names, without the absent optional ones."""
+        data: dict[str, Any] = {"name": self.name, "description": self.description}
+        for key, value in (("license", self.license), ("compatibility", self.compatibility)):
+            if value is not None:
+                data[key] = value
+        if self.metadata:
+            data["metadata"] = dict(self.metadata)
+        if self.allowed_tools is not None:
+            data["allowed-tools"] = self.allowed_tools
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SkillMetadata:
+        extra = data.get("metadata")
+        return cls(
+            data["name"],
+            data["description"],
+            data.get("license"),
+            data.get("compatibility"),
+            MappingProxyType(dict(extra)) if extra else _EMPTY,
+            data.get("allowed-tools"),
+        )
+
+
+def content_id(files: Iterable[PackedFile]) -> str:
+    """The same files (paths and bytes) give the same id, wherever and however they were listed."""
+    digest = hashlib.sha256()
+    for entry in sorted(files, key=lambda f: f.path):
+        digest.update(f"{entry.path}\0{entry.sha256}\n".encode())
+    return digest.hexdigest()[:16]

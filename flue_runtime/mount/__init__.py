@@ -1,0 +1,1 @@
+"""Mounting skills: specs, bundles, dev-mode disk reads, define_skill, references, the virtual tree."""

@@ -1,0 +1,322 @@
+"""Skills bundled into an installed package: its manifest, loaded once, and files read on demand.
+
+A module's *bundle package* is the outermost regular package on its dotted path
+(docs/internals.md). Its `_flue_skills/manifest.json` is read once per process through
+the package's own loader (a plain read for a folder, the zip index for a zipped wheel),
+so knowing every skill's metadata costs one JSON load: no YAML, no jsonschema, no
+directory listing. Skill files are read only when asked for, through the same loader
+(`importlib.resources` for a loader that cannot read by path), and checked against the
+size and SHA-256 the build recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+import sys
+import threading
+from collections.abc import Callable
+from importlib.machinery import ModuleSpec
+from importlib.resources.abc import Traversable
+from typing import Literal
+
+from flue_runtime.errors import BundleError
+from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest, MarkdownEntry, SkillEntry
+from flue_runtime.format.records import SKILL_FILE, PackedFile
+from flue_runtime.mount.reference import SkillReference
+
+_lock = threading.RLock()  # re-entrant: reading a bundle may import its package, whose code may call skill()
+_bundles: dict[str, InstalledBundle | None] = {}
+_bundle_names: dict[str, str | None] = {}
+
+
+def module_spec(name: str) -> ModuleSpec | None:
+    """The import spec of `name`: from `sys.modules` when imported, else found without running it."""
+    module = sys.modules.get(name)
+    spec = getattr(module, "__spec__", None) if module is not None else None
+    if spec is not None:
+        return spec  # type: ignore[no-any-return]
+    from importlib.util import find_spec
+
+    try:
+        return find_spec(name)
+    except (ImportError, ValueError):
+        return None
+
+
+def is_regular_package(spec: ModuleSpec | None) -> bool:
+    """A package with an `__init__` (a namespace package has no origin)."""
+    return (
+        spec is not None
+        and spec.submodule_search_locations is not None
+        and spec.origin is not None
+        and spec.origin != "namespace"
+    )
+
+
+def bundle_package(module: str) -> str | None:
+    """The outermost regular package on `module`'s dotted path, or None (a top-level module)."""
+    try:
+        return _bundle_names[module]
+    except KeyError:
+        pass
+    parts = module.split(".")
+    found = None
+    for depth in range(1, len(parts) + 1):
+        name = ".".join(parts[:depth])
+        if is_regular_package(module_spec(name)):
+            found = name
+            break
+    _bundle_names[module] = found
+    return found
+
+
+def bundle_of(package: str) -> InstalledBundle | None:
+    """The bundle of `package` (loaded once), or None when it has no manifest."""
+    try:
+        return _bundles[package]
+    except KeyError:
+        pass
+    with _lock:
+        if package not in _bundles:
+            data = _manifest_bytes(package)
+            _bundles[package] = None if data is None else InstalledBundle(package, _parse(package, data))
+        return _bundles[package]
+
+
+def clear_caches() -> None:
+    """Forget every manifest and bundle package seen so far (tests, or after installing packages)."""
+    with _lock:
+        _bundles.clear()
+        _bundle_names.clear()
+
+
+def _manifest_bytes(package: str) -> bytes | None:
+    direct = _direct_reader(package)
+    if direct is not None:
+        # The package's own loader reads a folder or a zip's index directly: no pathlib, zipfile
+        # or importlib.resources import just to learn the catalog.
+        get_data, folder = direct
+        path = os.path.join(folder, BUNDLE_DIR, MANIFEST_FILE)
+        try:
+            data = get_data(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno in (None, 0):  # zipimport's "no such member"
+                return None
+            raise BundleError(f"cannot read the skill bundle manifest {path}: {exc.strerror or exc}") from None
+        return bytes(data)
+    node = _root(package) / BUNDLE_DIR / MANIFEST_FILE
+    try:
+        return node.read_bytes()
+    except (FileNotFoundError, KeyError):
+        return None
+    except OSError as exc:
+        raise BundleError(f"cannot read the skill bundle manifest of {package!r}: {exc.strerror or exc}") from None
+
+
+def _direct_reader(package: str) -> tuple[Callable[[str], bytes], str] | None:
+    """The package loader's `get_data` and the package's folder, when the loader reads files by path.
+
+    A plain folder (SourceFileLoader) or a zipped wheel (zipimporter, through the index it
+    read when the package was imported): either way no pathlib, zipfile or
+    importlib.resources import, and for a zip no second parse of its central directory.
+    """
+    spec = module_spec(package)
+    if spec is None:
+        return None
+    get_data = getattr(spec.loader, "get_data", None)
+    if spec.origin and spec.has_location and callable(get_data):
+        return get_data, os.path.dirname(spec.origin)
+    return None
+
+
+def _parse(package: str, data: bytes) -> Manifest:
+    try:
+        return Manifest.loads(data)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BundleError(
+            f"{package}/{BUNDLE_DIR}/{MANIFEST_FILE}: unreadable skill bundle ({exc}); "
+            "reinstall the package, or upgrade flue-skills if it was built by a newer one"
+        ) from None
+
+
+def _root(package: str) -> Traversable:
+    from importlib.resources import files
+
+    return files(package)
+
+
+class InstalledBundle:
+    """One package's bundle: its manifest, and the skills and markdown files it holds."""
+
+    def __init__(self, package: str, manifest: Manifest) -> None:
+        self.package = package
+        self.manifest = manifest
+        self._root: Traversable | None = None
+        self._direct: tuple[Callable[[str], bytes], str] | Literal[False] | None = None
+        self._references: dict[str, SkillReference] = {}
+        self._paths: dict[str, tuple[str, str]] | None = None
+
+    def __repr__(self) -> str:
+        return f"InstalledBundle({self.package!r})"
+
+    def where(self, path: str = "") -> str:
+        """A bundle path as shown in messages: `package/_flue_skills/...`."""
+        return f"{self.package.replace('.', '/')}/{path or BUNDLE_DIR}"
+
+    def read(self, path: str) -> bytes:
+        """The bytes of a file of the bundle; `path` is POSIX, relative to the package."""
+        if self._direct is None:
+            self._direct = _direct_reader(self.package) or False
+        try:
+            if self._direct:
+                get_data, folder = self._direct
+                return bytes(get_data(os.path.join(folder, *path.split("/"))))
+            if self._root is None:
+                self._root = _root(self.package)
+            node = self._root
+            for segment in path.split("/"):
+                node = node / segment
+            return node.read_bytes()
+        except (OSError, KeyError) as exc:
+            raise BundleError(
+                f"{self.where(path)}: missing from the installed package ({type(exc).__name__}); "
+                f"the installation is incomplete: reinstall {self.package.split('.')[0]!r}"
+            ) from None
+
+    def read_checked(self, path: str, size: int, sha256: str) -> bytes:
+        """`read`, refusing bytes that differ from what the build recorded."""
+        data = self.read(path)
+        if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
+            raise BundleError(
+                f"{self.where(path)}: differs from the bundle manifest (changed after the build); "
+                f"reinstall {self.package.split('.')[0]!r}"
+            )
+        return data
+
+    # --- skills and markdown -----------------------------------------------------------
+
+    def skill(self, id: str) -> SkillReference:
+        """The reference for skill `id` of this bundle, made once and shared."""
+        ref = self._references.get(id)
+        if ref is None:
+            entry = self._entry(id)
+            ref = self._references.setdefault(
+                id, SkillReference(entry.metadata, BundleSource(self, entry), known_id=entry.id)
+            )
+        return ref
+
+    def entry(self, id: str) -> SkillEntry:
+        return self._entry(id)
+
+    def markdown_entry(self, id: str) -> MarkdownEntry:
+        try:
+            return self.manifest.markdown(id)
+        except KeyError:
+            raise BundleError(
+                f"{self.where()}: the manifest names markdown {id!r} but does not list it; reinstall"
+            ) from None
+
+    def markdown_text(self, entry: MarkdownEntry) -> str:
+        data = self.read_checked(entry.path, entry.size, entry.sha256)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BundleError(f"{self.where(entry.path)}: not UTF-8 ({exc})") from None
+        return text[1:] if text.startswith("\ufeff") else text
+
+    def _entry(self, id: str) -> SkillEntry:
+        try:
+            return self.manifest.skill(id)
+        except KeyError:
+            raise BundleError(
+                f"{self.where()}: the manifest names skill {id!r} but does not list it; reinstall"
+            ) from None
+
+    # --- package specs ---------------------------------------------------------------
+
+    def lookup(self, path: str) -> tuple[str, str] | None:
+        """What the bundle holds at `path` (relative to the package): ("skill"|"markdown", id), or None.
+
+        A package spec names a file by where it sits in the package's source; the manifest
+        records references per module, so the index is rebuilt from them once, on first use.
+        """
+        if self._paths is None:
+            self._paths = self._index()
+        return self._paths.get(path)
+
+    def paths(self, kind: str) -> list[str]:
+        """Every path a package spec can name in this bundle, for `kind` ("skill" or "markdown")."""
+        if self._paths is None:
+            self._paths = self._index()
+        return sorted(path for path, (found, _) in self._paths.items() if found == kind)
+
+    def _index(self) -> dict[str, tuple[str, str]]:
+        prefix = self.package.replace(".", "/") + "/"
+        index: dict[str, tuple[str, str]] = {}
+        for module in self.manifest.modules():
+            base: str | None = None
+            for spec, ref in self.manifest.references_of(module).items():
+                if ref.kind == "package":
+                    continue
+                if spec.startswith(("./", "../")):
+                    if base is None:
+                        base = self._module_folder(module)
+                    target = posixpath.normpath(posixpath.join(base, spec))
+                elif spec.startswith(prefix):
+                    target = spec[len(prefix) :]
+                else:
+                    continue
+                if target.startswith("../") or target == "..":
+                    continue  # outside the package: not reachable by a package spec
+                if ref.kind == "skill":
+                    target = posixpath.dirname(target)
+                index.setdefault(target, (ref.kind, ref.target))
+        return index
+
+    def _module_folder(self, module: str) -> str:
+        """The folder of `module`, relative to the bundle package ("" for the package itself)."""
+        inner = module.split(".")[len(self.package.split(".")) :]
+        if not inner:
+            return "."
+        if self._root is None:
+            self._root = _root(self.package)
+        node = self._root
+        for part in inner:
+            node = node / part
+        is_package = (node / "__init__.py").is_file()
+        folder = inner if is_package else inner[:-1]
+        return "/".join(folder) or "."
+
+
+class BundleSource:
+    """A bundled skill's files, read through the package's loader and checked on every read."""
+
+    live = False
+
+    def __init__(self, bundle: InstalledBundle, entry: SkillEntry) -> None:
+        self._bundle = bundle
+        self._entry = entry
+        self._by_path: dict[str, PackedFile] | None = None
+
+    def files(self) -> tuple[PackedFile, ...]:
+        return self._entry.files
+
+    def read(self, path: str) -> bytes:
+        if self._by_path is None:
+            self._by_path = {f.path: f for f in self._entry.files}
+        packed = self._by_path[path]
+        return self._bundle.read_checked(f"{self._entry.directory}/{path}", packed.size, packed.sha256)
+
+    def instructions(self) -> str:
+        data = self.read(SKILL_FILE)
+        try:
+            return data[self._entry.body_offset :].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BundleError(f"{self.describe()}: SKILL.md body is not UTF-8 ({exc})") from None
+
+    def describe(self) -> str:
+        return f"{self._bundle.where(self._entry.directory)} (bundled in {self._bundle.package!r})"

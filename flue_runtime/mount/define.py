@@ -1,0 +1,214 @@
+"""`define_skill`: a skill written in Python, held to the same rules as one on disk.
+
+It is validated at once (every problem, field by field, in one error), frozen (later
+changes to the caller's dicts change nothing), and packed on first use into the shape
+of a bundled skill, with a generated SKILL.md that reads back to the same fields.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Protocol
+
+from flue_runtime.errors import SkillDefinitionError, SkillPathError
+from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.paths import skill_path
+from flue_runtime.format.validate import SKILL_FILE, SkillMetadata, check_fields
+from flue_runtime.format.vetting import PRIVATE_KEY, PackedFile, is_secret_dir, is_secret_file
+from flue_runtime.mount.reference import SkillReference
+
+
+class _Problem(Protocol):
+    def __call__(self, field: str, message: str, hint: str = "") -> None: ...
+
+
+def define_skill(
+    *,
+    name: str,
+    description: str,
+    instructions: str,
+    license: str | None = None,
+    compatibility: str | None = None,
+    metadata: Mapping[str, str] | None = None,
+    allowed_tools: str | Sequence[str] | None = None,
+    files: Mapping[str, str | bytes] | None = None,
+) -> SkillReference:
+    """A skill defined in code; raises `SkillDefinitionError` listing every problem."""
+    where = f"define_skill(name={name!r})"
+    problems: list[Diagnostic] = []
+
+    def problem(field: str, message: str, hint: str = "") -> None:
+        d = Diagnostic.make("FLU202", where, message, hint)
+        problems.append(Diagnostic(d.path, d.code, d.message, d.hint, severity=d.severity, field=field))
+
+    fields: dict[str, object] = {"name": name, "description": description}
+    for key, value in (("license", license), ("compatibility", compatibility)):
+        if value is not None:
+            fields[key] = value
+    if metadata is not None:
+        if isinstance(metadata, Mapping) and all(isinstance(k, str) for k in metadata):
+            fields["metadata"] = dict(metadata)
+        else:
+            problem("metadata", f"`metadata` must be a mapping of strings, not {type(metadata).__name__}")
+    if allowed_tools is not None:
+        if isinstance(allowed_tools, str):
+            fields["allowed-tools"] = allowed_tools
+        elif isinstance(allowed_tools, Sequence) and all(
+            isinstance(t, str) and t and not t.split()[1:] for t in allowed_tools
+        ):
+            fields["allowed-tools"] = " ".join(allowed_tools)
+        else:
+            problem("allowed-tools", "`allowed_tools` must be a string or a list of tool names without spaces")
+    if not isinstance(instructions, str):
+        problem("instructions", f"`instructions` must be a string, not {type(instructions).__name__}")
+    problems.extend(_field_problems(fields, where))
+    packed_files = _check_files(files, problem)
+    for key, given in [*fields.items(), ("instructions", instructions)]:
+        texts = list(given.values()) if isinstance(given, dict) else [given]
+        if any(isinstance(text, str) and not _encodable(text) for text in texts):
+            problem(key, f"`{key}` holds a lone surrogate, which UTF-8 cannot encode")
+    if problems:
+        raise SkillDefinitionError(name, problems)
+    frozen = SkillMetadata.from_dict(fields)
+    return SkillReference(frozen, _DefinedSource(frozen, instructions, packed_files))
+
+
+def _field_problems(fields: Mapping[str, object], where: str) -> list[Diagnostic]:
+    return [d for d in check_fields(fields, where, None) if d.is_error]
+
+
+def _check_files(files: Mapping[str, str | bytes] | None, problem: _Problem) -> Mapping[str, bytes]:
+    if files is None:
+        return MappingProxyType({})
+    if not isinstance(files, Mapping):
+        problem("files", f"`files` must be a mapping of relative paths to str or bytes, not {type(files).__name__}")
+        return MappingProxyType({})
+    packed: dict[str, bytes] = {}
+    for path, content in files.items():
+        try:
+            clean = skill_path(path)
+        except SkillPathError as exc:
+            problem(
+                "files",
+                f"files[{path!r}]: {exc.reason}",
+                "use a relative POSIX path without `..`, like 'docs/reference.md'",
+            )
+            continue
+        if clean == SKILL_FILE:
+            problem(
+                "files",
+                f"files[{path!r}]: SKILL.md is generated from the other arguments",
+                "pass the body as `instructions`",
+            )
+            continue
+        segments = clean.split("/")
+        if is_secret_file(segments[-1]) or any(is_secret_dir(s) for s in segments[:-1]):
+            problem("files", f"files[{path!r}]: looks like a secret; refused", "skills never carry credentials")
+            continue
+        if isinstance(content, str):
+            if not _encodable(content):
+                problem("files", f"files[{path!r}]: holds a lone surrogate, which UTF-8 cannot encode")
+                continue
+            data = content.encode("utf-8")
+        elif isinstance(content, (bytes, bytearray, memoryview)):
+            data = bytes(content)
+        else:
+            problem("files", f"files[{path!r}]: content must be str or bytes, not {type(content).__name__}")
+            continue
+        if PRIVATE_KEY.search(data):
+            problem(
+                "files", f"files[{path!r}]: holds a PEM private key; refused", "never give a private key to an agent"
+            )
+            continue
+        packed[clean] = data
+    clashes = {p for p in packed for q in packed if q.startswith(p + "/")}
+    for path in sorted(clashes):
+        problem("files", f"files[{path!r}]: is a file and also a folder of other files")
+    return MappingProxyType(packed)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def render_skill_md(fields: SkillMetadata, instructions: str) -> str:
+    """A SKILL.md whose frontmatter reads back to exactly `fields` and whose body is `instructions`."""
+    lines = ["---", f"name: {_quote(fields.name)}", f"description: {_quote(fields.description)}"]
+    if fields.license is not None:
+        lines.append(f"license: {_quote(fields.license)}")
+    if fields.compatibility is not None:
+        lines.append(f"compatibility: {_quote(fields.compatibility)}")
+    if fields.metadata:
+        lines.append("metadata:")
+        lines.extend(f"  {_quote(key)}: {_quote(value)}" for key, value in sorted(fields.metadata.items()))
+    if fields.allowed_tools is not None:
+        lines.append(f"allowed-tools: {_quote(fields.allowed_tools)}")
+    lines.append("---")
+    return "\n".join(lines) + "\n" + instructions
+
+
+def _quote(text: str) -> str:
+    """A YAML double-quoted scalar: every character YAML would not read back as itself is escaped."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif (
+            0x20 <= code <= 0x7E
+            or (0xA0 <= code <= 0xD7FF and code != 0xFEFF)
+            or 0xE000 <= code <= 0xFFFD
+            or code >= 0x10000
+        ):
+            out.append(char)
+        elif code <= 0xFF:
+            out.append(f"\\x{code:02x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    out.append('"')
+    return "".join(out)
+
+
+class _DefinedSource:
+    """Packs on first use: the generated SKILL.md plus the given files, hashed once."""
+
+    live = False
+
+    def __init__(self, fields: SkillMetadata, instructions: str, files: Mapping[str, bytes]) -> None:
+        self._fields = fields
+        self._instructions = instructions
+        self._given = files
+        self._lock = threading.Lock()
+        self._packed: tuple[tuple[PackedFile, ...], Mapping[str, bytes]] | None = None
+
+    def _pack(self) -> tuple[tuple[PackedFile, ...], Mapping[str, bytes]]:
+        if self._packed is None:
+            with self._lock:
+                if self._packed is None:
+                    content = dict(self._given)
+                    content[SKILL_FILE] = render_skill_md(self._fields, self._instructions).encode("utf-8")
+                    listing = tuple(
+                        PackedFile(path, len(data), hashlib.sha256(data).hexdigest())
+                        for path, data in sorted(content.items())
+                    )
+                    self._packed = (listing, MappingProxyType(content))
+        return self._packed
+
+    def files(self) -> tuple[PackedFile, ...]:
+        return self._pack()[0]
+
+    def read(self, path: str) -> bytes:
+        return self._pack()[1][path]
+
+    def instructions(self) -> str:
+        return self._instructions
+
+    def describe(self) -> str:
+        return f"define_skill(name={self._fields.name!r})"

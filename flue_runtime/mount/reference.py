@@ -1,0 +1,130 @@
+"""`SkillReference`: one mounted skill, whatever it was loaded from.
+
+The metadata is known up front (from a bundle's manifest, a vetted folder, or
+`define_skill`); the instructions and support files are read only when asked for,
+through a `SkillSource`. Reads go through the skill's own file list, so a path that is
+not one of its files can never reach the file system.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Protocol
+
+from flue_runtime.errors import ResourceNotFoundError
+from flue_runtime.format.paths import skill_path
+from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata, content_id
+
+
+class SkillSource(Protocol):
+    """Where a skill's bytes live: a bundle, a folder on disk, memory."""
+
+    #: Re-read the instructions on every access (a folder being edited) rather than once.
+    live: bool
+
+    def files(self) -> tuple[PackedFile, ...]:
+        """Every file of the skill, SKILL.md included, sorted by path."""
+
+    def read(self, path: str) -> bytes:
+        """The bytes of one of `files()`; the path is already checked."""
+
+    def instructions(self) -> str:
+        """The body of SKILL.md."""
+
+    def describe(self) -> str:
+        """Where the skill comes from, for messages."""
+
+
+@dataclass(frozen=True, eq=False)
+class SkillReference:
+    """An immutable handle on one skill; equal and hashed by its content id."""
+
+    fields: SkillMetadata
+    source: SkillSource = field(repr=False)
+    #: The content id when the caller already knows it (a bundle's manifest, a vetted folder).
+    known_id: str | None = field(default=None, repr=False)
+
+    # --- metadata ---------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.fields.name
+
+    @property
+    def description(self) -> str:
+        return self.fields.description
+
+    @property
+    def license(self) -> str | None:
+        return self.fields.license
+
+    @property
+    def compatibility(self) -> str | None:
+        return self.fields.compatibility
+
+    @property
+    def metadata(self) -> Mapping[str, str]:
+        return MappingProxyType(dict(self.fields.metadata))
+
+    @property
+    def allowed_tools(self) -> tuple[str, ...]:
+        """The `allowed-tools` entries; carried for the agent's host, never enforced here."""
+        return tuple((self.fields.allowed_tools or "").split())
+
+    @cached_property
+    def id(self) -> str:
+        """A content id: the same files (paths and bytes) give the same id."""
+        return self.known_id or content_id(self.source.files())
+
+    @property
+    def origin(self) -> str:
+        return self.source.describe()
+
+    # --- content ------------------------------------------------------------------------
+
+    @property
+    def instructions(self) -> str:
+        """The body of SKILL.md, read on first access (on every access for a folder in dev mode)."""
+        if self.source.live:
+            return self.source.instructions()
+        return self._instructions
+
+    @cached_property
+    def _instructions(self) -> str:
+        return self.source.instructions()
+
+    @property
+    def files(self) -> tuple[PackedFile, ...]:
+        return self.source.files()
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        """Relative paths of the support files (everything but SKILL.md), sorted."""
+        return tuple(f.path for f in self.source.files() if f.path != SKILL_FILE)
+
+    def read_bytes(self, path: str) -> bytes:
+        clean = skill_path(path)
+        if not any(f.path == clean for f in self.source.files()):
+            raise ResourceNotFoundError(
+                f"skill {self.name!r} has no file {clean!r}; its files: {', '.join(f.path for f in self.source.files())}"
+            )
+        return self.source.read(clean)
+
+    def read_text(self, path: str, encoding: str = "utf-8") -> str:
+        return self.read_bytes(path).decode(encoding)
+
+    # --- identity -----------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SkillReference):
+            return NotImplemented
+        return self.id == other.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def __repr__(self) -> str:
+        return f"SkillReference(name={self.name!r}, id={self.id!r}, origin={self.origin!r})"

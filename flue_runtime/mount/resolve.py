@@ -1,0 +1,232 @@
+"""`skill(spec)` and `markdown(spec)`: find what a call names, starting from the calling module.
+
+Order, for a call in module M:
+1. the bundle of M's bundle package, when it has a manifest and the manifest lists the call
+   (an entry with `source` is read from that folder on disk: editable builds);
+2. a relative spec: the file next to M's `__file__`, from disk, through the build's rules
+   (a source checkout or an editable install);
+3. a package spec: the named package's own bundle, else its folder on disk.
+Anything else is an error that says which of these was tried and how to fix it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from flue_runtime.errors import BundleError, FlueError, MissingBuildHookError, SkillNotFoundError, UnknownPackageError
+from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Reference
+from flue_runtime.mount.bundled import InstalledBundle, bundle_of, bundle_package, is_regular_package, module_spec
+from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.specs import SKILL_SUFFIX, Kind, Spec, parse_spec
+
+__all__ = ["markdown", "resolve_markdown", "resolve_skill", "skill"]
+
+HOOK_HELP = (
+    "add the flue-skills build hook to the project's pyproject.toml, "
+    'for hatchling: `requires = ["hatchling", "hatch-flue-skills"]` in [build-system] and an empty '
+    '[tool.hatch.build.hooks.flue-skills] table; for setuptools: `requires = ["setuptools", "flue-skills"]` '
+    "in [build-system] and a [tool.flue] table; then rebuild and reinstall it "
+    "(while developing, `pip install -e .` reads skills from the source tree)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The module a `skill()`/`markdown()` call sits in: its dotted name and its file, if any."""
+
+    module: str
+    file: str | None
+
+    @classmethod
+    def of_frame(cls, depth: int) -> Caller:
+        """The caller `depth` frames above the function asking (1: that function's caller)."""
+        f_globals = sys._getframe(depth + 1).f_globals
+        spec = f_globals.get("__spec__")
+        name = getattr(spec, "name", None) or f_globals.get("__name__") or "__main__"
+        file = f_globals.get("__file__")
+        return cls(str(name), file if isinstance(file, str) else None)
+
+    def where(self) -> str:
+        return f"module {self.module!r}" + (f" ({self.file})" if self.file else "")
+
+
+def skill(spec: str) -> SkillReference:
+    """The skill `spec` names, from the calling module: bundled, from disk in dev mode, or from a package.
+
+    `spec` is `./path/SKILL.md` (next to the calling module) or `package/path/SKILL.md`.
+    """
+    return resolve_skill(spec, Caller.of_frame(1))
+
+
+def markdown(spec: str) -> str:
+    """The text (UTF-8) of the markdown file `spec` names, resolved like `skill()`."""
+    return resolve_markdown(spec, Caller.of_frame(1))
+
+
+def resolve_skill(spec: str, caller: Caller) -> SkillReference:
+    """`skill(spec)` as called from `caller`."""
+    found = _resolve(parse_spec("skill", spec), caller)
+    assert isinstance(found, SkillReference)
+    return found
+
+
+def resolve_markdown(spec: str, caller: Caller) -> str:
+    """`markdown(spec)` as called from `caller`."""
+    found = _resolve(parse_spec("markdown", spec), caller)
+    assert isinstance(found, str)
+    return found
+
+
+# --- resolution -----------------------------------------------------------------------
+
+
+def _resolve(spec: Spec, caller: Caller) -> SkillReference | str:
+    package = bundle_package(caller.module)
+    bundle = bundle_of(package) if package is not None else None
+    if bundle is not None:
+        ref = bundle.manifest.reference(caller.module, spec.text)
+        if ref is not None:
+            return _from_reference(bundle, ref, spec, caller)
+    if not spec.relative:
+        return _from_package(spec, caller)
+    base = Path(caller.file).parent if caller.file else Path.cwd()
+    target = Path(os.path.normpath(base.joinpath(*spec.segments)))
+    found = _from_disk(spec, target, caller)
+    if found is not None:
+        return found
+    raise _relative_not_found(spec, caller, package, bundle, target)
+
+
+def _from_reference(bundle: InstalledBundle, ref: Reference, spec: Spec, caller: Caller) -> SkillReference | str:
+    if ref.kind == "package":
+        return _from_package(dataclasses.replace(spec, text=ref.target, relative=False), caller)
+    if ref.kind != spec.kind:
+        raise BundleError(
+            f"{bundle.where(f'{BUNDLE_DIR}/{MANIFEST_FILE}')}: lists {spec.call} in {caller.module!r} as a {ref.kind}; "
+            "the bundle does not match the code: reinstall the package"
+        )
+    return _load(bundle, spec.kind, ref.target, spec, caller)
+
+
+def _load(bundle: InstalledBundle, kind: Kind, id: str, spec: Spec, caller: Caller) -> SkillReference | str:
+    if kind == "skill":
+        entry = bundle.entry(id)
+        if entry.source is not None:
+            from flue_runtime.mount.disk import load_skill_dir
+
+            return load_skill_dir(Path(entry.source), f"{spec.call} in {caller.where()}")
+        return bundle.skill(id)
+    markdown_entry = bundle.markdown_entry(id)
+    if markdown_entry.source is not None:
+        from flue_runtime.mount.disk import read_markdown_file
+
+        return read_markdown_file(Path(markdown_entry.source), f"{spec.call} in {caller.where()}")
+    return bundle.markdown_text(markdown_entry)
+
+
+def _from_disk(spec: Spec, target: Path, caller: Caller) -> SkillReference | str | None:
+    """The skill folder or markdown file at `target`, vetted; None when there is nothing there."""
+    context = f"{spec.call} in {caller.where()}"
+    if spec.kind == "skill":
+        folder = target.parent
+        if not os.path.isdir(folder) and not os.path.islink(folder):
+            return None
+        from flue_runtime.mount.disk import load_skill_dir
+
+        return load_skill_dir(folder, context)
+    if not os.path.lexists(target):
+        return None
+    from flue_runtime.mount.disk import read_markdown_file
+
+    return read_markdown_file(target, context)
+
+
+def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
+    parts = spec.segments
+    top = parts[0]
+    top_spec = module_spec(top)
+    if top_spec is None:
+        raise UnknownPackageError(
+            f"{spec.call} in {caller.where()}: no importable package {top!r}; "
+            f"install the distribution that provides it, or start the spec with ./ for a path next to the module"
+        )
+    locations = list(top_spec.submodule_search_locations or [])
+    if top_spec.submodule_search_locations is None:
+        raise UnknownPackageError(
+            f"{spec.call} in {caller.where()}: {top!r} is a module, not a package; a package spec starts with a package"
+        )
+    bundle_name, depth = _bundle_along(parts)
+    bundle = bundle_of(bundle_name) if bundle_name is not None else None
+    if bundle is not None:
+        inside = "/".join(parts[depth:])
+        key = inside[: -len(SKILL_SUFFIX)] if spec.kind == "skill" else inside
+        hit = bundle.lookup(key)
+        if hit is not None and hit[0] == spec.kind:
+            return _load(bundle, spec.kind, hit[1], spec, caller)
+    for location in locations:
+        found = _from_disk(spec, Path(location).joinpath(*parts[1:]), caller)
+        if found is not None:
+            return found
+    where = ", ".join(locations) or "no folder"
+    what = "skill folder" if spec.kind == "skill" else "markdown file"
+    if bundle_name is not None and bundle is None:
+        raise MissingBuildHookError(
+            f"{spec.call} in {caller.where()}: package {top!r} (at {where}) has no bundled skills "
+            f"(no {bundle_name.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE}) and no such {what} on disk; "
+            f"it was built without the flue-skills build hook. In that package's project, {HOOK_HELP}"
+        )
+    if bundle is not None:
+        prefix = bundle.package.replace(".", "/")
+        shown = [f"{prefix}/{p}/SKILL.md" if spec.kind == "skill" else f"{prefix}/{p}" for p in bundle.paths(spec.kind)]
+        held = f"its bundle holds {', '.join(shown) or f'no {what}'}"
+    else:
+        held = "nothing was bundled for it"
+    raise SkillNotFoundError(
+        f"{spec.call} in {caller.where()}: package {top!r} (at {where}) has no such {what}: {held}, and it is not on disk. "
+        f"A package ships a skill when one of its own modules references it (like skill('./review/SKILL.md')) "
+        f"and it is built with the flue-skills hook; check the spec's path"
+    )
+
+
+def _bundle_along(parts: list[str]) -> tuple[str | None, int]:
+    """The outermost regular package on the spec's path (its name and depth), skipping namespaces."""
+    for depth in range(1, len(parts)):
+        name = ".".join(parts[:depth])
+        if not parts[depth - 1].isidentifier():
+            break
+        found = module_spec(name)
+        if found is None or found.submodule_search_locations is None:
+            break
+        if is_regular_package(found):
+            return name, depth
+    return None, 0
+
+
+def _relative_not_found(
+    spec: Spec, caller: Caller, package: str | None, bundle: InstalledBundle | None, target: Path
+) -> FlueError:
+    what = f"skill folder {target.parent}" if spec.kind == "skill" else f"file {target}"
+    head = f"{spec.call} in {caller.where()}"
+    if caller.file is None:
+        return SkillNotFoundError(
+            f"{head}: no {what} (a module without a file resolves ./ specs against the working directory); "
+            "check the path, or use a package spec"
+        )
+    if package is None:
+        return SkillNotFoundError(
+            f"{head}: no {what}, and {caller.module!r} is not inside a regular package (a folder with __init__.py), "
+            "so nothing could be bundled for it; check the path, or move the module into a package"
+        )
+    if bundle is None:
+        return MissingBuildHookError(
+            f"{head}: not bundled (package {package!r} has no {package.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE}: "
+            f"it was built without the flue-skills build hook) and no {what} on disk. To fix, {HOOK_HELP}"
+        )
+    return SkillNotFoundError(
+        f"{head}: the bundle of package {package!r} lists no such call for {caller.module!r} and there is no {what} on disk; "
+        "the installed package is older than its code, or the call is not visible to the build (rebuild and reinstall)"
+    )
