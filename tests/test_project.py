@@ -59,3 +59,9 @@ def test_the_code_is_mypy_clean(tmp_path: Path) -> None:
         [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")], capture_output=True, text=True, cwd=ROOT
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("command", [["check", "."], ["format", "--check", "."]])
+def test_the_tree_is_ruff_clean(command: list[str]) -> None:
+    proc = subprocess.run([sys.executable, "-m", "ruff", *command], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

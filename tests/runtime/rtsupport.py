@@ -19,9 +19,9 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flue_runtime.mount import bundled
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest, MarkdownEntry, Reference, SkillEntry
 from flue_runtime.format.skill_folder import vet_skill
+from flue_runtime.mount import bundled
 
 
 def write_skill(

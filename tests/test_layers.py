@@ -1,0 +1,84 @@
+"""Imports run one way: in flue_runtime agents → mount → format (and errors), in flue_build scan → collect →
+pack → audit → the CLI and the backends; nothing in flue_runtime imports flue_build."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Each layer, lowest first; a module may import its own layer and the layers below it.
+RUNTIME_LAYERS = [
+    ("flue_runtime.errors", "flue_runtime.format"),
+    ("flue_runtime.mount",),
+    ("flue_runtime.agents", "flue_runtime.models"),
+    ("flue_runtime.integrations", "flue_runtime.mcp"),
+]
+BUILD_LAYERS = [
+    ("flue_build.fswalk", "flue_build.report", "flue_build.config"),
+    ("flue_build.scan",),
+    ("flue_build.collect",),
+    ("flue_build.pack",),
+    ("flue_build.audit",),
+    ("flue_build.cli", "flue_build.setuptools_plugin", "flue_build.__main__"),
+]
+
+
+def _rank(module: str, layers: list[tuple[str, ...]]) -> int | None:
+    for rank, prefixes in enumerate(layers):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return rank
+    return None
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """Every module `path` imports (also inside functions and TYPE_CHECKING blocks), with its line."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _violations(package: str, layers: list[tuple[str, ...]]) -> list[str]:
+    out = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        module = _module_name(path)
+        if module == package:
+            continue  # the package's __init__ re-exports the public names of every layer
+        own = _rank(module, layers)
+        assert own is not None, f"{module} belongs to no layer: add it to the table in {__file__}"
+        for line, imported in _imports(path):
+            if package == "flue_runtime" and imported.split(".")[0] == "flue_build":
+                out.append(f"{path.relative_to(ROOT)}:{line}: the run time imports {imported}")
+                continue
+            if not imported.startswith(package + "."):
+                continue
+            rank = _rank(imported, layers)
+            if rank is not None and rank > own:
+                out.append(f"{path.relative_to(ROOT)}:{line}: {module} imports {imported}, a layer above it")
+    return out
+
+
+@pytest.mark.parametrize(("package", "layers"), [("flue_runtime", RUNTIME_LAYERS), ("flue_build", BUILD_LAYERS)])
+def test_imports_run_one_way(package: str, layers: list[tuple[str, ...]]) -> None:
+    assert _violations(package, layers) == []
+
+
+def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
+    bad = tmp_path / "mod.py"
+    bad.write_text("def f():\n    from flue_runtime.agents.harness import Harness\n")
+    assert (2, "flue_runtime.agents.harness") in _imports(bad)
+    assert _rank("flue_runtime.agents.harness", RUNTIME_LAYERS) == 2
+    assert _rank("flue_runtime.format.vetting", RUNTIME_LAYERS) == 0
