@@ -20,7 +20,7 @@ from flue_runtime.agents.hooks import Render, render
 from flue_runtime.agents.prompt import Entry, announcement, system_prompt
 from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.agents.skill_tools import Mounted, sandbox_tools, skill_tools
-from flue_runtime.agents.stores import MemoryStore, SessionRecord, Store
+from flue_runtime.agents.stores import MemoryStore, SessionRecord, Store, open_store
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import discover_workspace_skills
 from flue_runtime.errors import FlueError, HookError, LoopError, ToolArgumentError, ToolFailure
@@ -40,16 +40,6 @@ class PromptResult:
     session_id: str
 
 
-def _open_store(store: Store | str | os.PathLike[str] | None) -> Store:
-    if store is None:
-        return MemoryStore()
-    if isinstance(store, (str, os.PathLike)):
-        from flue_runtime.agents.stores.sqlite import SQLiteStore
-
-        return SQLiteStore(store)
-    return store
-
-
 class Harness:
     """Runs `agent` in sessions. `sandbox` and `model` are defaults the agent's hooks may override."""
 
@@ -66,7 +56,7 @@ class Harness:
             raise HookError(f"Harness() takes an agent function, not {type(agent).__name__}")
         self.agent = agent
         self.sandbox = sandbox
-        self.store = _open_store(store)
+        self.store = open_store(store)
         self.model = model
         self.max_steps = max_steps
         self._models: dict[str, Model] = {}

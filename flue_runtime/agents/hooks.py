@@ -47,7 +47,6 @@ def agent(function: F) -> F:
             )
         return function(*args, **kwargs)
 
-    wrapper.__flue_agent__ = True  # type: ignore[attr-defined]
     return cast(F, wrapper)
 
 

@@ -185,9 +185,5 @@ def summary(diagnostics: Sequence[Diagnostic], checked: int, noun: str = "skill"
     )
 
 
-def format_text(diagnostics: Iterable[Diagnostic]) -> str:
-    return "\n".join(d.format() for d in diagnostics)
-
-
 def format_json(diagnostics: Iterable[Diagnostic]) -> str:
     return json.dumps([d.to_dict() for d in diagnostics], indent=2, ensure_ascii=False)

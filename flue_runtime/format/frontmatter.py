@@ -43,7 +43,6 @@ class Frontmatter:
     path: str
     data: dict[str, Any] | None = None
     body: str = ""
-    body_line: int = 1
     body_offset: int = 0
     keys: dict[Path, Span] = field(default_factory=dict)
     values: dict[Path, Span] = field(default_factory=dict)
@@ -134,7 +133,6 @@ def parse(data: bytes, path: str, limit: int = FRONTMATTER_LIMIT) -> Frontmatter
         return result
     body_start = closing.end() + 1 if text.startswith("\n", closing.end()) else closing.end()
     result.body = text[body_start:]
-    result.body_line = close_line + 1
     # The body is a suffix of the file, so its byte offset needs no BOM or newline arithmetic.
     result.body_offset = len(data) - len(result.body.encode("utf-8"))
     _read_yaml(yaml_text, result, first_line=2)

@@ -203,14 +203,11 @@ class InstalledBundle:
         """The reference for skill `id` of this bundle, made once and shared."""
         ref = self._references.get(id)
         if ref is None:
-            entry = self._entry(id)
+            entry = self.skill_entry(id)
             ref = self._references.setdefault(
                 id, SkillReference(entry.metadata, BundleSource(self, entry), known_id=entry.id)
             )
         return ref
-
-    def entry(self, id: str) -> SkillEntry:
-        return self._entry(id)
 
     def markdown_entry(self, id: str) -> MarkdownEntry:
         try:
@@ -228,7 +225,7 @@ class InstalledBundle:
             raise BundleError(f"{self.where(entry.path)}: not UTF-8 ({exc})") from None
         return text[1:] if text.startswith("\ufeff") else text
 
-    def _entry(self, id: str) -> SkillEntry:
+    def skill_entry(self, id: str) -> SkillEntry:
         try:
             return self.manifest.skill(id)
         except KeyError:

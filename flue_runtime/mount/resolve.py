@@ -114,7 +114,7 @@ def _from_reference(bundle: InstalledBundle, ref: Reference, spec: Spec, caller:
 
 def _load(bundle: InstalledBundle, kind: Kind, id: str, spec: Spec, caller: Caller) -> SkillReference | str:
     if kind == "skill":
-        entry = bundle.entry(id)
+        entry = bundle.skill_entry(id)
         if entry.source is not None:
             from flue_runtime.mount.disk import load_skill_dir
 

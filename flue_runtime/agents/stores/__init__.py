@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -46,3 +47,14 @@ class MemoryStore:
     def save(self, session_id: str, record: SessionRecord) -> None:
         with self._lock:
             self._records[session_id] = copy.deepcopy(record)
+
+
+def open_store(store: Store | str | os.PathLike[str] | None) -> Store:
+    """The store `Harness(store=...)` names: None (memory), a path (SQLite), or a store object."""
+    if store is None:
+        return MemoryStore()
+    if isinstance(store, (str, os.PathLike)):
+        from flue_runtime.agents.stores.sqlite import SQLiteStore
+
+        return SQLiteStore(store)
+    return store
