@@ -98,6 +98,11 @@ class SkillFolders:
         )
         return apply_strict([notice, *vetted.diagnostics], self.config.strict)
 
+    @property
+    def unreferenced(self) -> list[Path]:
+        """The skill folders met that no reference names."""
+        return sorted(self._unreferenced)
+
     def skill(self, folder: Path) -> VettedSkill | None:
         return self.collection.skills.get(folder) or self._unreferenced.get(folder)
 
@@ -151,7 +156,7 @@ def without_excluded(
                     Diagnostic.make(
                         "FLU411",
                         shown,
-                        f"left out of the {artifact}'s skill bundle: {rule}",
+                        f"left out of the {artifact}: {rule}",
                         "the project's own exclusions win; move the file out of the skill folder if it is not "
                         "meant to ship, or change the rule if it is",
                     )

@@ -11,20 +11,30 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-#: (absolute source, path inside the artifact): a file and where the target puts it.
-Placed = tuple[Path, str]
+
+class Placed(NamedTuple):
+    """A file the target selects: its absolute source, its path inside the artifact, and the
+    distribution path hatchling's reserved paths are keyed by (the same, but for a wheel's
+    shared data, scripts and extra metadata, which land under a prefix)."""
+
+    source: Path
+    archive: str
+    distribution: str
 
 
 def walked(builder: Any) -> list[Placed]:
     """What the target's walk selects (`packages`, `only-include`, `include`, `exclude`, VCS ignore files)."""
-    return [(Path(f.path), f.distribution_path) for f in builder.recurse_selected_project_files()]
+    return [
+        Placed(Path(f.path), f.distribution_path, f.distribution_path) for f in builder.recurse_selected_project_files()
+    ]
 
 
 def configured(builder: Any, wheel: bool) -> list[Placed]:
     """What the target's configuration adds to its walk: `force-include`, and for a wheel its extras."""
-    files = [(Path(f.path), f.distribution_path) for f in builder.recurse_forced_files(builder.config.force_include)]
+    forced = builder.recurse_forced_files(builder.config.force_include)
+    files = [Placed(Path(f.path), f.distribution_path, f.distribution_path) for f in forced]
     return files + (wheel_extras(builder) if wheel else [])
 
 
@@ -42,7 +52,10 @@ def wheel_extras(builder: Any, build_data: Mapping[str, Any] | None = None) -> l
         mapping = dict(getattr(builder.config, key))
         if build_data is not None:
             mapping.update(normalize_inclusion_map(build_data.get(key, {}), builder.root))
-        out += [(Path(f.path), prefix + f.distribution_path) for f in builder.recurse_explicit_files(mapping)]
+        out += [
+            Placed(Path(f.path), prefix + f.distribution_path, f.distribution_path)
+            for f in builder.recurse_explicit_files(mapping)
+        ]
     return out
 
 
@@ -51,7 +64,9 @@ def forced(builder: Any, build_data: Mapping[str, Any]) -> list[Placed]:
     from hatchling.builders.utils import normalize_inclusion_map
 
     mapping = normalize_inclusion_map(build_data.get("force_include", {}), builder.root)
-    return [(Path(f.path), f.distribution_path) for f in builder.recurse_forced_files(mapping)]
+    return [
+        Placed(Path(f.path), f.distribution_path, f.distribution_path) for f in builder.recurse_forced_files(mapping)
+    ]
 
 
 class Exclusions:

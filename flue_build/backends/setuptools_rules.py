@@ -45,35 +45,59 @@ class Exclusions:
         return self._package_data(relative) or self.manifest.get(relative)
 
     def _package_data(self, relative: str) -> str | None:
+        """Excluded when every package whose folder holds the file drops it from its package data
+        (setuptools ships it as data of any package that keeps it)."""
+        spec = self.build_py.exclude_package_data or {}
+        matched: list[str] = []
         for package, folder in self.packages:
-            if not relative.startswith(os.path.join(folder, "") if folder else ""):
+            if folder and not relative.startswith(os.path.join(folder, "")):
                 continue
             with contextlib.chdir(self.root):
-                kept = self.build_py.exclude_data_files(package, folder, [relative])
-            if kept:
-                return None
-            spec = self.build_py.exclude_package_data or {}
+                if self.build_py.exclude_data_files(package, folder, [relative]):
+                    return None
             patterns = [*spec.get("", []), *spec.get(package, [])]
-            matched = next((p for p in patterns if fnmatch.fnmatch(relative, os.path.join(folder, p))), None)
-            shown = f" (`{matched}`)" if matched else ""
-            return f"excluded by [tool.setuptools.exclude-package-data] for package `{package}`{shown}"
-        return None
+            matched += [p for p in patterns if fnmatch.fnmatch(relative, os.path.join(folder, p))]
+        if not matched:
+            return None
+        return f"excluded by [tool.setuptools.exclude-package-data] (`{'`, `'.join(dict.fromkeys(matched))}`)"
 
 
 def _manifest_exclusions(root: Path, candidates: list[str]) -> dict[str, str]:
     """candidate (relative path) → the MANIFEST.in line that left it out, for those it did."""
-    template = root / MANIFEST_TEMPLATE
-    if not candidates or not template.is_file():
+    if not candidates:
         return {}
+    wanted = set(candidates)
+    removed: dict[str, str] = {}
+
+    def watch(number: int, line: str, before: set[str], after: set[str]) -> None:
+        for gone in (before - after) & wanted:
+            removed[gone] = f"excluded by {MANIFEST_TEMPLATE} line {number} (`{line}`)"
+        for back in (after - before) & wanted:
+            removed.pop(back, None)
+
+    _run_template(root, list(candidates), watch)
+    return removed
+
+
+def manifest_files(root: Path) -> list[str]:
+    """What the project's MANIFEST.in alone selects (relative paths): its include lines run by
+    setuptools' own `FileList` over the project folder, then its exclude lines."""
+    return _run_template(root, [], None)
+
+
+def _run_template(root: Path, files: list[str], watch: Any) -> list[str]:
+    """Run MANIFEST.in over `files` as setuptools' sdist does; `watch(line number, line, before, after)`
+    sees each line's effect. The files left at the end."""
+    template = root / MANIFEST_TEMPLATE
+    if not template.is_file():
+        return files
     from setuptools._distutils import text_file
     from setuptools._distutils.errors import DistutilsTemplateError
     from setuptools.command.egg_info import FileList
 
     make_text_file: Any = text_file.TextFile  # untyped in setuptools
-    wanted = set(candidates)
     filelist = FileList()
-    filelist.files = list(candidates)
-    removed: dict[str, str] = {}
+    filelist.files = files
     previous = logging.root.manager.disable
     logging.disable(logging.WARNING)  # "no files found matching ...": setuptools says it in its own run
     try:
@@ -94,17 +118,28 @@ def _manifest_exclusions(root: Path, candidates: list[str]) -> dict[str, str]:
                         filelist.process_template_line(line)
                     except DistutilsTemplateError:
                         continue  # setuptools reports a broken line itself
-                    after = set(filelist.files)
-                    number = lines.current_line if isinstance(lines.current_line, int) else lines.current_line[0]
-                    for gone in (before - after) & wanted:
-                        removed[gone] = f"excluded by {MANIFEST_TEMPLATE} line {number} (`{line}`)"
-                    for back in (after - before) & wanted:
-                        removed.pop(back, None)
+                    if watch is not None:
+                        current = lines.current_line
+                        watch(current if isinstance(current, int) else current[0], line, before, set(filelist.files))
             finally:
                 lines.close()
     finally:
         logging.disable(previous)
-    return removed
+    return list(filelist.files)
+
+
+def selected_files(root: Path, dist: Any) -> list[Path]:
+    """The files a static distribution's wheel and sdist would hold beyond its modules: package
+    data by its patterns, and what MANIFEST.in selects (absolute paths)."""
+    with contextlib.chdir(root):
+        build_py = dist.get_command_obj("build_py")
+        build_py.ensure_finalized()
+        data = [
+            root / src_dir / name
+            for _, src_dir, _, names in build_py.get_data_files_without_manifest()
+            for name in names
+        ]
+    return data + [root / name for name in manifest_files(root)]
 
 
 # --- the package layout, read statically --------------------------------------------

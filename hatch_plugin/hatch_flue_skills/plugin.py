@@ -71,7 +71,7 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         )
         placed = walked + hatchling_rules.configured(builder, wheel)
         folders = SkillFolders(collection, config)
-        folders.meet(path for path, _ in placed)
+        folders.meet(item.source for item in placed)
         fail_on_errors(
             [*collection.diagnostics, *folders.diagnostics], f"flue-skills ({self.target_name})", collection.references
         )
@@ -80,13 +80,13 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             self._staging = tempfile.mkdtemp(prefix="flue-skills-")
             atexit.register(shutil.rmtree, self._staging, True)  # also when the build fails before finalize
             build_data["force_include"].update(force_include(bundles, Path(self._staging)))
-            keep_out = [dest for path, dest in placed if _stays_out_of_wheel(folders, path)]
+            keep_out = [item.distribution for item in placed if _stays_out_of_wheel(folders, item.source)]
             prefixes = original_prefixes(collection, self.build_config.get_distribution_path)
         else:
             bundles, prefixes = [], []
             for path in sdist_files(collection):
                 build_data["force_include"][os.fspath(path)] = Path(os.path.relpath(path, root)).as_posix()
-            keep_out = [dest for path, dest in placed if not folders.ships(path)]
+            keep_out = [item.distribution for item in placed if not folders.ships(item.source)]
         reserved = getattr(self.build_config, "build_reserved_paths", None)  # not public API: the audit backs it up
         if isinstance(reserved, set):
             reserved.update(keep_out)
@@ -101,7 +101,7 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             placed = built.placed + hatchling_rules.forced(builder, build_data)
             if self.target_name == "wheel":
                 placed += hatchling_rules.wheel_extras(builder, build_data)
-            origins = {dest: path for path, dest in placed}
+            origins = {item.archive: item.source for item in placed}
         finally:
             if self._staging is not None:
                 shutil.rmtree(self._staging, ignore_errors=True)
@@ -115,7 +115,9 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         if config.packages is not None:
             return sources_under(config.packages)
         if self.target_name == "wheel":
-            return from_distribution_paths((path, dest) for path, dest in walked if dest.endswith(".py"))
+            return from_distribution_paths(
+                (item.source, item.archive) for item in walked if item.archive.endswith(".py")
+            )
         found = hatchling_sources(root)  # the sdist scans what the wheel will ship
         return found if found is not None else guess_sources(root)
 
