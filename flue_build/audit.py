@@ -40,10 +40,13 @@ def audit(
     original_prefixes: Sequence[str] = (),
     origins: Mapping[str, Path] | None = None,
     folders: SkillFolders | None = None,
+    tree: Path | None = None,
 ) -> list[Diagnostic]:
     """Problems in `artifact` (a `.whl`, or an sdist whose entries are named without their top
     folder). `original_prefixes`: archive paths (`pkg/skills/refunds/`) that must stay
-    empty; `origins`: archive path → the file the backend took it from."""
+    empty; `origins`: archive path → the file the backend took it from; `tree`: for an
+    sdist, the project folder: every entry also stands for the file at its own path there,
+    since that is what it becomes when the sdist is unpacked and built."""
     expected: dict[str, str] = {}
     for bundle in bundles:
         expected[bundle.manifest_path] = hashlib.sha256(bundle.manifest).hexdigest()
@@ -68,27 +71,49 @@ def audit(
         if any(name.startswith(prefix) for prefix in original_prefixes):
             report(name, "left in a referenced skill's original folder; only the bundled copy may ship")
             continue
-        origin = origins.get(name) if origins is not None else None
-        if origin is None or folders is None:
+        if folders is None:
             continue
-        problems += folders.meet([origin])  # a folder another hook added: vetted now, by the same rules
-        folder = folders.folder_of(origin)
-        if folder is None:
-            if folders.folder_of(Path(os.path.realpath(origin))) is not None:
-                report(name, f"taken from {origin}, a symbolic link into a skill folder")
-            continue
-        recorded = folders.recorded(origin)
-        where = folders.collection.display(folder)
-        if recorded is None:
-            report(
-                name,
-                f"taken from the skill folder {where} but not a file its vetting kept (noise, refused or excluded)",
-            )
-        elif handle is None or _sha256(handle) != recorded:
-            report(name, f"taken from the skill folder {where} but its bytes differ from the vetted file")
+        digest = _Digest(handle)
+        for origin in dict.fromkeys(
+            o for o in (origins.get(name) if origins else None, tree / name if tree else None) if o
+        ):
+            problems += [d for d in folders.meet([origin]) if d.is_error]  # a folder another hook added: vetted now
+            problem = _from_skill_folder(folders, origin, digest)
+            if problem:
+                report(name, problem)
+                break
     for name in sorted(set(expected) - seen):
         report(name, "a vetted file is missing from the artifact")
     return problems
+
+
+class _Digest:
+    """An entry's SHA-256, read once and only when asked; None for an entry that is not a regular file."""
+
+    def __init__(self, handle: IO[bytes] | None) -> None:
+        self.handle = handle
+        self.value: str | None = None
+
+    def __call__(self) -> str | None:
+        if self.value is None and self.handle is not None:
+            self.value = _sha256(self.handle)
+        return self.value
+
+
+def _from_skill_folder(folders: SkillFolders, origin: Path, digest: _Digest) -> str | None:
+    """What is wrong with an entry taken from `origin`, if that lies in a skill folder."""
+    folder = folders.folder_of(origin)
+    if folder is None:
+        if folders.folder_of(Path(os.path.realpath(origin))) is not None:
+            return f"taken from {origin}, a symbolic link into a skill folder"
+        return None
+    recorded = folders.recorded(origin)
+    where = folders.collection.display(folder)
+    if recorded is None:
+        return f"taken from the skill folder {where} but not a file its vetting kept (noise, refused or excluded)"
+    if digest() != recorded:
+        return f"taken from the skill folder {where} but its bytes differ from the vetted file"
+    return None
 
 
 def _entries(artifact: Path) -> Iterator[tuple[str, IO[bytes] | None]]:

@@ -148,13 +148,15 @@ def _state(dist: Any) -> _State:
     return state
 
 
-def _audit(state: _State, archive: Path, origins: dict[str, Path], bundles: Any = (), prefixes: Any = ()) -> None:
+def _audit(
+    state: _State, archive: Path, origins: dict[str, Path], bundles: Any = (), prefixes: Any = (), sdist: bool = False
+) -> None:
     """Audit one finished archive; delete it and fail the build on any problem."""
     from flue_build.audit import audit
     from flue_build.report import fail_on_errors
     from flue_runtime.format.diagnostics import has_errors
 
-    problems = audit(archive, bundles, prefixes, origins, state.folders)
+    problems = audit(archive, bundles, prefixes, origins, state.folders, state.root if sdist else None)
     if has_errors(problems):
         archive.unlink(missing_ok=True)
     fail_on_errors(problems, f"flue-skills: {archive.name} audit failed")
@@ -200,14 +202,14 @@ class _BuildPy:
             if folder.exists():
                 shutil.rmtree(folder)  # a bundle from an earlier build in the same folder
         if not editable:
-            copied = _package_data(self, state.root, build_lib)
+            copied = _build_outputs(self, state.root)
             data_files = [source for source, _ in _data_files(self.distribution, state.root, "")]  # type: ignore[attr-defined]
             state.vet([*copied, *data_files], "build_py")
             for dest in state.original_dests():
                 _remove(build_lib.joinpath(*dest.rstrip("/").split("/")))
             for source, target in copied.items():
                 if not state.folders.ships(source):
-                    _remove(target)  # noise a package-data pattern picked up from an unreferenced skill folder
+                    _remove(target)  # what a package-data pattern or a namespace package took from a skill folder
         for bundle in bundles:
             for item in bundle.files:
                 target = build_lib.joinpath(*item.dest.split("/"))
@@ -237,9 +239,10 @@ class _BdistWheel:
         if not wheels:
             return
         build_py = self.get_finalized_command("build_py")  # type: ignore[attr-defined]
+        build_lib = state.root / build_py.build_lib
         origins = {
-            Path(os.path.relpath(target, build_py.build_lib)).as_posix(): source
-            for source, target in _package_data(build_py, state.root, Path(build_py.build_lib)).items()
+            Path(os.path.relpath(target, build_lib)).as_posix(): source
+            for source, target in _build_outputs(build_py, state.root).items()
         }
         prefix = f"{getattr(self, 'data_dir', '')}/data/"
         origins.update((dest, source) for source, dest in _data_files(dist, state.root, prefix))
@@ -273,7 +276,7 @@ class _Sdist:
         super().make_distribution()  # type: ignore[misc]
         origins = {Path(os.path.normpath(f)).as_posix(): state.root / f for f in filelist.files}
         for archive in getattr(self, "archive_files", None) or []:
-            _audit(state, Path(archive), origins)
+            _audit(state, Path(archive), origins, sdist=True)
 
 
 _MIXINS: dict[str, type] = {
@@ -285,13 +288,9 @@ _MIXINS: dict[str, type] = {
 }
 
 
-def _package_data(build_py: Any, root: Path, build_lib: Path) -> dict[Path, Path]:
-    """Package data setuptools' build_py copies: absolute source → its copy under `build_lib`."""
-    out: dict[Path, Path] = {}
-    for package, src_dir, _, filenames in build_py.data_files:
-        for filename in filenames:
-            out[root / src_dir / filename] = build_lib.joinpath(*package.split("."), filename)
-    return out
+def _build_outputs(build_py: Any, root: Path) -> dict[Path, Path]:
+    """What setuptools' build_py copies, modules and package data: absolute source → its copy."""
+    return {root / source: root / target for target, source in build_py.get_output_mapping().items()}
 
 
 def _data_files(dist: Any, root: Path, prefix: str) -> list[tuple[Path, str]]:

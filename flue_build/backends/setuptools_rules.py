@@ -14,7 +14,9 @@ from __future__ import annotations
 import configparser
 import contextlib
 import fnmatch
+import io
 import logging
+import re
 import os
 import tomllib
 from collections.abc import Iterable, Iterator
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 MANIFEST_TEMPLATE = "MANIFEST.in"
+_COMMENT_ONLY = re.compile(r"^[ \t\f\v]*#")
 
 
 class Exclusions:
@@ -102,8 +105,13 @@ def _run_template(root: Path, files: list[str], watch: Any) -> list[str]:
     logging.disable(logging.WARNING)  # "no files found matching ...": setuptools says it in its own run
     try:
         with contextlib.chdir(root):
+            # distutils' TextFile does not count lines holding only a comment: blank them first
+            # (it counts blank lines), so the numbers in our messages are the file's own.
+            text = template.read_text(encoding="utf-8")
+            counted = "".join("\n" if _COMMENT_ONLY.match(line) else line for line in text.splitlines(keepends=True))
             lines = make_text_file(
                 os.fspath(template),
+                file=io.StringIO(counted),
                 strip_comments=True,
                 skip_blanks=True,
                 join_lines=True,
@@ -191,9 +199,12 @@ def _pyproject(root: Path) -> dict[str, Any]:
         attrs["packages"] = _find(root, packages["find"], attrs.setdefault("package_dir", {}), namespaces=True)
     if isinstance(table.get("py-modules"), list):
         attrs["py_modules"] = [str(m) for m in table["py-modules"]]
+    from setuptools.config.expand import canonic_package_data  # "*" means every package, as setuptools reads it
+
     for key, name in (("package-data", "package_data"), ("exclude-package-data", "exclude_package_data")):
         if isinstance(table.get(key), dict):
-            attrs[name] = {str(k): [str(p) for p in v] for k, v in table[key].items() if isinstance(v, list)}
+            data = {str(k): [str(p) for p in v] for k, v in table[key].items() if isinstance(v, list)}
+            attrs[name] = canonic_package_data(data)
     if isinstance(table.get("include-package-data", True), bool):
         attrs["include_package_data"] = table.get("include-package-data", True)
     return attrs

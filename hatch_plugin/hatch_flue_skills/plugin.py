@@ -69,7 +69,8 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         collection, _ = without_excluded(
             collection, hatchling_rules.Exclusions(self.build_config), self.target_name, strict=config.strict
         )
-        placed = walked + hatchling_rules.configured(builder, wheel)
+        configured = hatchling_rules.configured(builder, wheel)
+        placed = walked + configured
         folders = SkillFolders(collection, config)
         folders.meet(item.source for item in placed)
         fail_on_errors(
@@ -80,7 +81,9 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             self._staging = tempfile.mkdtemp(prefix="flue-skills-")
             atexit.register(shutil.rmtree, self._staging, True)  # also when the build fails before finalize
             build_data["force_include"].update(force_include(bundles, Path(self._staging)))
-            keep_out = [item.distribution for item in placed if _stays_out_of_wheel(folders, item.source)]
+            # Bundled originals stay out of the walk; anything forced elsewhere ships if it was vetted.
+            keep_out = [item.distribution for item in walked if _stays_out_of_wheel(folders, item.source)]
+            keep_out += [item.distribution for item in configured if not folders.ships(item.source)]
             prefixes = original_prefixes(collection, self.build_config.get_distribution_path)
         else:
             bundles, prefixes = [], []
@@ -106,7 +109,8 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             if self._staging is not None:
                 shutil.rmtree(self._staging, ignore_errors=True)
                 self._staging = None
-        problems = audit(Path(artifact_path), built.bundles, built.prefixes, origins, built.folders)
+        tree = None if self.target_name == "wheel" else built.folders.collection.root
+        problems = audit(Path(artifact_path), built.bundles, built.prefixes, origins, built.folders, tree)
         if has_errors(problems):
             os.remove(artifact_path)
         fail_on_errors(problems, f"flue-skills: {self.target_name} audit failed")

@@ -7,7 +7,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hostile_support import ACCEPTED, BACKENDS, REFUSED, Built, Corpus, build_wheel, corpus, make_project, scratch
+from hostile_support import (
+    ACCEPTED,
+    BACKENDS,
+    REFUSED,
+    Built,
+    Corpus,
+    LeakBuilds,
+    build_wheel,
+    corpus,
+    leak_builds,
+    make_project,
+    scratch,
+)
 
 
 @pytest.fixture(scope="session")
@@ -30,3 +42,34 @@ def hostile_builds(hostile: Corpus) -> dict[tuple[str, str], Built]:
         for backend in BACKENDS:
             out[(kind, backend)] = build_wheel(project, hostile.base / "builds" / kind / backend, backend)
     return out
+
+
+@pytest.fixture(scope="session")
+def leak_base() -> Iterator[Path]:
+    base = Path(tempfile.mkdtemp(prefix="flue-leaks-", dir=scratch()))
+    try:
+        yield base
+    finally:
+        corpus.remove(base)
+
+
+@pytest.fixture(scope="session")
+def shipped(leak_base: Path) -> dict[str, LeakBuilds]:
+    """The `shipped` project built by each backend: an sdist and a wheel from it, and a wheel from the tree."""
+    return leak_builds(leak_base, "shipped")
+
+
+@pytest.fixture(scope="session")
+def refused_leaks(leak_base: Path) -> dict[str, LeakBuilds]:
+    return leak_builds(leak_base, "refused")
+
+
+@pytest.fixture(scope="session")
+def noise_secrets(leak_base: Path) -> dict[str, LeakBuilds]:
+    return leak_builds(leak_base, "noise-secrets")
+
+
+@pytest.fixture(scope="session")
+def sneaked(leak_base: Path) -> dict[str, LeakBuilds]:
+    """The `audit` project: noise of a skill folder added behind the hook's back."""
+    return leak_builds(leak_base, "audit")
