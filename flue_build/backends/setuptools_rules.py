@@ -16,8 +16,8 @@ import contextlib
 import fnmatch
 import io
 import logging
-import re
 import os
+import re
 import tomllib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -66,11 +66,17 @@ class Exclusions:
 
 
 def _manifest_exclusions(root: Path, candidates: list[str]) -> dict[str, str]:
-    """candidate (relative path) → the MANIFEST.in line that left it out, for those it did."""
+    """candidate (relative path) → why the sdist's file list leaves it out, for those it does: a
+    MANIFEST.in line, or a VCS plugin (`setuptools.file_finders`, e.g. setuptools-scm) that does
+    not list it and no MANIFEST.in line adds it back."""
     if not candidates:
         return {}
     wanted = set(candidates)
+    tracked = _vcs_files(root)
     removed: dict[str, str] = {}
+    if tracked is not None:
+        for path in wanted - tracked:
+            removed[path] = "not listed by the project's VCS file finder (ignored or untracked)"
 
     def watch(number: int, line: str, before: set[str], after: set[str]) -> None:
         for gone in (before - after) & wanted:
@@ -78,8 +84,17 @@ def _manifest_exclusions(root: Path, candidates: list[str]) -> dict[str, str]:
         for back in (after - before) & wanted:
             removed.pop(back, None)
 
-    _run_template(root, list(candidates), watch)
+    _run_template(root, sorted(wanted if tracked is None else wanted & tracked), watch)
     return removed
+
+
+def _vcs_files(root: Path) -> set[str] | None:
+    """What the installed VCS plugins list for the project (relative paths); None when none lists anything."""
+    from setuptools.command.sdist import walk_revctrl
+
+    with contextlib.chdir(root):
+        files = {os.path.normpath(path) for path in walk_revctrl()}
+    return files or None
 
 
 def manifest_files(root: Path) -> list[str]:
