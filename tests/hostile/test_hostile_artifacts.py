@@ -244,3 +244,11 @@ def test_check_and_ls_never_run_project_code(tmp_path: Path) -> None:
     )
     run([sys.executable, "-c", script], control)
     assert (control / artifacts.MARKER).exists()
+
+
+def test_the_readme_lists_every_artifact_project() -> None:
+    readme = (Path(artifacts.__file__).parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Artifacts: what ships is exactly what was vetted", 1)[1]
+    assert re.findall(r"^\| ([a-z-]+) \|", section, re.MULTILINE)[1:] == list(
+        artifacts.PROJECTS
+    )  # after the header row
