@@ -29,7 +29,16 @@ def test_the_hook_passes_a_good_skill_and_fails_a_bad_one(tmp_path: Path) -> Non
     _git(repo, "add", ".")
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "skills")
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path)}
-    command = [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "flue-skills-check", "--all-files", "--verbose"]
+    command = [
+        sys.executable,
+        "-m",
+        "pre_commit",
+        "try-repo",
+        str(ROOT),
+        "flue-skills-check",
+        "--all-files",
+        "--verbose",
+    ]
 
     failed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
     assert failed.returncode == 1, failed.stdout + failed.stderr

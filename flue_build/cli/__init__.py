@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -106,7 +107,11 @@ def _ls(args: argparse.Namespace) -> int:
         print(exc.report(), file=sys.stderr)
         print(f"flue-skills ls: error: {exc}", file=sys.stderr)
         return 1
-    print(listing.format_json(skills) if args.format == "json" else listing.format_text(skills))
+    if args.format == "json":
+        print(listing.format_json(skills))
+    else:
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        print(listing.format_text(skills, width))
     return 0
 
 
