@@ -11,6 +11,7 @@ import textwrap
 import zipfile
 from pathlib import Path
 
+import pytest
 from buildsupport import EPOCH, make_venv
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fixtures" / "hostile"))
@@ -48,6 +49,7 @@ def git(tree: Path, *args: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_file_the_vcs_finder_does_not_list_stays_out_of_wheel_and_sdist(tmp_path: Path) -> None:
     python = make_venv(tmp_path / "venv")
     plugin = tmp_path / "finder"

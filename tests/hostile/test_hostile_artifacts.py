@@ -64,6 +64,7 @@ def kept(skill: artifacts.Skill, backend: str, left_out_of: set[str]) -> set[str
 # --- shipped: the build succeeds, and each artifact holds exactly what was vetted ---------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("wheel", ["direct", "from-sdist"])
 def test_the_wheel_holds_exactly_the_vetted_files(backend: str, wheel: str, shipped: dict[str, LeakBuilds]) -> None:
@@ -98,6 +99,7 @@ def test_the_wheel_holds_exactly_the_vetted_files(backend: str, wheel: str, ship
     assert {name for name in files if ".dist-info/" not in name} == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_sdist_holds_exactly_the_vetted_files(backend: str, shipped: dict[str, LeakBuilds]) -> None:
     """Referenced, unreferenced, inside the package and outside it (`.agents/skills/helper`): only
@@ -113,6 +115,7 @@ def test_the_sdist_holds_exactly_the_vetted_files(backend: str, shipped: dict[st
     assert not [n for n in members if "node_modules" in n or n.endswith(("~", ".swp", "#", ".pyc"))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_each_build_names_each_rule_and_each_unreferenced_skill(backend: str, shipped: dict[str, LeakBuilds]) -> None:
     for name, build in shipped[backend].builds.items():
@@ -129,6 +132,7 @@ def test_each_build_names_each_rule_and_each_unreferenced_skill(backend: str, sh
         assert "FLU409" not in build.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_check_and_ls_say_what_the_build_does(backend: str, shipped: dict[str, LeakBuilds]) -> None:
     """`check PROJECT` finds every reference form, vets the unreferenced skills and names the
@@ -157,6 +161,7 @@ def test_check_and_ls_say_what_the_build_does(backend: str, shipped: dict[str, L
 # --- refused: what the scanner cannot see still goes through the vetting ---------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("artifact", ["sdist", "wheel"])
 def test_a_skill_the_scanner_cannot_see_still_cannot_ship_a_secret(
@@ -177,6 +182,7 @@ def test_a_skill_the_scanner_cannot_see_still_cannot_ship_a_secret(
 # --- noise-secrets: whatever the vetting decides, the secret reaches no artifact -------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_noise_never_carries_a_secret_into_an_artifact(backend: str, noise_secrets: dict[str, LeakBuilds]) -> None:
     """A leftover `.env~` and `node_modules/aws -> ../aws-home` in a referenced and an unreferenced
@@ -205,6 +211,7 @@ def test_noise_never_carries_a_secret_into_an_artifact(backend: str, noise_secre
 # --- audit: noise added behind the hook's back deletes the artifact -------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("artifact", ["sdist", "wheel"])
 def test_the_audit_deletes_an_artifact_holding_a_file_the_vetting_did_not_keep(
