@@ -25,7 +25,7 @@ from flue_runtime.format.skill_folder import VettedSkill, vet_skill
 
 #: Why the project's own rules leave a file (absolute path) out of an artifact, e.g.
 #: "excluded by .gitignore line 3 (`*.draft.md`)"; None when they keep it.
-ExcludedBy = Callable[[Path], "str | None"]
+ExcludedBy = Callable[[Path], str | None]
 
 
 @dataclass
