@@ -13,6 +13,7 @@ import pytest
 from flue_runtime.format.manifest import Manifest, MarkdownEntry, Reference, SkillEntry
 from flue_runtime.format.records import content_id
 from flue_runtime.format.skill_folder import vet_skill
+from flue_runtime.format.trees import DiskTree
 from flue_runtime.format.vetting import walk
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -174,7 +175,7 @@ def _walk_as_unprivileged_user(skill: Path) -> list[tuple[str, str]]:
             if os.geteuid() == 0:
                 os.setgid(65534)
                 os.setuid(65534)
-            found = sorted((d.path, d.code) for d in walk(skill, display="s").diagnostics)
+            found = sorted((d.path, d.code) for d in walk(DiskTree(skill), display="s").diagnostics)
             os.write(write_end, json.dumps(found).encode())
             status = 0
         finally:

@@ -13,9 +13,9 @@ from buildsupport import PROJECTS, copy_project
 
 from flue_build.cli import main
 from flue_build.collect import check_project, collect
-from flue_build.config import FlueConfig
 from flue_build.pack import plan
 from flue_build.scan.sources import sources_under
+from flue_runtime.format.config import FlueConfig
 
 SKILL = "---\nname: {name}\ndescription: A test skill. Use in tests.\n---\n\nDo the thing.\n"
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from flue_build.config import load_config
 from flue_runtime.errors import ConfigError
+from flue_runtime.format.config import load_config
 
 
 def write(tmp_path: Path, table: str) -> Path:
