@@ -75,10 +75,10 @@ def define_skill(
         texts = list(given.values()) if isinstance(given, dict) else [given]
         if any(isinstance(text, str) and not _encodable(text) for text in texts):
             problem(key, f"`{key}` holds a lone surrogate, which UTF-8 cannot encode")
-    if problems:
-        raise SkillDefinitionError(name, problems)
     for notice in notices:
         warnings.warn(f"{where}: {notice}", SkillWarning, stacklevel=2)
+    if problems:
+        raise SkillDefinitionError(name, problems)
     frozen = SkillMetadata.from_dict(fields)
     return SkillReference(frozen, _DefinedSource(frozen, instructions, packed_files))
 
@@ -124,8 +124,8 @@ def _check_files(files: Mapping[str, str | bytes] | None, problem: _Problem) -> 
             problem("files", f"files[{path!r}]: content must be str or bytes, not {type(content).__name__}")
             continue
         given[clean] = data
-    clashes = {p for p in given for q in given if q.startswith(p + "/")}
-    for path in sorted(clashes):
+    folders = {path[:index] for path in given for index, char in enumerate(path) if char == "/"}
+    for path in sorted(folders & given.keys()):
         problem("files", f"files[{path!r}]: is a file and also a folder of other files")
         del given[path]
     walked = walk(MemoryTree(given), display="files")
