@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from flue_build.scan.scanner import scan_file
 from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.safe_read import CHUNK, read_regular
 
@@ -35,10 +36,9 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     assert caught.value.code == "FLU307" and "FIFO" in caught.value.reason
 
 
-def test_a_folder_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(UnsafeFileError) as caught:
+def test_a_folder_is_an_os_error(tmp_path: Path) -> None:
+    with pytest.raises(IsADirectoryError):
         read_regular(tmp_path)
-    assert caught.value.code == "FLU307"
 
 
 def test_a_link_is_refused_unless_followed(tmp_path: Path) -> None:
@@ -69,3 +69,13 @@ def test_no_more_than_the_limit_is_read_from_a_file_that_says_it_is_smaller() ->
 def test_os_errors_pass_through(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         read_regular(tmp_path / "missing")
+
+
+def test_the_scanner_reads_modules_through_the_one_safe_read(tmp_path: Path) -> None:
+    """A module that is a link or a FIFO is refused with the vetting's own codes, without blocking."""
+    (tmp_path / "real.py").write_text("from flue_runtime import skill\nS = skill('./x/SKILL.md')\n")
+    os.symlink(tmp_path / "real.py", tmp_path / "linked.py")
+    os.mkfifo(tmp_path / "piped.py")
+    assert [c.spec for c in scan_file(tmp_path / "real.py", "real.py").calls] == ["./x/SKILL.md"]
+    assert [d.code for d in scan_file(tmp_path / "linked.py", "linked.py").diagnostics] == ["FLU301"]
+    assert [d.code for d in scan_file(tmp_path / "piped.py", "piped.py").diagnostics] == ["FLU307"]

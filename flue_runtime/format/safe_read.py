@@ -84,9 +84,9 @@ def read_regular(
 
     Raises `UnsafeFileError` for a symbolic link (FLU301; `follow` lets a link to a
     regular file through: an installed package's files, which the manifest's hashes
-    check), anything but a regular file (FLU307) and a file larger than `limit` bytes
+    check), a FIFO, socket or device (FLU307) and a file larger than `limit` bytes
     (FLU311: checked before reading, and never more than `limit + 1` bytes read);
-    `OSError` when the OS refuses.
+    `OSError` when the OS refuses, `IsADirectoryError` for a folder.
     """
     try:
         fd = os.open(path, _FOLLOW if follow else _FLAGS)
@@ -96,6 +96,8 @@ def read_regular(
         raise
     try:
         info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
         if not stat.S_ISREG(info.st_mode):
             raise UnsafeFileError(
                 os.fspath(path), "FLU307", f"is not a regular file ({kind(info.st_mode)})", info.st_mode

@@ -157,7 +157,7 @@ def test_a_symlinked_skill_folder_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "content", "code"),
     [
-        ("secrets.md", "x", "FLU302"),
+        (".env.md", "x", "FLU302"),
         ("notes.md", "notes\n" + PEM, "FLU303"),
         ("latin.md", b"caf\xe9", "FLU102"),
         ("linked.md", None, "FLU301"),
