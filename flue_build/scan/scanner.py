@@ -21,7 +21,8 @@ from pathlib import Path
 
 from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic
-from flue_runtime.format.safe_read import read_regular, refused
+from flue_runtime.format.safe_read import read_regular
+from flue_runtime.format.vetting import refused
 from flue_runtime.mount.specs import Kind, example_spec, spec_problem
 
 MODULE = "flue_runtime"

@@ -15,9 +15,20 @@ from pathlib import Path
 from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic, has_errors
 from flue_runtime.format.frontmatter import decode
-from flue_runtime.format.safe_read import link_refused, not_regular, read_regular, refused, unreadable
+from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.secrets import allowed_secret, is_secret_file, private_key, secret_file
-from flue_runtime.format.vetting import DEFAULT_LIMITS, LARGE_FILE, Limits, allowed_paths, format_size, hard_linked
+from flue_runtime.format.vetting import (
+    DEFAULT_LIMITS,
+    LARGE_FILE,
+    Limits,
+    allowed_paths,
+    format_size,
+    hard_linked,
+    link_refused,
+    not_regular,
+    refused,
+    unreadable,
+)
 
 
 @dataclass(frozen=True)

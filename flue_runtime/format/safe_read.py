@@ -6,8 +6,8 @@ after an `lstat` is caught), its size checked against a bound before any byte is
 and no more than the bound read even if the file grows meanwhile. The SHA-256 and the
 private-key scan run over the same chunks, so a file is read once.
 
-Also the one text of each verdict a read (or an `lstat`) can give: a link, not a
-regular file, cannot be read.
+The verdicts a refused read leads to (their codes and texts) are the packing rules':
+`flue_runtime.format.vetting`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ import hashlib
 import os
 import stat
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from flue_runtime.errors import UnsafeFileError
-from flue_runtime.format.diagnostics import Diagnostic
-from flue_runtime.format.secrets import KeyScan
+
+if TYPE_CHECKING:
+    from flue_runtime.format.secrets import KeyScan
 
 #: Bytes read per call: big enough to be fast, small enough that memory stays bounded by it.
 CHUNK = 1 << 20
@@ -50,7 +52,11 @@ class _Reader:
         self.size = 0
         self._chunks: list[bytes] | None = [] if keep else None
         self._digest = hashlib.sha256() if digest else None
-        self._scan = KeyScan() if scan else None
+        self._scan: KeyScan | None = None
+        if scan:  # imported here: an installed bundle's reads never scan, and its mount path stays light
+            from flue_runtime.format.secrets import KeyScan
+
+            self._scan = KeyScan()
 
     def feed(self, chunk: bytes) -> None:
         self.size += len(chunk)
@@ -149,49 +155,3 @@ def kind(mode: int) -> str:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
     return "a special file"
-
-
-# --- the verdicts, one text and hint each ------------------------------------------------
-
-
-def link_refused(shown: str, target: str = "") -> Diagnostic:
-    """FLU301: an entry that is a symbolic link (`target`: where it points, when known)."""
-    to = f" to `{target}`" if target else ""
-    return Diagnostic.make(
-        "FLU301",
-        shown,
-        f"symbolic link{to} refused: a link is never followed into a bundle",
-        "replace the link with a copy of the file or folder it points to",
-    )
-
-
-def not_regular(shown: str, mode: int | None = None) -> Diagnostic:
-    """FLU307: a FIFO, socket or device (`mode` from `lstat`/`fstat`, when known)."""
-    what = f" ({kind(mode)})" if mode is not None else ""
-    return Diagnostic.make(
-        "FLU307",
-        shown,
-        f"not a regular file{what}; refused",
-        "only regular files and folders are read or packed; remove it",
-    )
-
-
-def unreadable(shown: str, exc: OSError, action: str = "read") -> Diagnostic:
-    """FLU308: the OS refused to `action` (read, stat, list) the entry."""
-    return Diagnostic.make("FLU308", shown, f"cannot {action}: {exc.strerror or exc}", "make it readable, or remove it")
-
-
-def refused(shown: str, exc: UnsafeFileError | OSError) -> Diagnostic:
-    """The diagnostic of a failed `read_regular` (a read over its limit is the caller's to word)."""
-    if isinstance(exc, UnsafeFileError):
-        if exc.code == "FLU301":
-            return link_refused(shown)
-        if exc.code == "FLU307":
-            return not_regular(shown, exc.mode)
-        return Diagnostic.make(
-            "FLU311",
-            shown,
-            f"{exc.reason}; refused",
-            "keep large data out of skills, or raise the limit: [tool.flue] max-bundle-size",
-        )
-    return unreadable(shown, exc)

@@ -57,28 +57,27 @@ BACKUP_SUFFIXES = ("~", ".bak", ".backup", ".old", ".orig", ".save", ".swp", ".s
 
 _SECRET_FILE = re.compile("|".join(fnmatch.translate(pattern) for pattern in SECRET_FILES))
 _SECRET_PREFIX = re.compile(r"^secrets?\.")
+# An editor's wrapping (`#name#`, `.#name`), then the name, then any run of backup suffixes.
+_COPY = re.compile(
+    r"^(?:#(?P<autosave>.+)#|\.#(?P<lock>.+)|(?P<name>.+))$",
+    re.DOTALL,
+)
+_SUFFIXES = re.compile("(?:" + "|".join(re.escape(suffix) for suffix in BACKUP_SUFFIXES) + r")+$")
 
 
 def fold(name: str) -> str:
     """`name` as a person or a file system would compare it: NFKC, case-folded, no trailing dots or spaces."""
+    if name.isascii():  # NFKC leaves ASCII as it is, and ASCII case-folds by lower()
+        return name.lower().rstrip(". ")
     return unicodedata.normalize("NFKC", name).casefold().rstrip(". ")
 
 
-def _originals(name: str) -> list[str]:
-    """`name` and every name it may be a backup or editor copy of (`.env.bak~` → `.env.bak`, `.env`)."""
-    found = [name]
-    while True:
-        current = found[-1]
-        if len(current) > 2 and current.startswith("#") and current.endswith("#"):
-            current = current[1:-1]
-        elif current.startswith(".#"):
-            current = current[2:]
-        else:
-            current = next((current[: -len(s)] for s in BACKUP_SUFFIXES if current.endswith(s)), current)
-        current = current.rstrip(". ")
-        if not current or current == found[-1]:
-            return found
-        found.append(current)
+def _originals(name: str) -> tuple[str, ...]:
+    """`name`, and the name it is a backup or editor copy of when it is one (`#.env.bak~#` → `.env`)."""
+    match = _COPY.match(name)
+    inner = (match.group("autosave") or match.group("lock") or match.group("name")) if match else name
+    original = _SUFFIXES.sub("", inner).rstrip(". ")
+    return (name,) if original in (name, "") else (name, original)
 
 
 def _refused(folded: str) -> bool:
@@ -149,8 +148,11 @@ class KeyScan:
         self._pending = b""
 
     def feed(self, chunk: bytes) -> None:
-        if not self.found:
-            self._pending = self._search(self._pending + chunk, final=False)
+        if self.found:
+            return
+        data = self._pending + chunk
+        # Less than a window so far (most files, whole): searched once, by finish().
+        self._pending = data if len(data) <= _CARRY else self._search(data, final=False)
 
     def finish(self) -> bool:
         if not self.found:

@@ -21,7 +21,7 @@ from flue_runtime.format.diagnostics import Diagnostic, printable
 from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import PackedFile as PackedFile
-from flue_runtime.format.safe_read import link_refused, not_regular, refused, unreadable
+from flue_runtime.format.safe_read import kind
 from flue_runtime.format.secrets import (
     allowed_secret,
     is_secret_dir,
@@ -337,3 +337,49 @@ def _case_clashes(result: Walk, shown: Callable[[str], str]) -> None:
                     "rename one of them",
                 )
             )
+
+
+# --- what an entry that cannot be packed gets: one text and hint each ---------------------
+
+
+def link_refused(shown: str, target: str = "") -> Diagnostic:
+    """FLU301: an entry that is a symbolic link (`target`: where it points, when known)."""
+    to = f" to `{target}`" if target else ""
+    return Diagnostic.make(
+        "FLU301",
+        shown,
+        f"symbolic link{to} refused: a link is never followed into a bundle",
+        "replace the link with a copy of the file or folder it points to",
+    )
+
+
+def not_regular(shown: str, mode: int | None = None) -> Diagnostic:
+    """FLU307: a FIFO, socket or device (`mode` from `lstat`/`fstat`, when known)."""
+    what = f" ({kind(mode)})" if mode is not None else ""
+    return Diagnostic.make(
+        "FLU307",
+        shown,
+        f"not a regular file{what}; refused",
+        "only regular files and folders are read or packed; remove it",
+    )
+
+
+def unreadable(shown: str, exc: OSError, action: str = "read") -> Diagnostic:
+    """FLU308: the OS refused to `action` (read, stat, list) the entry."""
+    return Diagnostic.make("FLU308", shown, f"cannot {action}: {exc.strerror or exc}", "make it readable, or remove it")
+
+
+def refused(shown: str, exc: UnsafeFileError | OSError) -> Diagnostic:
+    """The diagnostic of a failed `read_regular` (a read over its limit is the caller's to word)."""
+    if isinstance(exc, UnsafeFileError):
+        if exc.code == "FLU301":
+            return link_refused(shown)
+        if exc.code == "FLU307":
+            return not_regular(shown, exc.mode)
+        return Diagnostic.make(
+            "FLU311",
+            shown,
+            f"{exc.reason}; refused",
+            "keep large data out of skills, or raise the limit: [tool.flue] max-bundle-size",
+        )
+    return unreadable(shown, exc)

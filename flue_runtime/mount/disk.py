@@ -18,11 +18,19 @@ from flue_runtime.format.config import project_config
 from flue_runtime.format.diagnostics import Diagnostic
 from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.paths import display_path
-from flue_runtime.format.safe_read import link_refused, read_regular, refused, unreadable
+from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.secrets import private_key
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
 from flue_runtime.format.validate import SKILL_FILE, check_skill_md
-from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, PackedFile, allowed_paths
+from flue_runtime.format.vetting import (
+    DEFAULT_LIMITS,
+    Limits,
+    PackedFile,
+    allowed_paths,
+    link_refused,
+    refused,
+    unreadable,
+)
 from flue_runtime.mount.reference import SkillReference
 
 
