@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from flue_runtime.errors import ListError, NotInstalledError
+from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest
 from flue_runtime.format.vetting import format_size
 
@@ -41,7 +42,7 @@ def list_target(target: str) -> list[ListedSkill]:
         if not path.is_file():
             raise ListError(f"{target}: no such wheel")
         return from_wheel(path)
-    if path.is_dir() and (path / "pyproject.toml").is_file():
+    if path.is_dir() and (path / PYPROJECT).is_file():
         return from_project(path)
     if _NAME.match(target):
         try:

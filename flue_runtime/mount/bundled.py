@@ -2,11 +2,13 @@
 
 A module's *bundle package* is the outermost regular package on its dotted path
 (docs/internals.md). Its `_flue_skills/manifest.json` is read once per process through
-the package's own loader (a plain read for a folder, the zip index for a zipped wheel),
+the package's own loader (a safe read for a folder, the zip index for a zipped wheel),
 so knowing every skill's metadata costs one JSON load: no YAML, no jsonschema, no
-directory listing. Skill files are read only when asked for, through the same loader
-(`importlib.resources` for a loader that cannot read by path), and checked against the
-size and SHA-256 the build recorded.
+directory listing. Skill files are read only when asked for and checked against the
+size and SHA-256 the build recorded. The size comes first: from a folder a file is read
+with `read_regular` (non-blocking, a regular file no larger than recorded: a FIFO put in
+its place is refused at once), from a zip its size in the index is compared before
+anything is inflated, and no read takes more than the recorded size plus one byte.
 """
 
 from __future__ import annotations
