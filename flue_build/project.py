@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from flue_build.collect import Collection, ProjectCheck, check_project
-from flue_build.config import read_pyproject
 from flue_build.shipping import ExcludedBy, SkillFolders, without_excluded
+from flue_runtime.format.config import read_pyproject
 from flue_runtime.format.diagnostics import Diagnostic
 
 

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import tomllib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-PYPROJECT = "pyproject.toml"
+if TYPE_CHECKING:
+    from flue_runtime.format.diagnostics import Diagnostic
+
 _STATE = "_flue_skills_state"
 _WRAPPED = "_flue_skills_wrapped"
 
@@ -60,13 +61,13 @@ def finalize_distribution_options(dist: Any) -> None:
 
 
 def _opted_in(root: Path) -> bool:
+    from flue_runtime.errors import ConfigError
+    from flue_runtime.format.config import flue_table, read_pyproject
+
     try:
-        with open(root / PYPROJECT, "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
+        return flue_table(read_pyproject(root)) is not None
+    except ConfigError:
         return False  # not ours to judge: setuptools reports a broken pyproject.toml itself
-    tool = data.get("tool")
-    return isinstance(tool, dict) and "flue" in tool
 
 
 # --- shared state: one scan, collection and set of skill folders per build process ----
@@ -76,11 +77,10 @@ class _State:
     def __init__(self, dist: Any) -> None:
         from flue_build.backends.setuptools_rules import Exclusions
         from flue_build.collect import collect
-        from flue_build.config import load_config
-        from flue_build.report import fail_on_errors
         from flue_build.scan.selection import setuptools_modules
         from flue_build.scan.sources import package_folders, sources_under
         from flue_build.shipping import SkillFolders, without_excluded
+        from flue_runtime.format.config import load_config
 
         self.root = Path(os.path.abspath(dist.src_root or os.curdir))
         config = load_config(self.root)
@@ -91,7 +91,6 @@ class _State:
         else:
             sources = setuptools_modules(self.root, build_py.find_all_modules())
         collection = collect(config, sources)
-        fail_on_errors(collection.diagnostics, "flue-skills", collection.references)
         candidates = [
             *(
                 folder.joinpath(*f.path.split("/"))
@@ -102,17 +101,21 @@ class _State:
         ]
         exclusions = Exclusions(self.root, build_py, candidates)
         self.collection, _ = without_excluded(collection, exclusions, "wheel and the sdist", strict=config.strict)
-        fail_on_errors(self.collection.diagnostics, "flue-skills", self.collection.references)
         self.folders = SkillFolders(self.collection, config)
         self.packages = package_folders(sources)
+        self._unreported = list(self.collection.diagnostics)
 
     def vet(self, paths: Iterable[Path], context: str) -> None:
-        """Vet every skill folder among `paths` not vetted yet: print what it finds, fail on an error."""
+        """Vet every skill folder among `paths` not vetted yet, then report: what the collection
+        found (the first time) and what this vetting found, all at once; fail on any error."""
+        self.report(self.folders.meet(paths), context)
+
+    def report(self, found: list[Diagnostic], context: str) -> None:
         from flue_build.report import fail_on_errors
 
-        found = self.folders.meet(paths)
-        if found:
-            fail_on_errors(found, f"flue-skills ({context})")
+        pending, self._unreported = [*self._unreported, *found], []
+        if pending:
+            fail_on_errors(pending, f"flue-skills ({context})", self.collection.references)
 
     def original_dests(self) -> list[str]:
         """Where setuptools would put the original copies of bundled files: wheel paths, folders ending in `/`."""
@@ -140,11 +143,14 @@ class _State:
         return "/".join([*best[1].split("."), *best[2].parts])
 
 
-def _state(dist: Any) -> _State:
+def _state(dist: Any, *, report: bool = True) -> _State:
+    """The build's state; with `report`, what it found is printed (once) and an error fails the build."""
     state = getattr(dist, _STATE, None)
     if state is None:
         state = _State(dist)
         setattr(dist, _STATE, state)
+    if report:
+        state.report([], "flue-skills")
     return state
 
 
@@ -172,7 +178,7 @@ class _EggInfo:
 
     def find_sources(self) -> None:
         super().find_sources()  # type: ignore[misc]
-        state = _state(self.distribution)  # type: ignore[attr-defined]
+        state = _state(self.distribution, report=False)  # type: ignore[attr-defined]
         files = list(self.filelist.files)
         state.vet((state.root / f for f in files), "egg_info")
         kept = [f for f in files if state.folders.ships(state.root / f)]
@@ -213,7 +219,7 @@ class _BuildPy:
         for bundle in bundles:
             for item in bundle.files:
                 target = build_lib.joinpath(*item.dest.split("/"))
-                copy_checked(item.source, target, item.sha256)
+                copy_checked(item, target)
                 outputs.append(os.fspath(target))
             manifest = build_lib.joinpath(*bundle.manifest_path.split("/"))
             manifest.parent.mkdir(parents=True, exist_ok=True)

@@ -16,10 +16,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from flue_build.collect import Collection, display, symlink_on_path
-from flue_build.config import FlueConfig
+from flue_build.collect import Collection, symlink_on_path
+from flue_runtime.format.config import FlueConfig
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict
 from flue_runtime.format.markdown_file import MarkdownFile
+from flue_runtime.format.paths import display_path, is_inside
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
 
@@ -75,14 +76,14 @@ class SkillFolders:
         return found
 
     def _vet(self, folder: Path) -> list[Diagnostic]:
-        shown = display(self.collection.root, folder)
+        shown = display_path(folder, self.collection.root)
         link = symlink_on_path(self.collection.root, folder)
         if link is not None:
             self._unreferenced[folder] = VettedSkill(folder, None, (), 0, ())
             problem = Diagnostic.make(
                 "FLU301",
                 shown,
-                f"skill folder reached through the symbolic link {display(self.collection.root, link)}; refused",
+                f"skill folder reached through the symbolic link {display_path(link, self.collection.root)}; refused",
                 "replace the link with the real folder: links are never followed into an artifact",
             )
             return apply_strict([problem], self.config.strict)
@@ -137,7 +138,7 @@ def without_excluded(
         kept = []
         for packed in vetted.files:
             path = folder.joinpath(*packed.path.split("/"))
-            rule = excluded_by(path) if _inside(collection.root, folder) else None
+            rule = excluded_by(path) if is_inside(collection.root, folder) else None
             if rule is None:
                 kept.append(packed)
                 continue
@@ -164,7 +165,7 @@ def without_excluded(
         skills[folder] = vetted if len(kept) == len(vetted.files) else replace(vetted, files=tuple(kept))
     markdown: dict[Path, MarkdownFile] = {}
     for path, text in collection.markdown.items():
-        rule = excluded_by(path) if _inside(collection.root, path) else None
+        rule = excluded_by(path) if is_inside(collection.root, path) else None
         if rule is None:
             markdown[path] = text
         else:
@@ -179,7 +180,3 @@ def without_excluded(
     problems = apply_strict(problems, strict)
     filtered = replace(collection, skills=skills, markdown=markdown, diagnostics=[*collection.diagnostics, *problems])
     return filtered, problems
-
-
-def _inside(folder: Path, path: Path) -> bool:
-    return os.fspath(path).startswith(os.fspath(folder) + os.sep)

@@ -30,12 +30,12 @@ from flue_build.audit import audit
 from flue_build.backends import hatchling_rules
 from flue_build.backends.hatchling_rules import Placed
 from flue_build.collect import collect
-from flue_build.config import FlueConfig, load_config
 from flue_build.pack import BundlePlan, force_include, original_prefixes, plan, sdist_files
 from flue_build.report import fail_on_errors
 from flue_build.scan.selection import guess_sources, hatchling_sources
 from flue_build.scan.sources import Source, from_distribution_paths, sources_under
 from flue_build.shipping import SkillFolders, without_excluded
+from flue_runtime.format.config import FlueConfig, load_config
 from flue_runtime.format.diagnostics import has_errors
 
 
