@@ -10,13 +10,16 @@ setuptools' finder, `build_py` and `FileList`).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flue_build.collect import Collection, ProjectCheck, check_project
+from flue_build.collect import Collection, ProjectCheck, collect
+from flue_build.scan.selection import project_sources
+from flue_build.scan.sources import Source, from_distribution_paths
 from flue_build.shipping import ExcludedBy, SkillFolders, without_excluded
-from flue_runtime.format.config import read_pyproject
+from flue_runtime.format.config import load_config, read_pyproject
 from flue_runtime.format.diagnostics import Diagnostic
 
 
@@ -40,60 +43,86 @@ class ProjectView:
 def view_project(root: Path) -> ProjectView:
     """Raises `ConfigError` on bad `[tool.flue]` configuration."""
     root = Path(os.path.abspath(root))
-    checked = check_project(root)
-    config = checked.config
-    excluded_by, files = _backend_rules(root, read_pyproject(root), checked.collection)
+    pyproject = read_pyproject(root)
+    config = load_config(root, pyproject)
+    backend = _backend(root, pyproject)
+    if config.packages is None and backend.wheel_sources is not None:
+        sources = backend.wheel_sources  # the wheel's walk, already made: scanned as the build scans it
+    else:
+        sources = project_sources(root, pyproject, config)
+    checked = ProjectCheck(config, sources, collect(config, sources))
     collection = checked.collection
-    if excluded_by is not None:
-        collection, _ = without_excluded(collection, excluded_by, "wheel", strict=config.strict)
-    folders = SkillFolders(collection, config)
-    folders.meet(files)
+    if backend.excluded_by is None:
+        folders = SkillFolders(collection, config)
+    else:
+        collection, _ = without_excluded(collection, backend.excluded_by(collection), "wheel", strict=config.strict)
+        folders = SkillFolders(collection, config)
+    folders.meet(backend.files)
     return ProjectView(checked, collection, folders)
 
 
-def _backend_rules(
-    root: Path, pyproject: dict[str, Any], collection: Collection
-) -> tuple[ExcludedBy | None, list[Path]]:
-    """The wheel's exclusion rules and every file the wheel and the sdist would select; nothing when
-    the backend is not installed here or rejects the configuration (the build reports that)."""
+@dataclass
+class _Backend:
+    """What the backend installed here says of the project: `excluded_by` builds the wheel's exclusion
+    rules for a collection; `files`: what the wheel and the sdist would select; `wheel_sources`:
+    the modules of the wheel's walk (hatchling), when known."""
+
+    excluded_by: Callable[[Collection], ExcludedBy] | None = None
+    files: list[Path] = field(default_factory=list)
+    wheel_sources: list[Source] | None = None
+
+
+def _backend(root: Path, pyproject: dict[str, Any]) -> _Backend:
+    """Nothing when the backend is not installed here or rejects the configuration (its build reports that)."""
     system = pyproject.get("build-system")
-    backend = system.get("build-backend", "") if isinstance(system, dict) else ""
+    name = system.get("build-backend", "") if isinstance(system, dict) else ""
     try:
-        if isinstance(backend, str) and backend.startswith("hatchling"):
+        if isinstance(name, str) and name.startswith("hatchling"):
             return _hatchling(root)
-        return _setuptools(root, collection)
+        return _setuptools(root)
     except ImportError:
-        return None, []
+        return _Backend()
     except Exception:  # a configuration the backend itself rejects
-        return None, []
+        return _Backend()
 
 
-def _hatchling(root: Path) -> tuple[ExcludedBy | None, list[Path]]:
+def _hatchling(root: Path) -> _Backend:
     from hatchling.builders.sdist import SdistBuilder
     from hatchling.builders.wheel import WheelBuilder
 
     from flue_build.backends import hatchling_rules
 
     wheel, sdist = WheelBuilder(os.fspath(root)), SdistBuilder(os.fspath(root))
+    walked = hatchling_rules.walked(wheel)
     placed = [
-        *hatchling_rules.walked(wheel),
+        *walked,
         *hatchling_rules.configured(wheel, True),
         *hatchling_rules.walked(sdist),
         *hatchling_rules.configured(sdist, False),
     ]
-    return hatchling_rules.Exclusions(wheel.config), [item.source for item in placed]
+    exclusions = hatchling_rules.Exclusions(wheel.config)
+    sources = from_distribution_paths((item.source, item.archive) for item in walked if item.archive.endswith(".py"))
+    return _Backend(lambda _: exclusions, [item.source for item in placed], sources)
 
 
-def _setuptools(root: Path, collection: Collection) -> tuple[ExcludedBy | None, list[Path]]:
+def _setuptools(root: Path) -> _Backend:
     from flue_build.backends.setuptools_rules import Exclusions, selected_files, static_distribution
 
     dist = static_distribution(root)
     if dist is None:
-        return None, []
+        return _Backend()
     build_py = dist.get_command_obj("build_py")
     build_py.ensure_finalized()
-    candidates = [
-        *(folder.joinpath(*f.path.split("/")) for folder, vetted in collection.skills.items() for f in vetted.files),
-        *collection.markdown,
-    ]
-    return Exclusions(root, build_py, candidates), selected_files(root, dist)
+
+    def excluded_by(collection: Collection) -> ExcludedBy:
+        candidates = [
+            *(
+                folder.joinpath(*f.path.split("/"))
+                for folder, vetted in collection.skills.items()
+                for f in vetted.files
+            ),
+            *collection.markdown,
+        ]
+        return Exclusions(root, build_py, candidates)
+
+    return _Backend(excluded_by, selected_files(root, dist))

@@ -42,21 +42,33 @@ class SkillFolders:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     _unreferenced: dict[Path, VettedSkill] = field(default_factory=dict)
     _holds: dict[str, bool] = field(default_factory=dict)
+    _outer: dict[str, Path | None] = field(default_factory=dict)
     _hashes: dict[Path, dict[str, str]] = field(default_factory=dict)
 
     def folder_of(self, path: Path) -> Path | None:
         """The outermost folder above `path` holding a `SKILL.md`: below the project root for a
         path inside the project, anywhere for one outside it (a force-included folder)."""
+        return self._outermost(os.path.dirname(os.path.abspath(path)))
+
+    def _outermost(self, folder: str) -> Path | None:
+        """The outermost of `folder` and the folders above it that holds a `SKILL.md`, cached per
+        folder (the files of one folder share the answer); iterative, as trees may be deep."""
         root = os.fspath(self.collection.root)
-        text = os.path.abspath(path)
-        inside = text.startswith(root + os.sep)
-        found = None
-        folder = os.path.dirname(text)
-        while folder != (root if inside else os.path.dirname(folder)):
-            if self._holds_skill(folder):
-                found = folder
-            folder = os.path.dirname(folder)
-        return None if found is None else Path(found)
+        chain: list[str] = []
+        current = folder
+        while current not in self._outer:
+            parent = os.path.dirname(current)
+            if current == root or parent == current:  # the project root (no skill folder) or `/`
+                self._outer[current] = None
+                break
+            chain.append(current)
+            current = parent
+        found = self._outer[current]
+        for item in reversed(chain):  # top down: below a skill folder, the outermost stays the answer
+            if found is None and self._holds_skill(item):
+                found = Path(item)
+            self._outer[item] = found
+        return self._outer[folder]
 
     def _holds_skill(self, folder: str) -> bool:
         held = self._holds.get(folder)
