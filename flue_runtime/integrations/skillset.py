@@ -62,7 +62,7 @@ class Skillset:
             names = ", ".join(self._by_name) or "none"
             return ToolResult(f"Error: there is no tool named {name!r}. Available tools: {names}.", True)
         try:
-            text: str = tool.function(**tool.check_arguments(arguments))  # the skill tools are sync and return text
+            text = tool.function(**tool.check_arguments(arguments))  # the skill tools are sync and return text
         except (ToolArgumentError, ToolFailure) as exc:
             return ToolResult(f"Error: {exc}", True)
-        return ToolResult(text)
+        return ToolResult(str(text))

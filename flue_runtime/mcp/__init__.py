@@ -10,9 +10,7 @@ from __future__ import annotations
 try:
     import mcp as _sdk  # noqa: F401  (only to say what is missing)
 except ImportError as exc:
-    raise ImportError(
-        "flue_runtime.mcp needs the MCP Python SDK: pip install 'flue-skills[mcp]'"
-    ) from exc
+    raise ImportError("flue_runtime.mcp needs the MCP Python SDK: pip install 'flue-skills[mcp]'") from exc
 
 from flue_runtime.mcp.entries import EXTENSION_ID
 from flue_runtime.mcp.server import SkillsExtension, skills_server

@@ -17,9 +17,9 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding, ResourceBinding
 from mcp.server.mcpserver import MCPServer
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.resources import FunctionResource
 from mcp.server.mcpserver.tools import Tool as MCPTool
