@@ -8,8 +8,8 @@
 from __future__ import annotations
 
 try:
-    import mcp as _sdk  # noqa: F401  (only to say what is missing)
-except ImportError as exc:
+    import mcp  # noqa: F401  (to say which extra is missing)
+except ModuleNotFoundError as exc:
     raise ImportError("flue_runtime.mcp needs the MCP Python SDK: pip install 'flue-skills[mcp]'") from exc
 
 from flue_runtime.mcp.entries import EXTENSION_ID
