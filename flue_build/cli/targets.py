@@ -21,6 +21,7 @@ from pathlib import Path
 
 from flue_runtime.errors import FlueError, ListError, SkillError, TargetError
 from flue_runtime.format.records import SKILL_FILE
+from flue_runtime.mount.disk import load_skill_dir
 from flue_runtime.mount.reference import SkillReference
 
 _AGENT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
@@ -52,17 +53,41 @@ def resolve_target(target: str) -> Target:
 
 
 def installed_skills(name: str) -> list[SkillReference]:
-    """Every skill in the bundles of installed package or distribution `name`, as `flue-skills ls` lists them."""
+    """Every skill installed package or distribution `name` ships, as `flue-skills ls` lists them.
+
+    From its bundles, read through the package's loader and checked against the manifest; an
+    entry recorded with a `source` folder (an editable build), or an editable install without
+    a bundle, is read from the project's folder through `vet_skill`, as `skill()` would.
+    """
     from flue_build.cli.ls import from_installed
     from flue_runtime.mount.bundled import bundle_of
 
     found: list[SkillReference] = []
+    from_source: dict[str, Path] | None = None
     for listed in from_installed(name):
         bundle = bundle_of(listed.package)
-        if bundle is None:
-            raise TargetError(f"{name}: package {listed.package!r} lists a skill bundle that it cannot load")
-        found.append(bundle.skill(listed.id))
+        if bundle is not None and listed.id in bundle.manifest.skill_ids():
+            source = bundle.skill_entry(listed.id).source
+            found.append(bundle.skill(listed.id) if source is None else load_skill_dir(Path(source)))
+            continue
+        if from_source is None:
+            from_source = _editable_skill_folders(name)
+        folder = from_source.get(listed.id)
+        if folder is None:
+            raise TargetError(f"{name}: skill {listed.name!r} ({listed.package}) is listed but cannot be loaded")
+        found.append(load_skill_dir(folder))
     return found
+
+
+def _editable_skill_folders(name: str) -> dict[str, Path]:
+    """The skill folders of the project an editable install of `name` points at, by content id."""
+    from flue_build.cli.ls import _editable_project
+    from flue_build.collect import check_project
+
+    root = _editable_project(name)
+    if root is None:
+        return {}
+    return {vetted.id: folder for folder, vetted in check_project(root).collection.skills.items()}
 
 
 def agent_skills(spec: str) -> list[SkillReference]:
@@ -89,8 +114,6 @@ def agent_skills(spec: str) -> list[SkillReference]:
 
 def folder_skills(folder: Path) -> tuple[list[SkillReference], list[str]]:
     """The skill at `folder`, or each skill folder in it (sorted by name); the ones refused, with why."""
-    from flue_runtime.mount.disk import load_skill_dir
-
     candidates = (
         [folder]
         if (folder / SKILL_FILE).is_file()

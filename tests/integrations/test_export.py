@@ -170,3 +170,27 @@ def test_targets_an_agent_and_a_folder_of_skills(installed: Installed, tmp_path:
 def test_a_target_naming_no_skills_is_refused(installed: Installed, tmp_path: Path, target: str, message: str) -> None:
     failed = cli("export", target, str(tmp_path / "out"), installed=installed)
     assert failed.returncode == 1 and message in failed.stderr and not (tmp_path / "out").exists()
+
+
+def test_an_editable_install_is_served_from_its_project_folder(tmp_path: Path) -> None:
+    """`pip install -e` leaves no bundle: the skills come from the project's folders, vetted as the build would."""
+    import sysconfig
+
+    from intsupport import PROJECT, run
+
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("build", "dist", "__pycache__"))
+    run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], cwd=tmp_path)
+    python = tmp_path / "venv" / "bin" / "python"
+    purelib = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=tmp_path)
+    dev = sysconfig.get_paths()["purelib"]  # this environment's packages (flue-skills and its dependencies)
+    Path(purelib.stdout.strip(), "_dev.pth").write_text(f"import site; site.addsitedir({dev!r})\n")
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-index", "--no-deps"]
+    run([*pip, "--no-build-isolation", "-e", str(project)], cwd=tmp_path)
+
+    out = tmp_path / "out"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    done = run([str(python), "-m", "flue_build", "export", PACKAGE, str(out)], cwd=tmp_path, env=env)
+    assert done.stdout.split()[::2] == ["written", "written"]
+    for name in ("refunds", "triage"):
+        assert tree(out / name) == tree(project / PACKAGE / "skills" / name)
