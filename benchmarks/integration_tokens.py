@@ -33,7 +33,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mount.disk import load_skill_dir
 from flue_runtime.mount.reference import SkillReference
 
@@ -96,7 +95,7 @@ def write_skills(root: Path, count: int) -> list[Path]:
             f"Use when the user mentions a {topic} or asks about {other} status."
         )
         body = f"# {name}\n\n1. Read references/guide.md.\n2. Check the {topic}.\n3. Summarise for the user.\n"
-        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: \"{description}\"\n---\n{body}")
+        (folder / "SKILL.md").write_text(f'---\nname: {name}\ndescription: "{description}"\n---\n{body}')
         (folder / "references" / "guide.md").write_text(f"How to handle a {topic}.\n")
         folders.append(folder)
     return folders
@@ -153,7 +152,10 @@ def flue_mcp(api: ModelAPI, skills: list[SkillReference], folder: Path) -> Sent:
     async def listing() -> tuple[list[dict[str, Any]], str]:
         async with Client(skills_server(skills)) as client:
             tools = [
-                {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+                }
                 for t in (await client.list_tools()).tools
             ]
             return tools, client.instructions or ""

@@ -52,9 +52,6 @@ class Skillset:
         """The `## Available Skills` section the harness puts in its system prompt ('' without skills)."""
         return catalog([(skill.name, skill.description) for skill in self.skills])
 
-    def skill(self, name: str) -> SkillReference | None:
-        return next((skill for skill in self.skills if skill.name == name), None)
-
     def call(self, name: str, arguments: object) -> ToolResult:
         """Call skill tool `name` as the harness does: its arguments checked, a failure told as an error result."""
         tool = self._by_name.get(name)

@@ -20,7 +20,9 @@ def test_the_token_benchmark_measures_every_flue_surface() -> None:
         timeout=300,
     )
     assert run.returncode == 0, run.stderr
-    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in run.stdout.splitlines() if line.startswith("| ")}
+    rows = {
+        line.split(" | ")[0].strip("| "): line.split(" | ") for line in run.stdout.splitlines() if line.startswith("| ")
+    }
     flue = [rows[name] for name in rows if name.startswith("flue")]
     assert len(flue) == 5
     assert all(row[1].endswith("(2 tools)") for row in flue)
