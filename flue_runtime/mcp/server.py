@@ -17,6 +17,7 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import anyio.to_thread
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding, ResourceBinding
 from mcp.server.mcpserver import MCPServer
@@ -96,7 +97,8 @@ class SkillsExtension(Extension):
         """A call of a skill tool gets the harness's result; any other tool goes on to its handler."""
         if params.name not in self._tool_names:
             return await call_next(ctx)
-        result = self.skillset.call(params.name, params.arguments or {})
+        # Reads block: they run in a worker thread, so one large file does not stall other clients.
+        result = await anyio.to_thread.run_sync(self.skillset.call, params.name, params.arguments or {})
         return CallToolResult(content=[TextContent(type="text", text=result.text)], is_error=result.is_error)
 
     async def _list(self, ctx: Any, params: PaginatedRequestParams) -> dict[str, Any]:
@@ -105,13 +107,14 @@ class SkillsExtension(Extension):
                 code=INVALID_PARAMS,
                 message=f"unknown cursor {params.cursor!r}: this server lists every skill in one page",
             )
-        skills = [self.entry(skill) for skill in self.skillset.skills]
+        skills = await anyio.to_thread.run_sync(lambda: [self.entry(skill) for skill in self.skillset.skills])
         return {"resultType": "complete", "skills": skills, "ttlMs": TTL_MS, "cacheScope": "public"}
 
     async def _get(self, ctx: Any, params: GetSkillParams) -> dict[str, Any]:
         for skill in self.skillset.skills:
             if file_uri(skill.name) == params.uri:
-                return {"resultType": "complete", "skill": self.entry(skill), "ttlMs": TTL_MS, "cacheScope": "public"}
+                found = await anyio.to_thread.run_sync(self.entry, skill)
+                return {"resultType": "complete", "skill": found, "ttlMs": TTL_MS, "cacheScope": "public"}
         raise MCPError(
             code=INVALID_PARAMS,
             message=f"No skill is served at {params.uri!r}; a skill's URI is skill://<name>/{SKILL_FILE}, "
