@@ -38,12 +38,12 @@ class Skillset:
                 raise HookError(
                     f"skills must be SkillReference objects (from skill(), define_skill()), not {type(skill).__name__}"
                 )
-            other = seen.setdefault(skill.name, skill)
-            if other is not skill:
+            if skill.name in seen:
                 raise HookError(
-                    f"two skills are named {skill.name!r}: {other.origin} and {skill.origin}; "
+                    f"two skills are named {skill.name!r}: {seen[skill.name].origin} and {skill.origin}; "
                     "pass each name once (a host addresses a skill by its name)"
                 )
+            seen[skill.name] = skill
         self.tools: tuple[Tool, ...] = tuple(skill_tools([Mounted(skill) for skill in self.skills]))
         self._by_name = {tool.name: tool for tool in self.tools}
 
@@ -53,11 +53,8 @@ class Skillset:
         return catalog([(skill.name, skill.description) for skill in self.skills])
 
     def call(self, name: str, arguments: object) -> ToolResult:
-        """Call skill tool `name` as the harness does: its arguments checked, a failure told as an error result."""
-        tool = self._by_name.get(name)
-        if tool is None:
-            names = ", ".join(self._by_name) or "none"
-            return ToolResult(f"Error: there is no tool named {name!r}. Available tools: {names}.", True)
+        """Call skill tool `name` (one of `tools`) as the harness does: arguments checked, a failure told as an error result."""
+        tool = self._by_name[name]
         try:
             text = tool.function(**tool.check_arguments(arguments))  # the skill tools are sync and return text
         except (ToolArgumentError, ToolFailure) as exc:
