@@ -53,3 +53,11 @@ def durable(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
     made = make_backend(request.param, request, tmp_path)
     yield made
     made.close()
+
+
+@pytest.fixture
+def pg(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    """The PostgreSQL store alone, for what only it has."""
+    made = make_backend("postgresql", request, tmp_path)
+    yield made
+    made.close()

@@ -138,7 +138,9 @@ class PostgresServer:
     def admin(self, *statements: str, database: str = "postgres") -> list[Sequence[Any]]:
         """Run statements as the superuser (over the private socket); the last one's rows."""
         rows: list[Sequence[Any]] = []
-        with psycopg.connect(host=str(self.root), port=self.port, user=SUPERUSER, dbname=database, autocommit=True) as c:
+        with psycopg.connect(
+            host=str(self.root), port=self.port, user=SUPERUSER, dbname=database, autocommit=True
+        ) as c:
             for statement in statements:
                 cursor = c.execute(statement.encode())
                 rows = list(cursor.fetchall()) if cursor.description else []

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
+import psycopg
 from postgres_server import PostgresServer
 
 from flue_runtime.agents.stores import Store
@@ -63,6 +66,15 @@ class Backend:
         )
         assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
         return holder
+
+    def sql(self, statement: str) -> list[tuple[Any, ...]]:
+        """Run one statement on the store's database directly, as its owner; the rows it returned."""
+        if self.name == "sqlite":
+            with closing(sqlite3.connect(self.location, isolation_level=None)) as raw:
+                return list(raw.execute(statement).fetchall())
+        with psycopg.connect(self.location, autocommit=True) as connection:
+            cursor = connection.execute(statement.encode())
+            return list(cursor.fetchall()) if cursor.description else []
 
     def close(self) -> None:
         for store in self.opened:

@@ -65,6 +65,28 @@ class EchoModel:
         return ModelResponse(f"ack: {request.messages[-1]['content']}")
 
 
+class GatedModel:
+    """Answers "ack: <prompt>", but only once `gate` is open: a turn that is still running."""
+
+    def __init__(self) -> None:
+        self.gate = asyncio.Event()
+        self.asked = asyncio.Event()
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        self.asked.set()
+        await self.gate.wait()
+        return ModelResponse(f"ack: {request.messages[-1]['content']}")
+
+
+def echo_harness(store: Any, model: Any) -> Harness:
+    @agent
+    def support() -> str:
+        use_model(model)
+        return "Answer support questions."
+
+    return Harness(support, store=store)
+
+
 def expected_skill(index: int) -> tuple[str, str, str]:
     """The skill session `index` mounts and reads: (name, file, the file's marker)."""
     return ("vip", "perks.md", "VIP-PERKS") if index % 2 else ("refunds", "policy.md", "REFUNDS-POLICY")

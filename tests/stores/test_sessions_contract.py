@@ -22,9 +22,11 @@ from store_support import (
     SESSIONS,
     TURNS,
     EchoModel,
+    GatedModel,
     PacedModel,
     assert_conversation,
     assert_whole_turns,
+    echo_harness,
     make_harness,
     read_back,
     run_sessions,
@@ -35,7 +37,7 @@ from store_support import (
 
 from flue_runtime import Harness, agent, use_model, use_tool
 from flue_runtime.errors import SessionConflictError
-from flue_runtime.models import ModelRequest, ModelResponse, ScriptedModel
+from flue_runtime.models import ScriptedModel
 
 AGENT = """
 import sys, time
@@ -266,28 +268,6 @@ def test_a_process_killed_among_fifty_sessions_leaves_a_store_that_opens_and_ses
 
 
 # --- one session, two workers ----------------------------------------------------------------
-
-
-class GatedModel:
-    """Answers "ack: <prompt>", but only once `gate` is open: a turn that is still running."""
-
-    def __init__(self) -> None:
-        self.gate = asyncio.Event()
-        self.asked = asyncio.Event()
-
-    async def complete(self, request: ModelRequest) -> ModelResponse:
-        self.asked.set()
-        await self.gate.wait()
-        return ModelResponse(f"ack: {request.messages[-1]['content']}")
-
-
-def echo_harness(store: Any, model: Any) -> Harness:
-    @agent
-    def support() -> str:
-        use_model(model)
-        return "Answer support questions."
-
-    return Harness(support, store=store)
 
 
 def test_two_workers_prompting_one_session_at_once_lose_neither_turn(backend: Backend) -> None:

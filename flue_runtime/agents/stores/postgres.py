@@ -63,6 +63,7 @@ SCHEMA_VERSION = len(_MIGRATIONS)
 #: connections, a serialization failure or deadlock.
 _TRANSIENT = {"57P01", "57P02", "57P03", "53300", "40001", "40P01"}
 _LOCK_TIMEOUT = "55P03"
+_KEPT = "nothing was changed by this call, and everything saved before is kept"
 _NO_PRIVILEGE = "42501"
 
 #: What to check, for the usual ways of failing to connect (libpq's and the server's wording).
@@ -130,12 +131,17 @@ class PostgresStore:
 
     # --- connections ------------------------------------------------------------------------
 
-    def _connect(self) -> psycopg.Connection[Any]:
-        """A connection of its own, outside the pool: its failure says why (the pool's only says 'timeout')."""
+    def _connect(self, doing: str = "") -> psycopg.Connection[Any]:
+        """A connection of its own, outside the pool: its failure says why (the pool's only says 'timeout').
+
+        `doing`: what waited `busy_timeout` for the pool first, which the error says."""
         try:
             return psycopg.connect(self._url, **self._connect_options)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to the session store {self.where}: {_reason(exc, self._url)}") from None
+            reason = f"cannot connect to the session store {self.where}: {_reason(exc, self._url)}"
+            if doing:
+                reason = f"cannot {doing}: {reason} (waited {self.busy_timeout:g} s); {_KEPT}"
+            raise StoreError(reason) from None
 
     def _configure(self, connection: psycopg.Connection[Any]) -> None:
         """Each pooled connection waits at most `busy_timeout` for a row lock another worker holds."""
@@ -188,10 +194,16 @@ class PostgresStore:
         delay = 0.05
         while True:
             try:
-                with self._pool.connection(timeout=max(deadline - time.monotonic(), 0.01)) as connection:
-                    return action(connection)
-            except PoolTimeout:
-                raise self._unavailable(doing) from None
+                try:
+                    with self._pool.connection(timeout=max(deadline - time.monotonic(), 0.01)) as connection:
+                        return action(connection)
+                except PoolTimeout:
+                    # No pooled connection in time: every one is busy, or the pool is still backing off
+                    # after an outage. A connection of our own says whether the server is there, and
+                    # if it is, does the work.
+                    with self._connect(doing) as connection:
+                        self._configure(connection)
+                        return action(connection)
             except psycopg.Error as exc:
                 if exc.sqlstate == _LOCK_TIMEOUT:
                     raise locked_too_long(self.where, self.busy_timeout, "PostgresStore") from None
@@ -202,27 +214,11 @@ class PostgresStore:
                     raise StoreError(f"cannot {doing} in {self.where}: {_reason(exc, self._url)}") from None
                 if time.monotonic() + delay > deadline:
                     raise StoreError(
-                        f"lost the connection to the session store {self.where} and could not get it back within "
-                        f"{self.busy_timeout:g} s ({_reason(exc, self._url)}); nothing was changed by this call, "
-                        "and everything saved before is kept"
+                        f"cannot {doing}: lost the connection to the session store {self.where} and could not get "
+                        f"it back within {self.busy_timeout:g} s ({_reason(exc, self._url)}); {_KEPT}"
                     ) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 1.0)
-
-    def _unavailable(self, doing: str) -> StoreError:
-        """Why the pool had no connection within the timeout: the server unreachable, or the pool busy."""
-        try:
-            with self._connect():
-                pass
-        except StoreError as exc:
-            return StoreError(
-                f"cannot {doing}: {exc} (waited {self.busy_timeout:g} s); nothing was changed by this call, "
-                "and everything saved before is kept"
-            )
-        return StoreError(
-            f"cannot {doing} in {self.where}: no pooled connection became free within {self.busy_timeout:g} s; "
-            "give PostgresStore a larger max_connections or busy_timeout"
-        )
 
     # --- the store --------------------------------------------------------------------------
 
@@ -247,12 +243,15 @@ class PostgresStore:
         encoded = EncodedRecord.of(record)
         bodies = encoded.bodies
         token = uuid.uuid4()
+        uncertain = False  # a try's COMMIT went out and its answer never came back
 
         def write(connection: psycopg.Connection[Any]) -> int:
+            nonlocal uncertain
             with connection.transaction():
                 row = connection.execute(
                     "SELECT version, saved_by FROM flue_sessions WHERE id = %s FOR UPDATE", (session_id,)
                 ).fetchone()
+                uncertain = False  # this read shows whether an earlier try committed
                 if row is not None and row[1] == token:
                     return int(row[0])  # an earlier try committed, and its answer was lost with the connection
                 found = int(row[0]) if row is not None else 0
@@ -279,7 +278,15 @@ class PostgresStore:
                     connection.execute(
                         "UPDATE flue_sessions SET version = %s, system_prompt = %s, state = %s, announced = %s,"
                         " message_count = %s, saved_by = %s, updated_at = now() WHERE id = %s",
-                        (found + 1, encoded.system_prompt, encoded.state, encoded.announced, len(bodies), token, session_id),
+                        (
+                            found + 1,
+                            encoded.system_prompt,
+                            encoded.state,
+                            encoded.announced,
+                            len(bodies),
+                            token,
+                            session_id,
+                        ),
                     )
                     connection.execute(
                         "DELETE FROM flue_messages WHERE session_id = %s AND seq >= %s", (session_id, kept)
@@ -289,9 +296,20 @@ class PostgresStore:
                         "INSERT INTO flue_messages (session_id, seq, body) VALUES (%s, %s, %s)",
                         [(session_id, seq, body) for seq, body in enumerate(bodies) if seq >= kept],
                     )
-                return found + 1
+                uncertain = True  # leaving the block commits
+            uncertain = False
+            return found + 1
 
-        record.version = self._run("save a session", write)
+        try:
+            record.version = self._run("save a session", write)
+        except StoreError:
+            if not uncertain:
+                raise
+            raise StoreError(
+                f"lost the connection to the session store {self.where} while committing a save of session "
+                f"{session_id!r}, and could not reconnect within {self.busy_timeout:g} s to see whether it landed; "
+                "load the session to find out (everything saved before is kept)"
+            ) from None
 
     def session_ids(self) -> list[str]:
         return self._run(
@@ -321,7 +339,9 @@ def _without(message: str, url: str) -> str:
 def _reason(exc: psycopg.Error, url: str) -> str:
     """The driver's message reduced to its cause, plus what to check when the cause is a usual one."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    first = re.sub(r"^(connection failed: )?(connection to server .*? failed: )?((FATAL|ERROR): +)?", "", lines[0] if lines else "")
+    first = re.sub(
+        r"^(connection failed: )?(connection to server .*? failed: )?((FATAL|ERROR): +)?", "", lines[0] if lines else ""
+    )
     reason = _without(first or type(exc).__name__, url)
     for needle, hint in _HINTS:
         if needle in reason.lower():
