@@ -10,6 +10,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +21,21 @@ import psycopg
 SUPERUSER = "postgres"
 #: The role the stores connect as in the tests: no superuser, owner of the databases it gets.
 ROLE = "flue"
+
+
+#: Stops the server and removes its folder once the test process is gone, however it ended (a
+#: killed pytest runs no teardown, and a server started by pg_ctl outlives it).
+WATCHDOG = """
+import os, shutil, signal, sys, time
+alive, data, root = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+os.read(alive, 1)  # returns when the test process's end of the pipe closes: when it is gone
+try:  # the postmaster's pid is the first line of its pid file; SIGQUIT is an immediate stop
+    os.kill(int(open(os.path.join(data, "postmaster.pid")).readline()), signal.SIGQUIT)
+    time.sleep(2)
+except (OSError, ValueError):
+    pass  # not running
+shutil.rmtree(root, ignore_errors=True)
+"""
 
 
 def server_binaries() -> Path:
@@ -80,6 +96,16 @@ class PostgresServer:
             "--no-sync",
         )
         secret.unlink()
+        watched, self._alive = os.pipe()  # this process keeps the write end open while it lives
+        subprocess.Popen(
+            [sys.executable, "-c", WATCHDOG, str(watched), str(self.data), str(self.root)],
+            pass_fds=(watched,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        os.close(watched)
 
     def _run(self, program: str, *args: str) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run(
