@@ -97,7 +97,7 @@ class PostgresServer:
         )
         secret.unlink()
         watched, self._alive = os.pipe()  # this process keeps the write end open while it lives
-        subprocess.Popen(
+        self._watchdog = subprocess.Popen(
             [sys.executable, "-c", WATCHDOG, str(watched), str(self.data), str(self.root)],
             pass_fds=(watched,),
             stdin=subprocess.DEVNULL,
@@ -158,6 +158,8 @@ class PostgresServer:
         except RuntimeError:
             pass  # already stopped
         shutil.rmtree(self.root, ignore_errors=True)
+        os.close(self._alive)  # the watchdog wakes up, finds nothing left to do, and ends
+        self._watchdog.wait(timeout=30)
 
     # --- SQL and URLs ----------------------------------------------------------------------
 

@@ -145,7 +145,7 @@ def test_killed_mid_turn_leaves_a_store_that_opens_and_a_session_that_resumes(du
         assert time.monotonic() < deadline
         time.sleep(0.02)
     proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    proc.communicate(timeout=60)
     record = durable.open().load("s")
     assert record is not None
     assert [m["content"] for m in record.messages] == ["first prompt", "Hello."]
@@ -191,7 +191,7 @@ def test_a_session_waiting_for_the_database_does_not_stall_the_others(durable: B
         answers, stall = asyncio.run(run_sessions(harness, list(range(SESSIONS)), 0))
         elapsed = time.monotonic() - started
     finally:
-        holder.wait(timeout=60)
+        holder.communicate(timeout=60)
     assert holder.returncode == 0
     assert answers == [f"answer {i}.0" for i in range(SESSIONS)]
     assert elapsed >= 1.0  # the saves really waited for the lock
@@ -227,7 +227,7 @@ def test_a_process_killed_among_fifty_sessions_leaves_a_store_that_opens_and_ses
         assert proc.stdout.readline().startswith("turn")
     time.sleep(0.05)  # into the next round: sessions mid-turn, writes in flight
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=60)
+    proc.communicate(timeout=60)
     if durable.name == "sqlite":
         import sqlite3
 

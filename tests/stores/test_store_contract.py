@@ -113,7 +113,7 @@ def test_a_load_never_mixes_two_saves(durable: Backend) -> None:
         if kinds != {record.state["v"]} or len(record.messages) != expected:
             torn.append((record.state, len(record.messages), kinds))
     assert writer.returncode == 0
-    flips = int(writer.stdout.read().strip())
+    flips = int(writer.communicate(timeout=60)[0].strip())
     assert flips > 100 and loads > 100, (flips, loads)
     assert torn == []
 
@@ -138,7 +138,7 @@ def test_killed_mid_write_leaves_the_last_whole_save(durable: Backend, delay: fl
     proc.stdout.readline()  # at least one turn committed
     time.sleep(delay)
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    proc.communicate(timeout=60)
     if durable.name == "sqlite":
         with sqlite3.connect(durable.location) as raw:
             assert raw.execute("PRAGMA integrity_check").fetchone() == ("ok",)
@@ -159,7 +159,7 @@ def test_a_lock_held_past_the_busy_timeout_is_a_clear_store_error(durable: Backe
             store.save("s", SessionRecord("sys", [{"role": "user", "content": "hi"}]))
         assert time.monotonic() - started < 1.2  # it gave up after its timeout, not after the holder
     finally:
-        holder.wait(timeout=60)
+        holder.communicate(timeout=60)
     record = SessionRecord("sys", [{"role": "user", "content": "hi"}])
     store.save("s", record)  # and works once the lock is gone
     assert store.load("s") == record

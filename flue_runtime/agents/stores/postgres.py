@@ -109,9 +109,10 @@ class PostgresStore:
                 "write postgresql://user:password@host:port/database"
             ) from None
         self._url = url
-        self._connect_options: dict[str, Any] = {"autocommit": True, "application_name": "flue-skills"}
-        if "connect_timeout" not in options:
-            self._connect_options["connect_timeout"] = max(1, round(connect_timeout))
+        # What the URL leaves out; what it says wins.
+        defaults = {"application_name": "flue-skills", "connect_timeout": max(1, round(connect_timeout))}
+        self._connect_options: dict[str, Any] = {"autocommit": True}
+        self._connect_options.update((key, value) for key, value in defaults.items() if key not in options)
         with self._connect() as connection:
             self._migrate(connection)
         self._pool = ConnectionPool(
