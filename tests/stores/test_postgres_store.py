@@ -69,6 +69,16 @@ def bad_inputs(server: PostgresServer) -> list[tuple[str, str, str]]:
             r"write postgresql://user:password@host:port/database",
         ),
         (
+            "bad percent-encoding",
+            f"postgresql://flue:%zz{secret}@127.0.0.1:{port}/flue",
+            r'malformed PostgreSQL URL postgresql://flue@127.0.0.1:\d+/flue: invalid percent-encoded token: "\*\*\*"',
+        ),
+        (
+            "wrong password in the query",
+            f"postgresql://flue@127.0.0.1:{port}/postgres?password=not-{secret}",
+            rf"store postgresql://flue@127.0.0.1:{port}/postgres\?password=\*\*\*: password authentication failed",
+        ),
+        (
             "wrong password",
             f"postgresql://flue:not-{secret}@127.0.0.1:{port}/postgres",
             rf"cannot connect to the session store postgresql://flue@127.0.0.1:{port}/postgres: "
@@ -99,7 +109,17 @@ def bad_inputs(server: PostgresServer) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize(
-    "what", ["malformed", "wrong password", "unknown role", "no such database", "nothing listening", "bad libpq option"]
+    "what",
+    [
+        "malformed",
+        "bad percent-encoding",
+        "wrong password in the query",
+        "wrong password",
+        "unknown role",
+        "no such database",
+        "nothing listening",
+        "bad libpq option",
+    ],
 )
 def test_bad_input_is_one_clear_store_error_without_the_password(postgres: PostgresServer, what: str) -> None:
     [(_, url, message)] = [case for case in bad_inputs(postgres) if case[0] == what]

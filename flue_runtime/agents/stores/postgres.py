@@ -19,6 +19,7 @@ import time
 import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from flue_runtime.agents.stores import SessionRecord, conflict, locked_too_long
 from flue_runtime.agents.stores.encoding import EncodedRecord, decode, kept_prefix
@@ -326,15 +327,28 @@ def _sha256(text: str) -> bytes:
     return hashlib.sha256(text.encode()).digest()
 
 
+#: The password in a URL's user part (up to the last "@" of the authority: a password may hold
+#: an unencoded "@") or in a `password=` parameter.
+_PASSWORD = re.compile(r"(?<=://)[^:/?#]*:([^/?#]*)@|(?<=password=)[^&\s]*")
+
+
 def _display(url: str) -> str:
-    """The URL as errors show it: never with its password (in the URL's user part or its query)."""
-    hidden = re.sub(r"(://[^:/@?#]*):[^@/?#]*@", r"\1@", url)
-    return re.sub(r"(password\s*=\s*)[^&\s]*", r"\1***", hidden)
+    """The URL as errors show it: never with its password."""
+    return _PASSWORD.sub(
+        lambda found: found.group(0).split(":", 1)[0] + "@" if found.group(1) is not None else "***", url
+    )
 
 
 def _without(message: str, url: str) -> str:
-    """A driver message with the URL (and so its password) replaced by its display form."""
-    return message.replace(url, _display(url))
+    """A driver message with the URL shown as `_display` shows it, and no piece of the password
+    (libpq quotes fragments of a URL it cannot parse)."""
+    message = message.replace(url, _display(url))
+    for found in _PASSWORD.finditer(url):
+        secret = found.group(1) if found.group(1) is not None else found.group(0)
+        for piece in {secret, unquote(secret), *secret.split("@")}:
+            if len(piece) >= 3:
+                message = message.replace(piece, "***")
+    return message
 
 
 def _reason(exc: psycopg.Error, url: str) -> str:
