@@ -294,9 +294,12 @@ def test_the_server_gone_mid_turn_is_a_clear_store_error_and_what_was_committed_
     store.close()
 
 
-class CommitDropper:
-    """A TCP relay to the server that, once armed, forwards a COMMIT and then cuts the connection
-    without passing the server's answer on: the commit happened, the client cannot know it."""
+class AnswerDropper:
+    """A TCP relay to the server that, once armed, forwards the statement that writes a save and then
+    cuts the connection without passing the server's answer on: the save landed (a statement outside
+    a transaction block commits as it ends), the client cannot know it."""
+
+    TRIGGER = b"UPDATE flue_sessions SET version"
 
     def __init__(self, port: int, *, then_refuse: bool = False) -> None:
         self.target = port
@@ -324,11 +327,11 @@ class CommitDropper:
         with client, server:
             try:
                 while data := client.recv(65536):
-                    if b"COMMIT\x00" in data and self.armed.is_set():
+                    if self.TRIGGER in data and self.armed.is_set():
                         self.armed.clear()
-                        cut.set()  # before the COMMIT leaves: its answer must not come back
+                        cut.set()  # before the statement leaves: its answer must not come back
                         server.sendall(data)
-                        time.sleep(0.3)  # the server commits meanwhile
+                        time.sleep(0.3)  # the server runs and commits it meanwhile
                         if self.then_refuse:
                             self.close()
                             for end in self.sockets:
@@ -355,10 +358,10 @@ class CommitDropper:
         self.listener.close()
 
 
-def test_a_commit_whose_answer_was_lost_is_found_not_reported_as_a_conflict(
+def test_a_save_whose_answer_was_lost_is_found_not_reported_as_a_conflict(
     pg: Backend, postgres: PostgresServer
 ) -> None:
-    relay = CommitDropper(postgres.port)
+    relay = AnswerDropper(postgres.port)
     try:
         url = pg.location.replace(f":{postgres.port}/", f":{relay.port}/")
         store = PostgresStore(url)
@@ -366,7 +369,7 @@ def test_a_commit_whose_answer_was_lost_is_found_not_reported_as_a_conflict(
         store.save("s", record)
         record.messages.append({"role": "assistant", "content": "two"})
         relay.armed.set()
-        store.save("s", record)  # the connection dies after COMMIT; the retry finds its own write
+        store.save("s", record)  # the connection dies after the write; the retry finds its own write
         assert relay.dropped.is_set()
         assert record.version == 2
         assert pg.open().load("s") == record
@@ -376,10 +379,10 @@ def test_a_commit_whose_answer_was_lost_is_found_not_reported_as_a_conflict(
         relay.close()
 
 
-def test_a_commit_whose_answer_was_lost_with_no_way_back_says_it_may_have_landed(
+def test_a_save_whose_answer_was_lost_with_no_way_back_says_it_may_have_landed(
     pg: Backend, postgres: PostgresServer
 ) -> None:
-    relay = CommitDropper(postgres.port, then_refuse=True)
+    relay = AnswerDropper(postgres.port, then_refuse=True)
     try:
         store = PostgresStore(pg.location.replace(f":{postgres.port}/", f":{relay.port}/"), busy_timeout=1.0)
         record = SessionRecord("sys", [{"role": "user", "content": "one"}])
@@ -390,7 +393,7 @@ def test_a_commit_whose_answer_was_lost_with_no_way_back_says_it_may_have_landed
             store.save("s", record)
         assert str(caught.value) == (
             f"lost the connection to the session store postgresql://flue@127.0.0.1:{relay.port}/{pg.location.rsplit('/', 1)[1]} "
-            "while committing a save of session 's', and could not reconnect within 1 s to see whether it landed; "
+            "while writing a save of session 's', and could not reconnect within 1 s to see whether it landed; "
             "load the session to find out (everything saved before is kept)"
         )
         assert pg.open().load("s") == record  # here it did land

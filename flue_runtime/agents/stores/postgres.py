@@ -1,9 +1,11 @@
 """Sessions in PostgreSQL, for an agent served by several workers or hosts (psycopg 3 and its pool).
 
-The contract is the SQLite store's: a save is one transaction that lands whole, and only if the
-session still holds the version its turn started from (`SessionConflictError` otherwise, nothing
-written); a load is one statement, so one snapshot. No connection or lock is held while the model
-thinks: a turn borrows a pooled connection to load, and again to save.
+The contract is the SQLite store's: a save lands whole, and only if the session still holds the
+version its turn started from (`SessionConflictError` otherwise, nothing written); a load reads
+one snapshot. Each is a single statement (a save's write is one statement, so one transaction,
+after a read of the stored messages' digests): two round trips to save, one to load. No
+connection or lock is held while the model thinks: a turn borrows a pooled connection to load,
+and again to save.
 
 A save that loses its connection is retried on a fresh one until `busy_timeout` (a server restart
 is waited out); each save carries a token, so a retry after a commit whose answer was lost finds
@@ -58,6 +60,51 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
+
+#: One statement, one snapshot: the row and its messages from the same save.
+_LOAD = (
+    "SELECT s.system_prompt, s.state, s.announced, s.version, ARRAY("
+    "  SELECT m.body FROM flue_messages m WHERE m.session_id = s.id AND m.seq < s.message_count ORDER BY m.seq"
+    ") FROM flue_sessions s WHERE s.id = %s"
+)
+#: What a save needs to know first: the version, who wrote it, and the stored messages as digests
+#: (a long conversation is not sent back at every save).
+_READ_FOR_SAVE = (
+    "SELECT s.version, s.saved_by, ARRAY("
+    "  SELECT sha256(convert_to(m.body, 'UTF8')) FROM flue_messages m"
+    "  WHERE m.session_id = s.id AND m.seq < %s ORDER BY m.seq"
+    ") FROM flue_sessions s WHERE s.id = %s"
+)
+#: A save is one statement, so one transaction, and lands only on the version it expects: with
+#: another worker's save in between, the UPDATE matches nothing and no message is touched.
+_UPDATE = """
+WITH moved AS (
+    UPDATE flue_sessions SET version = version + 1, system_prompt = %(system_prompt)s, state = %(state)s,
+        announced = %(announced)s, message_count = %(count)s, saved_by = %(token)s, updated_at = now()
+    WHERE id = %(id)s AND version = %(expected)s
+    RETURNING id
+), trimmed AS (
+    DELETE FROM flue_messages WHERE session_id = (SELECT id FROM moved) AND seq >= %(count)s
+), written AS (
+    INSERT INTO flue_messages (session_id, seq, body)
+    SELECT moved.id, %(kept)s + t.ord - 1, t.body FROM moved, unnest(%(bodies)s::text[]) WITH ORDINALITY AS t(body, ord)
+    ON CONFLICT (session_id, seq) DO UPDATE SET body = excluded.body
+)
+SELECT count(*) FROM moved
+"""
+#: A new session: created only if no other worker created it first.
+_CREATE = """
+WITH created AS (
+    INSERT INTO flue_sessions (id, version, system_prompt, state, announced, message_count, saved_by)
+    VALUES (%(id)s, 1, %(system_prompt)s, %(state)s, %(announced)s, %(count)s, %(token)s)
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id
+), written AS (
+    INSERT INTO flue_messages (session_id, seq, body)
+    SELECT created.id, t.ord - 1, t.body FROM created, unnest(%(bodies)s::text[]) WITH ORDINALITY AS t(body, ord)
+)
+SELECT count(*) FROM created
+"""
 
 #: Errors after which the same statements may succeed on a fresh connection: the connection was
 #: lost (class 08, or no state at all), the server is shutting down or starting (57P0x), too many
@@ -122,7 +169,8 @@ class PostgresStore:
             min_size=min_connections,
             max_size=max_connections,
             configure=self._configure,
-            check=ConnectionPool.check_connection,
+            # No check when a connection is handed out (a round trip per call): a broken one fails
+            # its first statement, and `_run` tries again on another.
             timeout=busy_timeout,
             name="flue-sessions",
             open=True,
@@ -226,14 +274,7 @@ class PostgresStore:
 
     def load(self, session_id: str) -> SessionRecord | None:
         def read(connection: psycopg.Connection[Any]) -> SessionRecord | None:
-            row = connection.execute(
-                # One statement, one snapshot: the row and its messages from the same save.
-                "SELECT s.system_prompt, s.state, s.announced, s.version, ARRAY("
-                "  SELECT m.body FROM flue_messages m"
-                "  WHERE m.session_id = s.id AND m.seq < s.message_count ORDER BY m.seq"
-                ") FROM flue_sessions s WHERE s.id = %s",
-                (session_id,),
-            ).fetchone()
+            row = connection.execute(_LOAD, (session_id,)).fetchone()
             if row is None:
                 return None
             system_prompt, state, announced, version, bodies = row
@@ -245,61 +286,37 @@ class PostgresStore:
         encoded = EncodedRecord.of(record)
         bodies = encoded.bodies
         token = uuid.uuid4()
-        uncertain = False  # a try's COMMIT went out and its answer never came back
+        uncertain = False  # a try's write went out and its answer never came back
 
         def write(connection: psycopg.Connection[Any]) -> int:
             nonlocal uncertain
-            with connection.transaction():
-                row = connection.execute(
-                    "SELECT version, saved_by FROM flue_sessions WHERE id = %s FOR UPDATE", (session_id,)
-                ).fetchone()
-                uncertain = False  # this read shows whether an earlier try committed
-                if row is not None and row[1] == token:
-                    return int(row[0])  # an earlier try committed, and its answer was lost with the connection
-                found = int(row[0]) if row is not None else 0
-                if found != record.version:
-                    raise conflict(session_id, record.version, found)
-                if row is None:
-                    created = connection.execute(
-                        "INSERT INTO flue_sessions (id, version, system_prompt, state, announced, message_count, saved_by)"
-                        " VALUES (%s, 1, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
-                        (session_id, encoded.system_prompt, encoded.state, encoded.announced, len(bodies), token),
-                    )
-                    if created.rowcount == 0:  # another worker created it first
-                        raise conflict(session_id, record.version)
-                    kept = 0
-                else:
-                    # Keep the stored messages this record starts with (a turn only appends), compared by
-                    # digest so a long conversation is not sent back over the network at every save.
-                    stored = connection.execute(
-                        "SELECT sha256(convert_to(body, 'UTF8')) FROM flue_messages"
-                        " WHERE session_id = %s AND seq < %s ORDER BY seq",
-                        (session_id, len(bodies)),
-                    )
-                    kept = kept_prefix((digest for (digest,) in stored), [_sha256(body) for body in bodies])
-                    connection.execute(
-                        "UPDATE flue_sessions SET version = %s, system_prompt = %s, state = %s, announced = %s,"
-                        " message_count = %s, saved_by = %s, updated_at = now() WHERE id = %s",
-                        (
-                            found + 1,
-                            encoded.system_prompt,
-                            encoded.state,
-                            encoded.announced,
-                            len(bodies),
-                            token,
-                            session_id,
-                        ),
-                    )
-                    connection.execute(
-                        "DELETE FROM flue_messages WHERE session_id = %s AND seq >= %s", (session_id, kept)
-                    )
-                with connection.cursor() as cursor:
-                    cursor.executemany(
-                        "INSERT INTO flue_messages (session_id, seq, body) VALUES (%s, %s, %s)",
-                        [(session_id, seq, body) for seq, body in enumerate(bodies) if seq >= kept],
-                    )
-                uncertain = True  # leaving the block commits
-            uncertain = False
+            row = connection.execute(_READ_FOR_SAVE, (len(bodies), session_id)).fetchone()
+            uncertain = False  # this read shows whether an earlier try landed
+            if row is not None and row[1] == token:
+                return int(row[0])  # an earlier try landed, and its answer was lost with the connection
+            found = int(row[0]) if row is not None else 0
+            if found != record.version:
+                raise conflict(session_id, record.version, found)
+            # Keep the stored messages this record starts with (a turn only appends); write the rest.
+            kept = kept_prefix(row[2], [_sha256(body) for body in bodies]) if row is not None else 0
+            values = {
+                "id": session_id,
+                "expected": record.version,
+                "system_prompt": encoded.system_prompt,
+                "state": encoded.state,
+                "announced": encoded.announced,
+                "count": len(bodies),
+                "token": token,
+                "kept": kept,
+                "bodies": bodies[kept:],
+            }
+            try:
+                (saved,) = connection.execute(_UPDATE if row is not None else _CREATE, values).fetchone() or (0,)
+            except psycopg.Error:
+                uncertain = connection.broken  # the connection died with the statement out: it may have run
+                raise
+            if not saved:  # another worker's save landed between the read and the write
+                raise conflict(session_id, record.version)
             return found + 1
 
         try:
@@ -308,7 +325,7 @@ class PostgresStore:
             if not uncertain:
                 raise
             raise StoreError(
-                f"lost the connection to the session store {self.where} while committing a save of session "
+                f"lost the connection to the session store {self.where} while writing a save of session "
                 f"{session_id!r}, and could not reconnect within {self.busy_timeout:g} s to see whether it landed; "
                 "load the session to find out (everything saved before is kept)"
             ) from None
