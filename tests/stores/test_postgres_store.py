@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,7 @@ from flue_runtime import Harness, agent, use_model
 from flue_runtime.agents.stores import SessionRecord, open_store
 from flue_runtime.agents.stores.postgres import PostgresStore
 from flue_runtime.agents.stores.sqlite import SQLiteStore
-from flue_runtime.errors import StoreError
+from flue_runtime.errors import SessionConflictError, StoreError
 from flue_runtime.models import ScriptedModel
 
 # --- URLs --------------------------------------------------------------------------------------
@@ -294,22 +294,29 @@ def test_the_server_gone_mid_turn_is_a_clear_store_error_and_what_was_committed_
     store.close()
 
 
-class AnswerDropper:
-    """A TCP relay to the server that, once armed, forwards the statement that writes a save and then
-    cuts the connection without passing the server's answer on: the save landed (a statement outside
-    a transaction block commits as it ends), the client cannot know it."""
+class Relay:
+    """A TCP relay to the server that steps in once, when armed, at the statement that writes a save:
+    it first runs `before` (another worker's save, say), then forwards the statement; with `drop`, it
+    cuts the connection without passing the server's answer on: the save landed (a statement outside a
+    transaction block commits as it ends), the client cannot know it; with `refuse` too, no connection
+    gets through afterwards, old or new."""
 
     TRIGGER = b"UPDATE flue_sessions SET version"
 
-    def __init__(self, port: int, *, then_refuse: bool = False) -> None:
+    def __init__(self, port: int) -> None:
         self.target = port
-        self.then_refuse = then_refuse  # after the cut, no connection gets through, old or new
         self.sockets: list[socket.socket] = []
         self.armed = threading.Event()
+        self.before: Callable[[], object] = lambda: None
+        self.drop = self.refuse = False
         self.dropped = threading.Event()
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         threading.Thread(target=self._accept, daemon=True).start()
+
+    def arm(self, *, before: Callable[[], object] = lambda: None, drop: bool = False, refuse: bool = False) -> None:
+        self.before, self.drop, self.refuse = before, drop, refuse
+        self.armed.set()
 
     def _accept(self) -> None:
         while True:
@@ -327,20 +334,25 @@ class AnswerDropper:
         with client, server:
             try:
                 while data := client.recv(65536):
-                    if self.TRIGGER in data and self.armed.is_set():
-                        self.armed.clear()
-                        cut.set()  # before the statement leaves: its answer must not come back
+                    if self.TRIGGER not in data or not self.armed.is_set():
                         server.sendall(data)
-                        time.sleep(0.3)  # the server runs and commits it meanwhile
-                        if self.then_refuse:
-                            self.close()
-                            for end in self.sockets:
-                                with contextlib.suppress(OSError):  # some are closed already
-                                    end.shutdown(socket.SHUT_RDWR)
-                        self.dropped.set()
-                        client.shutdown(socket.SHUT_RDWR)
-                        return
+                        continue
+                    self.armed.clear()
+                    self.before()
+                    if not self.drop:
+                        server.sendall(data)
+                        continue
+                    cut.set()  # before the statement leaves: its answer must not come back
                     server.sendall(data)
+                    time.sleep(0.3)  # the server runs and commits it meanwhile
+                    if self.refuse:
+                        self.close()
+                        for end in self.sockets:
+                            with contextlib.suppress(OSError):  # some are closed already
+                                end.shutdown(socket.SHUT_RDWR)
+                    self.dropped.set()
+                    client.shutdown(socket.SHUT_RDWR)
+                    return
             except OSError:
                 pass
 
@@ -361,14 +373,14 @@ class AnswerDropper:
 def test_a_save_whose_answer_was_lost_is_found_not_reported_as_a_conflict(
     pg: Backend, postgres: PostgresServer
 ) -> None:
-    relay = AnswerDropper(postgres.port)
+    relay = Relay(postgres.port)
     try:
         url = pg.location.replace(f":{postgres.port}/", f":{relay.port}/")
         store = PostgresStore(url)
         record = SessionRecord("sys", [{"role": "user", "content": "one"}])
         store.save("s", record)
         record.messages.append({"role": "assistant", "content": "two"})
-        relay.armed.set()
+        relay.arm(drop=True)
         store.save("s", record)  # the connection dies after the write; the retry finds its own write
         assert relay.dropped.is_set()
         assert record.version == 2
@@ -382,13 +394,13 @@ def test_a_save_whose_answer_was_lost_is_found_not_reported_as_a_conflict(
 def test_a_save_whose_answer_was_lost_with_no_way_back_says_it_may_have_landed(
     pg: Backend, postgres: PostgresServer
 ) -> None:
-    relay = AnswerDropper(postgres.port, then_refuse=True)
+    relay = Relay(postgres.port)
     try:
         store = PostgresStore(pg.location.replace(f":{postgres.port}/", f":{relay.port}/"), busy_timeout=1.0)
         record = SessionRecord("sys", [{"role": "user", "content": "one"}])
         store.save("s", record)
         record.messages.append({"role": "assistant", "content": "two"})
-        relay.armed.set()
+        relay.arm(drop=True, refuse=True)
         with pytest.raises(StoreError) as caught:
             store.save("s", record)
         assert str(caught.value) == (
@@ -398,5 +410,31 @@ def test_a_save_whose_answer_was_lost_with_no_way_back_says_it_may_have_landed(
         )
         assert pg.open().load("s") == record  # here it did land
         store.close()
+    finally:
+        relay.close()
+
+
+def test_a_save_that_loses_the_race_between_its_read_and_its_write_writes_nothing(
+    pg: Backend, postgres: PostgresServer
+) -> None:
+    """Another worker's save lands after this save read the session and before its write reaches the
+    server: the write matches no row of the version it expects, and no message of it is stored."""
+    relay = Relay(postgres.port)
+    try:
+        slow, fast = PostgresStore(pg.location.replace(f":{postgres.port}/", f":{relay.port}/")), pg.open()
+        mine = SessionRecord("sys", [{"role": "user", "content": "hello"}])
+        slow.save("s", mine)
+        theirs = fast.load("s")
+        assert theirs is not None
+        theirs.messages.append({"role": "assistant", "content": "their turn"})
+        relay.arm(before=lambda: fast.save("s", theirs))
+        mine.messages.append({"role": "assistant", "content": "my turn"})
+        with pytest.raises(
+            SessionConflictError, match=r"the store holds a newer version, this turn started from version 1"
+        ):
+            slow.save("s", mine)
+        assert theirs.version == 2 and mine.version == 1
+        assert fast.load("s") == theirs
+        slow.close()
     finally:
         relay.close()
