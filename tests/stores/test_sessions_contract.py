@@ -229,10 +229,7 @@ def test_a_process_killed_among_fifty_sessions_leaves_a_store_that_opens_and_ses
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=60)
     if durable.name == "sqlite":
-        import sqlite3
-
-        with sqlite3.connect(durable.location) as raw:
-            assert raw.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert durable.sql("PRAGMA integrity_check") == [("ok",)]
     stored = stored_sessions(durable)
     done = {i: len(stored[f"s{i}"]["messages"]) // 5 for i in range(SESSIONS)}
     assert min(done.values()) >= after_turns and max(done.values()) - min(done.values()) <= 1, done  # in lockstep

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -15,7 +14,7 @@ import time
 import pytest
 from store_backends import Backend
 
-from flue_runtime.agents.stores import SessionRecord, open_store, postgres, sqlite
+from flue_runtime.agents.stores import SessionRecord, postgres, sqlite
 from flue_runtime.errors import SessionConflictError, StoreError
 
 AWKWARD = [
@@ -140,9 +139,8 @@ def test_killed_mid_write_leaves_the_last_whole_save(durable: Backend, delay: fl
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=60)
     if durable.name == "sqlite":
-        with sqlite3.connect(durable.location) as raw:
-            assert raw.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    record = open_store(durable.location).load("s")
+        assert durable.sql("PRAGMA integrity_check") == [("ok",)]
+    record = durable.open().load("s")
     assert record is not None
     turn = record.state["turn"]
     assert len(record.messages) == 2 * (turn + 1)
