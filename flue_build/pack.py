@@ -26,6 +26,7 @@ from flue_runtime.format.manifest import (
 from flue_runtime.format.paths import is_inside
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.skill_folder import VettedSkill
+from flue_runtime.format.vetting import format_size
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class BundleFile:
     dest: str
     size: int
     sha256: str
+    crc32: int
 
 
 @dataclass(frozen=True)
@@ -96,16 +98,15 @@ def _reference(
         source = os.fspath(target.path) if editable else None
         markdown.setdefault(vetted_md.id, MarkdownEntry(vetted_md.id, vetted_md.size, vetted_md.sha256, source))
         dest = f"{path}/{markdown[vetted_md.id].path}"
-        files.setdefault(dest, BundleFile(target.path, dest, vetted_md.size, vetted_md.sha256))
+        files.setdefault(dest, BundleFile(target.path, dest, vetted_md.size, vetted_md.sha256, vetted_md.crc32))
         return Reference("markdown", vetted_md.id)
     vetted = collection.skills[target.path]
     entry = _skill_entry(vetted, os.fspath(target.path) if editable else None)
     skills.setdefault(entry.id, entry)
     for packed in vetted.files:
         dest = f"{path}/{entry.directory}/{packed.path}"
-        files.setdefault(
-            dest, BundleFile(target.path.joinpath(*packed.path.split("/")), dest, packed.size, packed.sha256)
-        )
+        origin = target.path.joinpath(*packed.path.split("/"))
+        files.setdefault(dest, BundleFile(origin, dest, packed.size, packed.sha256, packed.crc32))
     return Reference("skill", entry.id)
 
 
@@ -173,3 +174,16 @@ def copy_checked(item: BundleFile, target: Path) -> None:
     if found.sha256 != item.sha256 or found.data is None:
         raise FlueError(f"{item.source} changed after it was vetted; build again")
     target.write_bytes(found.data)
+
+
+def vetted_line(collection: Collection) -> str:
+    """What an editable build checked, in one line: it packs nothing, the run time reads the source tree."""
+    skills = [vetted for folder, vetted in collection.skills.items() if is_inside(collection.root, folder)]
+    files = sum(len(vetted.files) for vetted in skills)
+    size = sum(f.size for vetted in skills for f in vetted.files)
+    markdown = sum(1 for path in collection.markdown if is_inside(collection.root, path))
+    return (
+        f"{len(skills)} skill{'' if len(skills) == 1 else 's'} ({files} file{'' if files == 1 else 's'}, "
+        f"{format_size(size)}) and {markdown} markdown file{'' if markdown == 1 else 's'} vetted; "
+        "read from the source tree at run time"
+    )

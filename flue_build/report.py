@@ -1,13 +1,21 @@
-"""How a build reports: every diagnostic on stderr, then one exception whose message fits one line."""
+"""How a build reports: every diagnostic on stderr, then one line, last: what was packed where, or why
+nothing was.
+
+A failure ends with `BuildError`, which is a `SystemExit` as well as a `FlueError`: the
+backend's hook process (pip's, `python -m build`'s) exits with status 1 right after our
+lines, without a traceback of our frames; what the front end prints after that is its own.
+"""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TextIO
 
-from flue_runtime.errors import SkillError
-from flue_runtime.format.diagnostics import Diagnostic, has_errors, summary
+from flue_runtime.errors import BuildError, ConfigError, FlueError, SkillError
+from flue_runtime.format.diagnostics import Diagnostic, has_errors
+from flue_runtime.format.paths import display_path
 
 
 def emit(diagnostics: Sequence[Diagnostic], stream: TextIO | None = None) -> None:
@@ -18,9 +26,39 @@ def emit(diagnostics: Sequence[Diagnostic], stream: TextIO | None = None) -> Non
     out.flush()
 
 
-def fail_on_errors(diagnostics: Sequence[Diagnostic], context: str, checked: int = 0) -> None:
-    """Print everything; raise `SkillError` (first problem and the count, one line) when any is an error."""
+def done(line: str) -> None:
+    """A build step's one line of success."""
+    print(f"flue-skills: {line}", file=sys.stderr, flush=True)
+
+
+def fail_on_errors(diagnostics: Sequence[Diagnostic], context: str) -> None:
+    """Print every diagnostic; when one is an error, end with one line naming the first error and the
+    count, and stop the build (`BuildError`). `context` says what did not happen ("wheel not built")."""
     emit(diagnostics)
     if has_errors(diagnostics):
-        print(f"{context}: " + summary(diagnostics, checked, "reference"), file=sys.stderr)
-        raise SkillError(diagnostics, context)
+        _stop(str(SkillError(diagnostics, f"flue-skills: {context}")), diagnostics)
+
+
+@contextmanager
+def stops_build(context: str) -> Iterator[None]:
+    """Turn a `FlueError` raised inside (bad configuration, a file changed after it was vetted) into
+    its lines and the build's last line, and stop the build; `context` as for `fail_on_errors`."""
+    try:
+        yield
+    except BuildError:
+        raise
+    except ConfigError as exc:
+        shown = display_path(exc.path)
+        for line in exc.lines(shown):
+            print(line, file=sys.stderr)
+        _stop(f"flue-skills: {context}: {shown}: {exc.headline}", (), exc)
+    except SkillError as exc:
+        emit(exc.diagnostics)
+        _stop(str(SkillError(exc.diagnostics, f"flue-skills: {context}")), exc.diagnostics, exc)
+    except FlueError as exc:
+        _stop(f"flue-skills: {context}: {exc}", (), exc)
+
+
+def _stop(line: str, diagnostics: Sequence[Diagnostic], cause: BaseException | None = None) -> None:
+    print(line, file=sys.stderr, flush=True)
+    raise BuildError(line, diagnostics) from cause

@@ -83,6 +83,7 @@ class _State:
         from flue_runtime.format.config import load_config
 
         self.root = Path(os.path.abspath(dist.src_root or os.curdir))
+        self.context = _context(dist)
         config = load_config(self.root)
         build_py = dist.get_command_obj("build_py")
         build_py.ensure_finalized()
@@ -105,17 +106,17 @@ class _State:
         self.packages = package_folders(sources)
         self._unreported = list(self.collection.diagnostics)
 
-    def vet(self, paths: Iterable[Path], context: str) -> None:
+    def vet(self, paths: Iterable[Path]) -> None:
         """Vet every skill folder among `paths` not vetted yet, then report: what the collection
         found (the first time) and what this vetting found, all at once; fail on any error."""
-        self.report(self.folders.meet(paths), context)
+        self.report(self.folders.meet(paths))
 
-    def report(self, found: list[Diagnostic], context: str) -> None:
+    def report(self, found: list[Diagnostic]) -> None:
         from flue_build.report import fail_on_errors
 
         pending, self._unreported = [*self._unreported, *found], []
         if pending:
-            fail_on_errors(pending, f"flue-skills ({context})", self.collection.references)
+            fail_on_errors(pending, self.context)
 
     def original_dests(self) -> list[str]:
         """Where setuptools would put the original copies of bundled files: wheel paths, folders ending in `/`."""
@@ -145,13 +146,28 @@ class _State:
 
 def _state(dist: Any, *, report: bool = True) -> _State:
     """The build's state; with `report`, what it found is printed (once) and an error fails the build."""
+    from flue_build.report import stops_build
+
     state = getattr(dist, _STATE, None)
     if state is None:
-        state = _State(dist)
+        with stops_build(_context(dist)):
+            state = _State(dist)
         setattr(dist, _STATE, state)
     if report:
-        state.report([], "flue-skills")
+        state.report([])
     return state
+
+
+#: The command a build runs for each artifact, and the artifact's name in what the build prints.
+_ARTIFACTS = {"bdist_wheel": "wheel", "sdist": "sdist", "editable_wheel": "editable wheel"}
+
+
+def _context(dist: Any) -> str:
+    """What a failure stops: the artifact of the command being run (`egg_info` alone: the build)."""
+    for command in getattr(dist, "commands", None) or ():
+        if command in _ARTIFACTS:
+            return f"{_ARTIFACTS[command]} not built"
+    return "build stopped"
 
 
 def _audit(
@@ -159,13 +175,14 @@ def _audit(
 ) -> None:
     """Audit one finished archive; delete it and fail the build on any problem."""
     from flue_build.audit import audit
-    from flue_build.report import fail_on_errors
+    from flue_build.report import done, fail_on_errors
     from flue_runtime.format.diagnostics import has_errors
 
-    problems = audit(archive, bundles, prefixes, origins, state.folders, state.root if sdist else None)
-    if has_errors(problems):
+    checked = audit(archive, bundles, prefixes, origins, state.folders, state.root if sdist else None)
+    if has_errors(checked.problems):
         archive.unlink(missing_ok=True)
-    fail_on_errors(problems, f"flue-skills: {archive.name} audit failed")
+    fail_on_errors(checked.problems, f"{archive.name} failed its audit and was deleted")
+    done(checked.shipped.line(archive.name))
 
 
 # --- command mixins -----------------------------------------------------------------
@@ -180,7 +197,7 @@ class _EggInfo:
         super().find_sources()  # type: ignore[misc]
         state = _state(self.distribution, report=False)  # type: ignore[attr-defined]
         files = list(self.filelist.files)
-        state.vet((state.root / f for f in files), "egg_info")
+        state.vet(state.root / f for f in files)
         kept = [f for f in files if state.folders.ships(state.root / f)]
         if len(kept) != len(files):
             self.filelist.files = kept
@@ -197,6 +214,7 @@ class _BuildPy:
     def run(self) -> None:
         super().run()  # type: ignore[misc]
         from flue_build.pack import copy_checked, plan
+        from flue_build.report import stops_build
 
         state = _state(self.distribution)  # type: ignore[attr-defined]
         build_lib = Path(self.build_lib)  # type: ignore[attr-defined]
@@ -210,7 +228,7 @@ class _BuildPy:
         if not editable:
             copied = _build_outputs(self, state.root)
             data_files = [source for source, _ in _data_files(self.distribution, state.root, "")]  # type: ignore[attr-defined]
-            state.vet([*copied, *data_files], "build_py")
+            state.vet([*copied, *data_files])
             for dest in state.original_dests():
                 _remove(build_lib.joinpath(*dest.rstrip("/").split("/")))
             for source, target in copied.items():
@@ -219,7 +237,8 @@ class _BuildPy:
         for bundle in bundles:
             for item in bundle.files:
                 target = build_lib.joinpath(*item.dest.split("/"))
-                copy_checked(item, target)
+                with stops_build(state.context):  # a file changed since it was vetted
+                    copy_checked(item, target)
                 outputs.append(os.fspath(target))
             manifest = build_lib.joinpath(*bundle.manifest_path.split("/"))
             manifest.parent.mkdir(parents=True, exist_ok=True)
@@ -259,8 +278,12 @@ class _EditableWheel:
     """Validate before an editable build: setuptools would swallow an error raised from build_py."""
 
     def run(self) -> None:
-        _state(self.distribution)  # type: ignore[attr-defined]
+        from flue_build.pack import vetted_line
+        from flue_build.report import done
+
+        state = _state(self.distribution)  # type: ignore[attr-defined]
         super().run()  # type: ignore[misc]
+        done(f"editable wheel: {vetted_line(state.collection)}")
 
 
 class _Sdist:
@@ -272,7 +295,7 @@ class _Sdist:
 
         state = _state(self.distribution)  # type: ignore[attr-defined]
         filelist = self.filelist  # type: ignore[attr-defined]
-        state.vet((state.root / f for f in filelist.files), "sdist")
+        state.vet(state.root / f for f in filelist.files)
         filelist.files = [f for f in filelist.files if state.folders.ships(state.root / f)]
         present = {os.path.normpath(f) for f in filelist.files}
         for path in sdist_files(state.collection):

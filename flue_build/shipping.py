@@ -21,7 +21,7 @@ from flue_runtime.format.config import FlueConfig
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict
 from flue_runtime.format.markdown_file import MarkdownFile
 from flue_runtime.format.paths import display_path, is_inside
-from flue_runtime.format.records import SKILL_FILE
+from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
 
 #: Why the project's own rules leave a file (absolute path) out of an artifact, e.g.
@@ -43,7 +43,7 @@ class SkillFolders:
     _unreferenced: dict[Path, VettedSkill] = field(default_factory=dict)
     _holds: dict[str, bool] = field(default_factory=dict)
     _outer: dict[str, Path | None] = field(default_factory=dict)
-    _hashes: dict[Path, dict[str, str]] = field(default_factory=dict)
+    _kept: dict[Path, dict[str, PackedFile]] = field(default_factory=dict)
 
     def folder_of(self, path: Path) -> Path | None:
         """The outermost folder above `path` holding a `SKILL.md`: below the project root for a
@@ -122,16 +122,16 @@ class SkillFolders:
     def referenced(self, folder: Path) -> bool:
         return folder in self.collection.skills
 
-    def recorded(self, path: Path) -> str | None:
-        """The SHA-256 the vetting recorded for `path`; None when it is not a file the vetting kept."""
+    def recorded(self, path: Path) -> PackedFile | None:
+        """What the vetting recorded of `path` (size, hashes); None when it is not a file the vetting kept."""
         folder = self.folder_of(path)
         vetted = self.skill(folder) if folder is not None else None
         if folder is None or vetted is None:
             return None
-        hashes = self._hashes.get(folder)
-        if hashes is None:
-            hashes = self._hashes[folder] = {f.path: f.sha256 for f in vetted.files}
-        return hashes.get(Path(os.path.abspath(path)).relative_to(folder).as_posix())
+        kept = self._kept.get(folder)
+        if kept is None:
+            kept = self._kept[folder] = {f.path: f for f in vetted.files}
+        return kept.get(Path(os.path.abspath(path)).relative_to(folder).as_posix())
 
     def ships(self, path: Path) -> bool:
         """True when `path` is outside every skill folder, or a file the vetting kept."""

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 __all__ = [
+    "BuildError",
     "BundleError",
     "ConfigError",
     "FlueError",
@@ -118,13 +119,51 @@ class SkillWarning(FlueError, UserWarning):
 
 
 class ConfigError(FlueError):
-    """`[tool.flue]` (or the pyproject.toml holding it) is invalid; `problems` lists every one."""
+    """`[tool.flue]` is invalid, or the pyproject.toml holding it cannot be read as TOML.
 
-    def __init__(self, path: Path, problems: list[str]) -> None:
+    `problems` lists every one; `headline` says what is wrong in a few words; `line` and
+    `column` place a TOML syntax error. The message holds all of it on one line, for
+    front ends that show only the last one; `lines()` is the same, a problem a line.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        problems: list[str],
+        *,
+        headline: str = "invalid [tool.flue] configuration",
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
         self.path = path
         self.problems = tuple(problems)
+        self.line, self.column = line, column
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
-        super().__init__(f"{path}: invalid [tool.flue] configuration ({count}): " + "; ".join(problems))
+        self.headline = headline if line is not None else f"{headline} ({count})"
+        super().__init__(f"{path}: {self.headline}: " + "; ".join(problems))
+
+    def lines(self, shown: str | None = None) -> list[str]:
+        """Each problem as `path: problem` (`path:line:col: problem` for a TOML syntax error);
+        `shown` is how to print the path (default: as given)."""
+        where = str(self.path) if shown is None else shown
+        if self.line is not None:
+            where += f":{self.line}:{self.column or 1}"
+        return [f"{where}: {problem}" for problem in self.problems]
+
+
+class BuildError(FlueError, SystemExit):
+    """A build that flue-skills stopped, after printing why; the message is the one-line summary.
+
+    Also a `SystemExit` with status 1: a build front end's hook process (pip's, `python -m
+    build`'s) then ends after our printed diagnostics instead of printing a traceback of our
+    frames. Code that runs a backend in its own process catches it as a `FlueError`.
+    `diagnostics` holds the problems, when diagnostics were the cause.
+    """
+
+    def __init__(self, message: str, diagnostics: Sequence[Diagnostic] = ()) -> None:
+        super().__init__(message)
+        self.code = 1  # SystemExit's exit status; BaseException.__init__ leaves it None (status 0)
+        self.diagnostics = tuple(diagnostics)
 
 
 # --- mounting --------------------------------------------------------------------------

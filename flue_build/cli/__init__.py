@@ -93,10 +93,7 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         report = check_paths(args.paths, strict=args.strict)
     except ConfigError as exc:
-        for problem in exc.problems:
-            print(f"{exc.path}: {problem}", file=sys.stderr)
-        print(f"flue-skills check: error: {exc}", file=sys.stderr)
-        return 1
+        return _config_failed("check", exc)
     if args.format == "json":
         print(format_json(report.diagnostics))
     else:
@@ -111,6 +108,17 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return 1 if has_errors(report.diagnostics) else 0
 
 
+def _config_failed(command: str, exc: ConfigError) -> int:
+    """Each problem once, on a line of its own, then one line saying what is wrong: exit 1."""
+    from flue_runtime.format.paths import display_path
+
+    shown = display_path(exc.path)
+    for line in exc.lines(shown):
+        print(line, file=sys.stderr)
+    print(f"flue-skills {command}: error: {shown}: {exc.headline}", file=sys.stderr)
+    return 1
+
+
 def _ls(args: argparse.Namespace) -> int:
     from flue_build.cli import ls as listing
 
@@ -119,6 +127,8 @@ def _ls(args: argparse.Namespace) -> int:
     except ListError as exc:
         print(f"flue-skills ls: error: {exc}", file=sys.stderr)
         return 1
+    except ConfigError as exc:
+        return _config_failed("ls", exc)
     except SkillError as exc:
         print(exc.report(), file=sys.stderr)
         print(f"flue-skills ls: error: {exc}", file=sys.stderr)

@@ -11,13 +11,14 @@ learns what is wrong.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from flue_runtime.errors import ConfigError
-from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, format_size, parse_size
+from flue_runtime.format.vetting import DEFAULT_LIMITS, SIZE_UNITS, Limits, format_size, parse_size
 
 PYPROJECT = "pyproject.toml"
 #: The limits a project may override, each with its `Limits` field and whether it is a size in bytes.
@@ -54,7 +55,18 @@ def read_pyproject(root: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(path, [f"cannot read: {exc.strerror or exc}"]) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(path, [f"not valid TOML: {exc}"]) from None
+        message, line, column = _toml_position(str(exc))
+        raise ConfigError(
+            path, [f"not valid TOML: {message}"], headline="not valid TOML", line=line, column=column
+        ) from None
+
+
+def _toml_position(message: str) -> tuple[str, int | None, int | None]:
+    """tomllib's message without its `(at line L, column C)` tail, and that place (Python 3.11 has no attributes for it)."""
+    found = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
+    if found is None:
+        return message, None, None
+    return message[: found.start()], int(found.group(1)), int(found.group(2))
 
 
 def flue_table(pyproject: dict[str, Any]) -> Any:
@@ -135,9 +147,7 @@ def _limits(table: dict[str, Any], problems: list[str]) -> Limits:
         if value is None or value < 1:
             default = getattr(DEFAULT_LIMITS, name)
             example = f'"{format_size(default * 2)}" or {default * 2}' if is_size else str(default * 2)
-            what = (
-                "a size: a number of bytes or a string with a unit (B, KiB, MiB, GiB)" if is_size else "a whole number"
-            )
+            what = f"a size: a number of bytes or a string with a unit ({SIZE_UNITS})" if is_size else "a whole number"
             problems.append(f"tool.flue.{key}: must be {what}, at least 1, like {example}; not {raw!r}")
             continue
         values[name] = value

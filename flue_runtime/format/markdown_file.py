@@ -41,6 +41,8 @@ class MarkdownFile:
     diagnostics: tuple[Diagnostic, ...]
     #: The text without a leading BOM; None when the file was refused.
     text: str | None = None
+    #: CRC-32 of the bytes (see `PackedFile.crc32`).
+    crc32: int = 0
 
     @property
     def ok(self) -> bool:
@@ -57,8 +59,8 @@ def vet_markdown(
 ) -> MarkdownFile:
     problems: list[Diagnostic] = []
 
-    def done(size: int = 0, digest: str = "", text: str | None = None) -> MarkdownFile:
-        return MarkdownFile(path, size, digest, tuple(problems), text)
+    def done(size: int = 0, digest: str = "", text: str | None = None, crc32: int = 0) -> MarkdownFile:
+        return MarkdownFile(path, size, digest, tuple(problems), text, crc32)
 
     try:
         info = os.lstat(path)
@@ -107,7 +109,7 @@ def vet_markdown(
                 "keep markdown() targets small: they are read whole",
             )
         )
-    return done(found.size, found.sha256, text)
+    return done(found.size, found.sha256, text, found.crc32)
 
 
 def too_large(display: str, size: int, limits: Limits) -> Diagnostic:

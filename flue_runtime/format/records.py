@@ -20,6 +20,9 @@ class PackedFile:
     path: str
     size: int
     sha256: str
+    #: CRC-32 of the bytes, known where they were read (the vetting), 0 elsewhere (a manifest):
+    #: the build's audit compares it with a wheel's entries without inflating them.
+    crc32: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

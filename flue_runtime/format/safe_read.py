@@ -3,8 +3,8 @@
 Never through a symbolic link (`O_NOFOLLOW`), never blocking on a FIFO (`O_NONBLOCK`),
 only a regular file (checked with `fstat` on the open descriptor, so a file swapped
 after an `lstat` is caught), its size checked against a bound before any byte is read,
-and no more than the bound read even if the file grows meanwhile. The SHA-256 and the
-private-key scan run over the same chunks, so a file is read once.
+and no more than the bound read even if the file grows meanwhile. The SHA-256 (with a
+CRC-32) and the private-key scan run over the same chunks, so a file is read once.
 
 The verdicts a refused read leads to (their codes and texts) are the packing rules':
 `flue_runtime.format.vetting`.
@@ -16,6 +16,7 @@ import errno
 import hashlib
 import os
 import stat
+import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -39,6 +40,8 @@ class FileBytes:
     data: bytes | None = None
     #: Hex SHA-256; "" unless asked for (`digest`).
     sha256: str = ""
+    #: CRC-32, computed with the SHA-256: what a zip records of an entry, so a built wheel is checked without inflating it.
+    crc32: int = 0
     #: Whether a PEM private key is in the bytes; False unless asked for (`scan`).
     has_key: bool = False
     #: (mtime in ns, size, inode) when opened: tells a later read whether the file changed.
@@ -52,6 +55,7 @@ class _Reader:
         self.size = 0
         self._chunks: list[bytes] | None = [] if keep else None
         self._digest = hashlib.sha256() if digest else None
+        self._crc = 0
         self._scan: KeyScan | None = None
         if scan:  # imported here: an installed bundle's reads never scan, and its mount path stays light
             from flue_runtime.format.secrets import KeyScan
@@ -64,6 +68,7 @@ class _Reader:
             self._chunks.append(chunk)
         if self._digest is not None:
             self._digest.update(chunk)
+            self._crc = zlib.crc32(chunk, self._crc)
         if self._scan is not None:
             self._scan.feed(chunk)
 
@@ -72,6 +77,7 @@ class _Reader:
             self.size,
             None if self._chunks is None else b"".join(self._chunks),
             "" if self._digest is None else self._digest.hexdigest(),
+            self._crc,
             self._scan is not None and self._scan.finish(),
             stamp,
         )
@@ -132,7 +138,7 @@ def inspect_bytes(data: bytes, *, digest: bool = False, scan: bool = False) -> F
     reader = _Reader(keep=False, digest=digest, scan=scan)
     reader.feed(data)
     found = reader.result()
-    return FileBytes(found.size, data, found.sha256, found.has_key)
+    return FileBytes(found.size, data, found.sha256, found.crc32, found.has_key)
 
 
 def _is_link(path: str | os.PathLike[str]) -> bool:

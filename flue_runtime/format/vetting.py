@@ -56,8 +56,10 @@ MAX_BUNDLE_SIZE = 100 * 1024 * 1024
 #: on paths about 1,000 levels deep; real skills nest a few levels, vendored trees a dozen.
 MAX_FOLDER_DEPTH = 64
 
-_UNITS = {"b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMG]iB|B)?\s*$", re.IGNORECASE)
+#: The units a size in `[tool.flue]` may use, any case: binary (KiB = 1024 bytes) and decimal (kB = 1000 bytes).
+_UNITS = {"b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "kb": 1000, "mb": 1000**2, "gb": 1000**3}
+SIZE_UNITS = "B, KiB, MiB, GiB, kB, MB, GB"
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMG]i?B|B)?\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ DEFAULT_LIMITS = Limits()
 
 
 def parse_size(value: object) -> int | None:
-    """A byte count from `[tool.flue]`: an integer, or a string like "64 KiB" or "1.5 GiB"; None if neither."""
+    """A byte count from `[tool.flue]`: an integer, or a string like "64 KiB", "1.5 GiB" or "10 MB"; None if neither."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -274,7 +276,7 @@ def walk(
                 result.diagnostics.append(hard_linked(shown(rel), info.nlink))
             if found.data is not None:
                 result.kept[rel] = found.data
-            result.files.append(PackedFile(rel, found.size, found.sha256))
+            result.files.append(PackedFile(rel, found.size, found.sha256, found.crc32))
         if not result.stopped:
             pending.extend(reversed(subdirs))
     if total > limits.bundle_size:

@@ -30,8 +30,8 @@ from flue_build.audit import audit
 from flue_build.backends import hatchling_rules
 from flue_build.backends.hatchling_rules import Placed
 from flue_build.collect import collect
-from flue_build.pack import BundlePlan, force_include, original_prefixes, plan, sdist_files
-from flue_build.report import fail_on_errors
+from flue_build.pack import BundlePlan, force_include, original_prefixes, plan, sdist_files, vetted_line
+from flue_build.report import done, fail_on_errors, stops_build
 from flue_build.scan.selection import guess_sources, hatchling_sources
 from flue_build.scan.sources import Source, from_distribution_paths, sources_under
 from flue_build.shipping import SkillFolders, without_excluded
@@ -54,8 +54,17 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
 
     _staging: str | None = None
     _built: _Built | None = None
+    _editable: str | None = None
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        with stops_build(f"{self._artifact(version)} not built"):
+            self._initialize(version, build_data)
+
+    def _artifact(self, version: str) -> str:
+        return "editable wheel" if version == "editable" else self.target_name
+
+    def _initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        context = f"{self._artifact(version)} not built"
         root = Path(os.path.abspath(self.root))
         config = load_config(root)
         builder = self.build_config.builder
@@ -64,7 +73,8 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         collection = collect(config, self._sources(root, config, walked))
         if self.target_name not in ("wheel", "sdist") or version == "editable":
             # validated; an editable install reads skills from the source tree
-            fail_on_errors(collection.diagnostics, f"flue-skills ({self.target_name})", collection.references)
+            fail_on_errors(collection.diagnostics, context)
+            self._editable = vetted_line(collection)
             return
         collection, _ = without_excluded(
             collection, hatchling_rules.Exclusions(self.build_config), self.target_name, strict=config.strict
@@ -73,9 +83,7 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         placed = walked + configured
         folders = SkillFolders(collection, config)
         folders.meet(item.source for item in placed)
-        fail_on_errors(
-            [*collection.diagnostics, *folders.diagnostics], f"flue-skills ({self.target_name})", collection.references
-        )
+        fail_on_errors([*collection.diagnostics, *folders.diagnostics], context)
         if wheel:
             bundles = plan(collection)
             self._staging = tempfile.mkdtemp(prefix="flue-skills-")
@@ -97,8 +105,12 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         built, self._built = self._built, None
+        editable, self._editable = self._editable, None
+        artifact = Path(artifact_path)
         try:
             if built is None:
+                if editable is not None:
+                    done(f"{artifact.name}: {editable}")
                 return
             builder = self.build_config.builder
             placed = built.placed + hatchling_rules.forced(builder, build_data)
@@ -110,10 +122,11 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
                 shutil.rmtree(self._staging, ignore_errors=True)
                 self._staging = None
         tree = None if self.target_name == "wheel" else built.folders.collection.root
-        problems = audit(Path(artifact_path), built.bundles, built.prefixes, origins, built.folders, tree)
-        if has_errors(problems):
-            os.remove(artifact_path)
-        fail_on_errors(problems, f"flue-skills: {self.target_name} audit failed")
+        checked = audit(artifact, built.bundles, built.prefixes, origins, built.folders, tree)
+        if has_errors(checked.problems):
+            artifact.unlink(missing_ok=True)
+        fail_on_errors(checked.problems, f"{artifact.name} failed its audit and was deleted")
+        done(checked.shipped.line(artifact.name))
 
     def _sources(self, root: Path, config: FlueConfig, walked: list[Placed]) -> list[Source]:
         if config.packages is not None:

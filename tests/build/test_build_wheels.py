@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from buildsupport import ProjectFactory, Result, build, payload, sdist_names, wheel_files
+from helpers import build_summary
 
 from flue_build.audit import audit
 from flue_build.collect import check_project
@@ -146,8 +147,8 @@ REFUSALS = {
 def assert_refused(result: Result, path: str, code: str) -> None:
     assert result.returncode != 0
     assert f"{path}: {code} error" in result.output, result.output
-    last = [line for line in result.output.splitlines() if "SkillError:" in line][-1]
-    assert path in last and code in last  # the one line pip shows names the file
+    last = build_summary(result.output)  # no traceback; the one line printed last names the file
+    assert path in last and code in last
     assert result.artifacts(".whl") == []  # nothing half-written left behind
 
 
@@ -257,8 +258,7 @@ def test_every_problem_is_printed_and_the_last_line_counts_them(project: Project
     assert result.returncode != 0
     for path in (f"{REFUNDS}/.env", f"{REFUNDS}/id_rsa", "skills/pdf-tools/tls.key"):
         assert f"{path}: FLU302 error" in result.output
-    last = [line for line in result.output.splitlines() if "SkillError:" in line][-1]
-    assert last.endswith("(and 2 more errors)")
+    assert build_summary(result.output).endswith("(and 2 more errors)")
 
 
 def test_the_wheel_audit_deletes_a_wheel_with_an_unvetted_bundle_file(project: ProjectFactory, tmp_path: Path) -> None:
@@ -277,7 +277,7 @@ def test_audit_catches_originals_changes_and_missing_files(
 ) -> None:
     good = built["hatch-src"][1].wheel
     bundles = plan(check_project(from_sdist["hatch-src"]).collection)
-    assert audit(good, bundles, ["hatch_src_demo/skills/refunds/"]) == []
+    assert audit(good, bundles, ["hatch_src_demo/skills/refunds/"]).problems == []
     bad = tmp_path / good.name
     with zipfile.ZipFile(good) as source, zipfile.ZipFile(bad, "w") as target:
         for info in source.infolist():
@@ -287,7 +287,7 @@ def test_audit_catches_originals_changes_and_missing_files(
             if not info.filename.endswith("/reference.md"):
                 target.writestr(info, data)
         target.writestr("hatch_src_demo/skills/refunds/node_modules/x.js", "noise")
-    problems = {d.path.split("/", 1)[1]: d.message for d in audit(bad, bundles, ["hatch_src_demo/skills/refunds/"])}
+    problems = {d.path.split("/", 1)[1]: d.message for d in audit(bad, bundles, ["hatch_src_demo/skills/refunds/"]).problems}
     assert len(problems) == 3
     assert any(p.endswith("/policy.md") and "bytes differ" in m for p, m in problems.items())
     assert any(p.endswith("/reference.md") and "missing" in m for p, m in problems.items())
