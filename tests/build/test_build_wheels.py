@@ -287,7 +287,9 @@ def test_audit_catches_originals_changes_and_missing_files(
             if not info.filename.endswith("/reference.md"):
                 target.writestr(info, data)
         target.writestr("hatch_src_demo/skills/refunds/node_modules/x.js", "noise")
-    problems = {d.path.split("/", 1)[1]: d.message for d in audit(bad, bundles, ["hatch_src_demo/skills/refunds/"]).problems}
+    problems = {
+        d.path.split("/", 1)[1]: d.message for d in audit(bad, bundles, ["hatch_src_demo/skills/refunds/"]).problems
+    }
     assert len(problems) == 3
     assert any(p.endswith("/policy.md") and "bytes differ" in m for p, m in problems.items())
     assert any(p.endswith("/reference.md") and "missing" in m for p, m in problems.items())

@@ -55,7 +55,12 @@ def test_sizes_read_and_written(text: object, size: int) -> None:
     assert parse_size(format_size(size)) == size
 
 
-@pytest.mark.parametrize("bad", [True, "big", "10 MB", "-1", "1e6", None, 1.5, [1]])
+@pytest.mark.parametrize(("text", "size"), [("10 MB", 10_000_000), ("250kB", 250_000), ("1 GB", 10**9), ("3 kb", 3000)])
+def test_decimal_units_are_read_as_powers_of_1000(text: str, size: int) -> None:
+    assert parse_size(text) == size
+
+
+@pytest.mark.parametrize("bad", [True, "big", "10 XB", "10 Mi", "-1", "1e6", None, 1.5, [1]])
 def test_sizes_refused(bad: object) -> None:
     assert parse_size(bad) is None
 
