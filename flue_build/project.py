@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flue_build.backends.hook_setup import hook_problems
 from flue_build.collect import Collection, ProjectCheck, collect
 from flue_build.scan.selection import project_sources
 from flue_build.scan.sources import Source, from_distribution_paths
@@ -29,10 +30,12 @@ class ProjectView:
     #: The referenced skills as the wheel would bundle them (the project's exclusions applied).
     collection: Collection
     folders: SkillFolders
+    #: FLU501: what the project's build configuration lacks to run flue-skills.
+    setup: list[Diagnostic] = field(default_factory=list)
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        return [*self.collection.diagnostics, *self.folders.diagnostics]
+        return [*self.setup, *self.collection.diagnostics, *self.folders.diagnostics]
 
     @property
     def skills(self) -> int:
@@ -58,7 +61,20 @@ def view_project(root: Path) -> ProjectView:
         collection, _ = without_excluded(collection, backend.excluded_by(collection), "wheel", strict=config.strict)
         folders = SkillFolders(collection, config)
     folders.meet(backend.files)
-    return ProjectView(checked, collection, folders)
+    return ProjectView(checked, collection, folders, _setup(root, pyproject, checked.collection, folders))
+
+
+def _setup(root: Path, pyproject: dict[str, Any], collection: Collection, folders: SkillFolders) -> list[Diagnostic]:
+    """FLU501 when the project needs flue-skills at build time (references, or skill folders its
+    build would ship) and its configuration does not run it."""
+    reasons = []
+    if collection.references:
+        count = collection.references
+        reasons.append(f"the code makes {count} skill()/markdown() reference{'' if count == 1 else 's'}")
+    unreferenced = len(folders.unreferenced)
+    if unreferenced:
+        reasons.append(f"the build would ship {unreferenced} skill folder{'' if unreferenced == 1 else 's'}")
+    return hook_problems(root, pyproject, " and ".join(reasons)) if reasons else []
 
 
 @dataclass

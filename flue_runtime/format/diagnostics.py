@@ -97,6 +97,12 @@ CODES: dict[str, Code] = _codes(
     ),
     ("FLU411", W, "vetted skill file left out of an artifact: the project's own exclusion rules exclude it"),
     ("FLU412", E, "a referenced skill's `SKILL.md` or a `markdown()` target is excluded by the project's own rules"),
+    # 5xx: the project's build configuration
+    (
+        "FLU501",
+        E,
+        "the project needs flue-skills at build time but its build does not run it (hook table, `[tool.flue]` or build requirement missing)",
+    ),
 )
 
 

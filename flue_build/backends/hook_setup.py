@@ -1,0 +1,162 @@
+"""Whether a project's build runs flue-skills at all, read from its configuration as data.
+
+A project whose code references skills, built without the hook, gets a wheel without
+them: the import fails only after installation. `flue-skills check PROJECT` says so
+(FLU501), with exactly what to add:
+
+- hatchling: the hook's table (`[tool.hatch.build.hooks.flue-skills]`, or one per target;
+  `hatch.toml` read as hatchling reads it) and `hatch-flue-skills` in
+  `[build-system] requires`;
+- setuptools (also a project without `build-backend`, which front ends build with
+  setuptools): a `[tool.flue]` table and `flue-skills` in `[build-system] requires`;
+- any other backend runs no flue-skills hook at all.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from flue_runtime.format.config import PYPROJECT, flue_table
+from flue_runtime.format.diagnostics import Diagnostic
+
+HOOK = "flue-skills"
+HATCH_REQUIREMENT = "hatch-flue-skills"
+SETUPTOOLS_REQUIREMENT = "flue-skills"
+#: The artifacts a hatchling build of a project makes, each of which must run the hook.
+HATCH_TARGETS = ("wheel", "sdist")
+
+_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
+_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
+_REQUIRES = re.compile(r"^\s*requires\s*=")
+
+
+def hook_problems(root: Path, pyproject: dict[str, Any], why: str) -> list[Diagnostic]:
+    """FLU501 for each piece of the hook setup `pyproject` lacks; `why` says what needs the hook
+    ("3 references to skills")."""
+    system = pyproject.get("build-system")
+    system = system if isinstance(system, dict) else {}
+    backend = system.get("build-backend")
+    requires = system.get("requires") if "requires" in system else None
+    names = {_normalise(m.group(1)) for r in requires or [] if isinstance(r, str) and (m := _NAME.match(r))}
+    place = _requires_line(root / PYPROJECT)
+    if isinstance(backend, str) and backend.split(".", 1)[0] == "hatchling":
+        return _hatchling(root, pyproject, names, requires, place, why)
+    if backend is None or (isinstance(backend, str) and backend.split(".", 1)[0] == "setuptools"):
+        return _setuptools(pyproject, names, requires, place, why, backend is None)
+    return [
+        _problem(
+            f"{why}, but the project builds with `{backend}`, which runs no flue-skills hook: "
+            "its wheel would ship no skills",
+            "build with hatchling (and the hatch-flue-skills hook) or setuptools (and the flue-skills plugin); "
+            "see the README's Building wheels with skills",
+        )
+    ]
+
+
+def _hatchling(
+    root: Path, pyproject: dict[str, Any], names: set[str], requires: Any, place: int | None, why: str
+) -> list[Diagnostic]:
+    found = []
+    missing = [target for target in HATCH_TARGETS if not _hatch_hook(root, pyproject, target)]
+    if missing:
+        which = " and ".join(missing)
+        found.append(
+            _problem(
+                f"{why}, but hatchling runs no flue-skills hook for the {which}: "
+                + ("its wheel would ship no skills" if "wheel" in missing else "its skill folders would ship unvetted"),
+                f"add the hook's table to pyproject.toml (it may stay empty):\n[tool.hatch.build.hooks.{HOOK}]",
+            )
+        )
+    if HATCH_REQUIREMENT not in names:
+        found.append(_requirement(HATCH_REQUIREMENT, "hatchling", requires, place, why))
+    return found
+
+
+def _setuptools(
+    pyproject: dict[str, Any], names: set[str], requires: Any, place: int | None, why: str, implicit: bool
+) -> list[Diagnostic]:
+    if implicit and requires is None:
+        return [
+            _problem(
+                f"{why}, but pyproject.toml has no [build-system] table: front ends build it with setuptools "
+                "without the flue-skills plugin, so its wheel would ship no skills",
+                'add to pyproject.toml:\n[build-system]\nrequires = ["setuptools>=77", "flue-skills"]\n'
+                'build-backend = "setuptools.build_meta"\n\n[tool.flue]',
+            )
+        ]
+    found = []
+    if flue_table(pyproject) is None:
+        found.append(
+            _problem(
+                f"{why}, but pyproject.toml has no [tool.flue] table: the flue-skills plugin leaves setuptools "
+                "builds without one alone, so its wheel would ship no skills",
+                "add the table to pyproject.toml (it may stay empty):\n[tool.flue]",
+            )
+        )
+    if SETUPTOOLS_REQUIREMENT not in names:
+        found.append(_requirement(SETUPTOOLS_REQUIREMENT, "setuptools", requires, place, why))
+    return found
+
+
+def _hatch_hook(root: Path, pyproject: dict[str, Any], target: str) -> bool:
+    """Whether hatchling would run the hook for `target`: its table, global or the target's, not
+    disabled by default (`hatch.toml` beside pyproject.toml replaces `[tool.hatch]`'s top-level keys)."""
+    hatch = _table(_table(pyproject, "tool"), "hatch")
+    try:
+        with open(root / "hatch.toml", "rb") as handle:
+            hatch = {**hatch, **tomllib.load(handle)}
+    except (OSError, tomllib.TOMLDecodeError):
+        pass  # hatchling reports a broken hatch.toml itself
+    build = _table(hatch, "build")
+    for hooks in (_table(_table(_table(build, "targets"), target), "hooks"), _table(build, "hooks")):
+        if HOOK in hooks:  # a target's own table replaces the global one
+            return _table(hooks, HOOK).get("enable-by-default", True) is not False
+    return False
+
+
+def _requirement(name: str, backend: str, requires: Any, place: int | None, why: str) -> Diagnostic:
+    listed = [r for r in requires if isinstance(r, str)] if isinstance(requires, list) else [backend]
+    example = ", ".join(f'"{r}"' for r in [*listed, name])
+    outcome = (
+        "hatchling fails with `Unknown build hook: flue-skills`"
+        if backend == "hatchling"
+        else "setuptools runs without the flue-skills plugin and the wheel ships no skills"
+    )
+    return _problem(
+        f"{why}, but `{name}` is not in [build-system] requires: in an isolated build (pip, `python -m build`) {outcome}",
+        f"add it to the list in pyproject.toml:\nrequires = [{example}]",
+        place,
+    )
+
+
+def _problem(message: str, hint: str, line: int | None = None) -> Diagnostic:
+    return Diagnostic.make("FLU501", PYPROJECT, message, hint, line, 1 if line else None)
+
+
+def _table(data: Any, key: str) -> dict[str, Any]:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _normalise(name: str) -> str:
+    """A distribution name as installers compare them (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requires_line(path: Path) -> int | None:
+    """The line of `requires = ...` in the `[build-system]` table, when it is written that way."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    table = None
+    for number, text in enumerate(lines, 1):
+        header = _HEADER.match(text)
+        if header:
+            table = header.group(1)
+        elif table == "build-system" and _REQUIRES.match(text):
+            return number
+    return None
