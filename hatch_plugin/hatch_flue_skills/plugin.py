@@ -110,7 +110,7 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         try:
             if built is None:
                 if editable is not None:
-                    done(f"{artifact.name}: {editable}")
+                    done(f"{self._artifact(version)}: {editable}")
                 return
             builder = self.build_config.builder
             placed = built.placed + hatchling_rules.forced(builder, build_data)
