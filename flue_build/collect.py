@@ -18,7 +18,7 @@ from typing import Literal
 
 from flue_build.scan.scanner import Call, scan_file
 from flue_build.scan.selection import project_sources
-from flue_build.scan.sources import INIT, Source, package_folders
+from flue_build.scan.sources import INIT, Source, package_folders, sort_sources
 from flue_runtime.format.config import PYPROJECT, FlueConfig, load_config, read_pyproject
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, has_errors
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE
@@ -75,7 +75,7 @@ def collect(config: FlueConfig, sources: Sequence[Source]) -> Collection:
     result = Collection(root)
     packages = package_folders(sources)
     collector = _Collector(result, config, packages)
-    for source in sorted(set(sources)):
+    for source in sort_sources(sources):
         result.modules += 1
         scanned = scan_file(source.path, functools.partial(result.display, source.path))
         result.diagnostics.extend(scanned.diagnostics)

@@ -61,6 +61,10 @@ def view_project(root: Path) -> ProjectView:
         collection, _ = without_excluded(collection, backend.excluded_by(collection), "wheel", strict=config.strict)
         folders = SkillFolders(collection, config)
     folders.meet(backend.files)
+    if backend.sdist_walk is not None:
+        vetted = {*collection.skills, *folders.unreferenced}
+        if any(folders.folder_of(path) not in vetted for path in backend.skill_files):
+            folders.meet(backend.sdist_walk())
     return ProjectView(checked, collection, folders, _setup(root, pyproject, checked.collection, folders))
 
 
@@ -81,11 +85,18 @@ def _setup(root: Path, pyproject: dict[str, Any], collection: Collection, folder
 class _Backend:
     """What the backend installed here says of the project: `excluded_by` builds the wheel's exclusion
     rules for a collection; `files`: what the wheel and the sdist would select; `wheel_sources`:
-    the modules of the wheel's walk (hatchling), when known."""
+    the modules of the wheel's walk (hatchling), when known.
+
+    hatchling's sdist selects most of the project, and its walk only matters for the skill
+    folders in it: `sdist_walk` makes it (its files then go with `files`), needed only when a
+    `SKILL.md` of `skill_files` (every one any target's walk could meet) lies in a folder not
+    vetted yet."""
 
     excluded_by: Callable[[Collection], ExcludedBy] | None = None
     files: list[Path] = field(default_factory=list)
     wheel_sources: list[Source] | None = None
+    sdist_walk: Callable[[], list[Path]] | None = None
+    skill_files: list[Path] = field(default_factory=list)
 
 
 def _backend(root: Path, pyproject: dict[str, Any]) -> _Backend:
@@ -110,15 +121,18 @@ def _hatchling(root: Path) -> _Backend:
 
     wheel, sdist = WheelBuilder(os.fspath(root)), SdistBuilder(os.fspath(root))
     walked = hatchling_rules.walked(wheel)
-    placed = [
-        *walked,
-        *hatchling_rules.configured(wheel, True),
-        *hatchling_rules.walked(sdist),
-        *hatchling_rules.configured(sdist, False),
-    ]
-    exclusions = hatchling_rules.Exclusions(wheel.config)
+    placed = [*walked, *hatchling_rules.configured(wheel, True), *hatchling_rules.configured(sdist, False)]
+    exclusions = hatchling_rules.Exclusions(wheel.config, walked)
     sources = from_distribution_paths((item.source, item.archive) for item in walked if item.archive.endswith(".py"))
-    return _Backend(lambda _: exclusions, [item.source for item in placed], sources)
+
+    def sdist_walk() -> list[Path]:
+        try:
+            return [item.source for item in hatchling_rules.walked(sdist)]
+        except Exception:  # a configuration hatchling rejects: its build says so
+            return []
+
+    skill_files = hatchling_rules.skill_files(os.fspath(root))
+    return _Backend(lambda _: exclusions, [item.source for item in placed], sources, sdist_walk, skill_files)
 
 
 def _setuptools(root: Path) -> _Backend:

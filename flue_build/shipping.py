@@ -147,10 +147,13 @@ def without_excluded(
     problems: list[Diagnostic] = []
     skills: dict[Path, VettedSkill] = {}
     for folder, vetted in collection.skills.items():
+        if not is_inside(collection.root, folder):  # another distribution's skill: checked, never shipped here
+            skills[folder] = vetted
+            continue
         kept = []
         for packed in vetted.files:
-            path = folder.joinpath(*packed.path.split("/"))
-            rule = excluded_by(path) if is_inside(collection.root, folder) else None
+            path = folder / packed.path
+            rule = excluded_by(path)
             if rule is None:
                 kept.append(packed)
                 continue

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from flue_runtime.format.records import SKILL_FILE
+
 
 class Placed(NamedTuple):
     """A file the target selects: its absolute source, its path inside the artifact, and the
@@ -29,6 +31,20 @@ def walked(builder: Any) -> list[Placed]:
     return [
         Placed(Path(f.path), f.distribution_path, f.distribution_path) for f in builder.recurse_selected_project_files()
     ]
+
+
+def skill_files(root: str) -> list[Path]:
+    """Every `SKILL.md` under `root` that some target's walk could meet: hatchling's own walk (links
+    followed, its always-excluded folders left out) without the project's selection rules."""
+    from hatchling.builders.constants import EXCLUDED_DIRECTORIES
+    from hatchling.builders.utils import safe_walk
+
+    found = []
+    for folder, dirs, files in safe_walk(root):
+        dirs[:] = [d for d in dirs if d not in EXCLUDED_DIRECTORIES]
+        if SKILL_FILE in files or SKILL_FILE in dirs:
+            found.append(Path(folder, SKILL_FILE))
+    return found
 
 
 def configured(builder: Any, wheel: bool) -> list[Placed]:
@@ -70,15 +86,21 @@ def forced(builder: Any, build_data: Mapping[str, Any]) -> list[Placed]:
 
 
 class Exclusions:
-    """Whether the target's exclusion rules leave a project file out, and which rule."""
+    """Whether the target's exclusion rules leave a project file out, and which rule.
 
-    def __init__(self, config: Any) -> None:
+    `walked`: what the target's walk selected, which its rules therefore keep (answered without
+    asking them again)."""
+
+    def __init__(self, config: Any, walked: Iterable[Placed] = ()) -> None:
         self.config = config
         self.root = Path(config.root)
+        self.walked = {os.fspath(item.source) for item in walked}
 
     def __call__(self, path: Path) -> str | None:
         from hatchling.builders.constants import EXCLUDED_DIRECTORIES, EXCLUDED_FILES
 
+        if os.fspath(path) in self.walked:
+            return None
         relative = Path(os.path.relpath(path, self.root)).as_posix()
         if self.config.path_is_artifact(relative):
             return None  # hatchling ships `artifacts` even when they are ignored

@@ -6,8 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from flue_build.cli.targets import resolve_target
-
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
@@ -25,6 +23,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from flue_build.cli.targets import resolve_target  # here: `check` and `ls` do not pay for it
     from flue_runtime.integrations.export import export_skills
 
     target = resolve_target(args.target)

@@ -12,8 +12,6 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
-from flue_build.cli.targets import resolve_target
-
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
@@ -56,6 +54,8 @@ def http_address(text: str) -> tuple[str, int]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from flue_build.cli.targets import resolve_target  # here: `check` and `ls` do not pay for it
+
     target = resolve_target(args.target)
     for note in target.skipped:
         print(f"flue-skills mcp: warning: {note}", file=sys.stderr)

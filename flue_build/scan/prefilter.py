@@ -81,11 +81,16 @@ def _second_line_end(data: bytes) -> int:
     return len(data) if second < 0 else second
 
 
+_IMPOSSIBLE = Prefilter(False, frozenset())
+
+
 def prefilter(data: bytes) -> Prefilter:
     """Whether `data` can hold a reference, and where: one pass over the places a name of flue's appears."""
+    if NEEDLE not in data and data.isascii() and not _COOKIE.search(data, 0, _second_line_end(data)):
+        return _IMPOSSIBLE  # most modules: ASCII, no encoding declared, so Python reads these very bytes
     text = searchable(data)
     if NEEDLE not in text:
-        return Prefilter(False, frozenset())
+        return _IMPOSSIBLE
     names = {b"skill", b"markdown", NEEDLE, *_ALIAS.findall(text)}
     # `\b` also matches next to a non-ASCII letter (`éskill`): too often, which a prefilter may.
     pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(names)) + rb")\b")

@@ -15,6 +15,7 @@ content is scanned for keys like every file's.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 import unicodedata
 
@@ -88,11 +89,13 @@ def _refused(folded: str) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=4096)  # a pure verdict on a name; names repeat across skills
 def is_secret_file(name: str) -> bool:
     """A file name that holds credentials by convention (or a backup of one)."""
     return any(_refused(candidate) for candidate in _originals(fold(name)))
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_dir(name: str) -> bool:
     """A folder name that holds credentials by convention (or a backup of one)."""
     return any(candidate in SECRET_DIRS for candidate in _originals(fold(name)))
@@ -164,7 +167,8 @@ class KeyScan:
         """Look at every header whose window is complete; return the bytes to look at again with the next chunk."""
         settled = len(data) if final else len(data) - _CARRY  # a header starting here has its whole window
         keep = max(0, len(data) - _LONGEST_MARKER + 1)
-        for marker, codec in _MARKERS:
+        # UTF-16 and UTF-32 spell `-----BEGIN ` with NUL bytes: without one, only the ASCII marker can match.
+        for marker, codec in _MARKERS if b"\x00" in data else _MARKERS[:1]:
             start = data.find(marker)
             while start != -1:
                 if start > settled:

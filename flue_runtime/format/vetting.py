@@ -10,6 +10,7 @@ secret is lives in `secrets`, how a file is read in `safe_read`.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 import stat
@@ -96,6 +97,7 @@ def format_size(size: int) -> str:
     return f"{size} B"
 
 
+@functools.lru_cache(maxsize=4096)  # names repeat across skills (SKILL.md, scripts, reference.md)
 def name_problem(name: str) -> str:
     """Why the run time could never serve a file or folder called `name`, or "" when it could."""
     try:
@@ -116,6 +118,7 @@ def is_noise_dir(name: str) -> bool:
 _NOISE_FILE = re.compile("|".join(fnmatch.translate(pattern) for pattern in NOISE_FILES))
 
 
+@functools.lru_cache(maxsize=4096)
 def is_noise_file(name: str) -> bool:
     return _NOISE_FILE.match(name) is not None
 

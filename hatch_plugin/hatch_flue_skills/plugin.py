@@ -47,6 +47,8 @@ class _Built:
     placed: list[Placed]
     bundles: list[BundlePlan]
     prefixes: list[str]
+    #: What the hook force-included (source → path): the audit checks those entries against the plan.
+    forced: dict[str, str]
 
 
 class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
@@ -76,9 +78,8 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             fail_on_errors(collection.diagnostics, context)
             self._editable = vetted_line(collection)
             return
-        collection, _ = without_excluded(
-            collection, hatchling_rules.Exclusions(self.build_config), self.target_name, strict=config.strict
-        )
+        exclusions = hatchling_rules.Exclusions(self.build_config, walked)
+        collection, _ = without_excluded(collection, exclusions, self.target_name, strict=config.strict)
         configured = hatchling_rules.configured(builder, wheel)
         placed = walked + configured
         folders = SkillFolders(collection, config)
@@ -88,20 +89,20 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             bundles = plan(collection)
             self._staging = tempfile.mkdtemp(prefix="flue-skills-")
             atexit.register(shutil.rmtree, self._staging, True)  # also when the build fails before finalize
-            build_data["force_include"].update(force_include(bundles, Path(self._staging)))
+            ours = force_include(bundles, Path(self._staging))
             # Bundled originals stay out of the walk; anything forced elsewhere ships if it was vetted.
             keep_out = [item.distribution for item in walked if _stays_out_of_wheel(folders, item.source)]
             keep_out += [item.distribution for item in configured if not folders.ships(item.source)]
             prefixes = original_prefixes(collection, self.build_config.get_distribution_path)
         else:
             bundles, prefixes = [], []
-            for path in sdist_files(collection):
-                build_data["force_include"][os.fspath(path)] = Path(os.path.relpath(path, root)).as_posix()
+            ours = {os.fspath(path): Path(os.path.relpath(path, root)).as_posix() for path in sdist_files(collection)}
             keep_out = [item.distribution for item in placed if not folders.ships(item.source)]
+        build_data["force_include"].update(ours)
         reserved = getattr(self.build_config, "build_reserved_paths", None)  # not public API: the audit backs it up
         if isinstance(reserved, set):
             reserved.update(keep_out)
-        self._built = _Built(folders, placed, bundles, prefixes)
+        self._built = _Built(folders, placed, bundles, prefixes, ours)
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         built, self._built = self._built, None
@@ -113,7 +114,9 @@ class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
                     done(f"{self._artifact(version)}: {editable}")
                 return
             builder = self.build_config.builder
-            placed = built.placed + hatchling_rules.forced(builder, build_data)
+            # Where everything else forced into the artifact comes from (another hook's, the project's own).
+            others = {k: v for k, v in build_data["force_include"].items() if built.forced.get(k) != v}
+            placed = built.placed + hatchling_rules.forced(builder, {"force_include": others})
             if self.target_name == "wheel":
                 placed += hatchling_rules.wheel_extras(builder, build_data)
             origins = {item.archive: item.source for item in placed}
