@@ -139,3 +139,31 @@ def test_bad_configuration_fails_a_build_the_same_way(name: str, project: Projec
     assert "pyproject.toml: tool.flue.strict: must be true or false, not a string" in result.output
     assert "pyproject.toml: tool.flue.max-bundle-size: must be a size" in result.output
     assert build_summary(result.output).endswith("pyproject.toml: invalid [tool.flue] configuration (2 problems)")
+
+
+def readme_blocks() -> list[list[str]]:
+    """The code blocks of the README's "What a build prints", as lines."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### What a build prints", 1)[1].split("\n#", 1)[0]
+    return [block.split("\n", 1)[1].rstrip("\n").splitlines() for block in section.split("```")[1::2]]
+
+
+def in_order(wanted: list[str], output: str) -> bool:
+    lines = iter(line.rstrip() for line in output.splitlines())
+    return all(any(line == want.rstrip() for line in lines) for want in wanted)
+
+
+@pytest.mark.slow
+def test_the_readme_shows_what_the_builds_print(
+    built: dict[str, tuple[Path, Result]], project: ProjectFactory, tmp_path: Path
+) -> None:
+    success, build_failure, pip_failure = readme_blocks()
+    assert ours(built["hatch-src"][1].output) == success
+    tree = project("hatch-src")
+    (tree / SECRET["hatch-src"]).write_text("TOKEN=x\n")
+    failed = run(
+        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(tmp_path / "out"), "."], tree
+    )
+    assert in_order(build_failure, failed.output), failed.output
+    failed = pip(make_venv(tmp_path / "venv"), tree, ".")
+    assert in_order(pip_failure, failed.output), failed.output

@@ -1,0 +1,22 @@
+"""The hatch plugin's own README sends readers to the main README's section, which exists."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def anchor(heading: str) -> str:
+    """GitHub's anchor for a markdown heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_the_hatch_plugin_readme_links_to_a_section_of_the_main_readme() -> None:
+    text = (ROOT / "hatch_plugin" / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\((\.\./README\.md)#([\w-]+)\)", text)
+    assert links, "hatch_plugin/README.md has no link to the main README"
+    readme = ROOT / "hatch_plugin" / links[0][0]
+    headings = {anchor(h) for h in re.findall(r"^#+ (.+)$", readme.read_text(encoding="utf-8"), re.MULTILINE)}
+    assert {section for _, section in links} <= headings
