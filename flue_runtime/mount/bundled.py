@@ -187,6 +187,25 @@ class InstalledBundle:
                 f"the installation is incomplete: reinstall {self.package.split('.')[0]!r}"
             ) from None
 
+    def is_executable(self, path: str) -> bool:
+        """Whether the installed file at `path` has an executable bit: on disk its mode, in a zipped
+        wheel on sys.path the mode its zip entry records."""
+        direct = _direct_reader(self.package)
+        if not direct:
+            return False  # a loader that reads no paths tells no modes
+        folder = direct[1]
+        full = os.path.join(folder, *path.split("/"))
+        if os.path.isdir(folder):
+            return bool(os.stat(full).st_mode & 0o111)
+        archive = getattr(module_spec(self.package).loader, "archive", None)  # type: ignore[union-attr]
+        if not isinstance(archive, str):
+            return False
+        import zipfile
+
+        with zipfile.ZipFile(archive) as zipped:
+            member = os.path.relpath(full, archive).replace(os.sep, "/")
+            return bool((zipped.getinfo(member).external_attr >> 16) & 0o111)
+
     def read_checked(self, path: str, size: int, sha256: str) -> bytes:
         """`read`, refusing bytes that differ from what the build recorded."""
         data = self.read(path)
@@ -314,6 +333,9 @@ class BundleSource:
             return data[self._entry.body_offset :].decode("utf-8")
         except UnicodeDecodeError as exc:
             raise BundleError(f"{self.describe()}: SKILL.md body is not UTF-8 ({exc})") from None
+
+    def is_executable(self, path: str) -> bool:
+        return self._bundle.is_executable(f"{self._entry.directory}/{path}")
 
     def describe(self) -> str:
         return f"{self._bundle.where(self._entry.directory)} (bundled in {self._bundle.package!r})"

@@ -20,6 +20,21 @@ class SessionRecord:
     state: dict[str, Any] = field(default_factory=dict)
     #: The catalog the model was last told about: [name, description] pairs.
     announced: list[tuple[str, str]] = field(default_factory=list)
+    #: The instructions the model was last told (system prompt or announcement); None: as the system prompt says.
+    instructions: str | None = None
+    #: The harness tools offered so far, by name: the set only grows, so tool definitions stay cached.
+    tools: list[str] = field(default_factory=list)
+
+    def copy(self) -> SessionRecord:
+        """A copy a prompt can work on while the session keeps this one."""
+        return SessionRecord(
+            self.system_prompt,
+            list(self.messages),
+            dict(self.state),
+            list(self.announced),
+            self.instructions,
+            list(self.tools),
+        )
 
 
 class Store(Protocol):

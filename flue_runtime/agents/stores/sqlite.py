@@ -22,7 +22,7 @@ from flue_runtime.errors import StoreError
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS flue_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
@@ -31,7 +31,9 @@ CREATE TABLE IF NOT EXISTS sessions (
     state TEXT NOT NULL,
     announced TEXT NOT NULL,
     message_count INTEGER NOT NULL,
-    updated_at REAL NOT NULL
+    updated_at REAL NOT NULL,
+    instructions TEXT,
+    tools TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS messages (
     session_id TEXT NOT NULL REFERENCES sessions(id),
@@ -68,6 +70,21 @@ class SQLiteStore:
         connection = self._connection()
         connection.executescript(_SCHEMA)
         found = connection.execute("SELECT value FROM flue_meta WHERE key = 'schema_version'").fetchone()
+        if found is not None and found[0] == "1":  # version 2 added two columns to sessions
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                columns = {row[1] for row in connection.execute("PRAGMA table_info(sessions)")}
+                if "instructions" not in columns:
+                    connection.execute("ALTER TABLE sessions ADD COLUMN instructions TEXT")
+                    connection.execute("ALTER TABLE sessions ADD COLUMN tools TEXT NOT NULL DEFAULT '[]'")
+                connection.execute(
+                    "UPDATE flue_meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+                )
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            found = (str(SCHEMA_VERSION),)
         if found is None:
             connection.execute("INSERT OR IGNORE INTO flue_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         elif found[0] != str(SCHEMA_VERSION):
@@ -102,7 +119,8 @@ class SQLiteStore:
             connection.execute("BEGIN")  # one snapshot for both reads: a save in between cannot tear them
             try:
                 row = connection.execute(
-                    "SELECT system_prompt, state, announced, message_count FROM sessions WHERE id = ?", (session_id,)
+                    "SELECT system_prompt, state, announced, message_count, instructions, tools FROM sessions WHERE id = ?",
+                    (session_id,),
                 ).fetchone()
                 bodies = (
                     []
@@ -115,12 +133,14 @@ class SQLiteStore:
                 connection.execute("ROLLBACK")
             if row is None:
                 return None
-            system_prompt, state, announced, _ = row
+            system_prompt, state, announced, _, instructions, tools = row
             return SessionRecord(
                 system_prompt,
                 [json.loads(body) for (body,) in bodies],
                 json.loads(state),
                 [(name, description) for name, description in json.loads(announced)],
+                instructions,
+                json.loads(tools),
             )
 
         return self._retry(read)
@@ -128,6 +148,7 @@ class SQLiteStore:
     def save(self, session_id: str, record: SessionRecord) -> None:
         state = json.dumps(record.state, ensure_ascii=False, sort_keys=True)
         announced = json.dumps([list(entry) for entry in record.announced], ensure_ascii=False)
+        tools = json.dumps(record.tools)
         bodies = [json.dumps(message, ensure_ascii=False, sort_keys=True) for message in record.messages]
 
         def write() -> None:
@@ -144,10 +165,20 @@ class SQLiteStore:
                         break
                     kept += 1
                 connection.execute(
-                    "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+                    "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
                     "system_prompt = excluded.system_prompt, state = excluded.state, announced = excluded.announced, "
-                    "message_count = excluded.message_count, updated_at = excluded.updated_at",
-                    (session_id, record.system_prompt, state, announced, len(bodies), time.time()),
+                    "message_count = excluded.message_count, updated_at = excluded.updated_at, "
+                    "instructions = excluded.instructions, tools = excluded.tools",
+                    (
+                        session_id,
+                        record.system_prompt,
+                        state,
+                        announced,
+                        len(bodies),
+                        time.time(),
+                        record.instructions,
+                        tools,
+                    ),
                 )
                 connection.execute("DELETE FROM messages WHERE session_id = ? AND seq >= ?", (session_id, kept))
                 connection.executemany(
