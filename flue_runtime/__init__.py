@@ -39,11 +39,13 @@ _LAZY = {
     "LocalSandbox": "flue_runtime.agents.sandbox",
     "MemorySandbox": "flue_runtime.agents.sandbox",
     "Tool": "flue_runtime.agents.tools",
+    "ToolContext": "flue_runtime.agents.context",
 }
 
 __all__ = sorted([*_LAZY, *errors.__all__])
 
 if TYPE_CHECKING:
+    from flue_runtime.agents.context import ToolContext
     from flue_runtime.agents.harness import Harness, PromptResult, Session
     from flue_runtime.agents.hooks import (
         agent,

@@ -185,6 +185,8 @@ class Session:
             sandbox: Sandbox | None = rendered.sandbox or self.harness.sandbox
             found = await workspace(sandbox) if sandbox else []
             config = Configuration.of(rendered, sandbox, found, self.harness.catalog_budget)
+            if not working.messages:  # the conversation starts now: the system prompt says it all
+                _begin(working, config)
             tools = self._turn(working, config)
             if step == 0:
                 working.messages.append({"role": "user", "content": text})
@@ -214,13 +216,8 @@ class Session:
         state = record.state if record else self._initial_state
         config = self.harness.configure(state, discover_workspace_skills)
         if record is None:
-            record = SessionRecord(
-                config.system_prompt(),
-                state=dict(state),
-                announced=list(config.entries),
-                instructions=config.instructions,
-                tools=[name for name in HARNESS_TOOLS if name in config.needed()],
-            )
+            record = SessionRecord("", state=dict(state))
+            _begin(record, config)
         self._config = config
         self._record = record
         return record
@@ -279,6 +276,14 @@ class Session:
         except Exception as exc:  # a user tool failed: the model is told, the loop goes on
             return f"Error: {call.name} raised {type(exc).__name__}: {exc}", True
         return _as_text(result), False
+
+
+def _begin(record: SessionRecord, config: Configuration) -> None:
+    """Fix what a conversation starts with: the system prompt, and so what the model knows."""
+    record.system_prompt = config.system_prompt()
+    record.announced = list(config.entries)
+    record.instructions = config.instructions
+    record.tools = [name for name in HARNESS_TOOLS if name in config.needed()]
 
 
 def _as_text(result: object) -> str:
