@@ -31,7 +31,7 @@ HINT_ROOM = 400
 BINARY_PAGE = ((MAX_BYTES - HINT_ROOM) // 4) * 3
 #: How much of a file decides whether it is text.
 SNIFF = 64 * 1024
-_CHUNK = 64 * 1024
+_CHUNK = 1 << 20  # large reads: counting the lines of a 1 GiB file takes a second, not five
 
 
 def is_text(data: bytes) -> bool:

@@ -168,6 +168,7 @@ class MemorySandbox:
 
     def __init__(self, files: Mapping[str, str | bytes] | None = None) -> None:
         self._files: dict[str, bytes] = {}
+        self._folders: set[str] = set()  # every folder holding a file, at any depth
         for path, content in (files or {}).items():
             self.write_bytes(path, content.encode("utf-8") if isinstance(content, str) else bytes(content))
 
@@ -195,12 +196,15 @@ class MemorySandbox:
             raise SandboxError("cannot write to the sandbox root; name a file")
         if self.is_dir(rel):
             raise SandboxError(f"{path!r} is a folder")
+        parents = []
         parent = rel.rpartition("/")[0]
         while parent:
             if parent in self._files:
                 raise SandboxError(f"{parent!r} is a file, so {path!r} cannot be created under it")
+            parents.append(parent)
             parent = parent.rpartition("/")[0]
         self._files[rel] = bytes(data)
+        self._folders.update(parents)
 
     def list(self, path: str) -> list[Entry]:
         rel = sandbox_path(path)
@@ -216,7 +220,7 @@ class MemorySandbox:
 
     def is_dir(self, path: str) -> bool:
         rel = sandbox_path(path)
-        return rel == "" or any(name.startswith(rel + "/") for name in self._files)
+        return rel == "" or rel in self._folders
 
     def vet(self, path: str) -> VettedSkill:
         """The packing rules by name and content (memory has no links or special files)."""
