@@ -271,54 +271,44 @@ def scripted_skill() -> Any:
     )
 
 
-def test_without_the_opt_in_or_without_scripts_there_is_no_run_skill_script(tmp_path: Path) -> None:
+def run_one(skill: Any, sandbox: Any) -> ScriptedModel:
+    """One prompt whose model asks for `run_skill_script` on `skill`."""
+    model = ScriptedModel([[ToolCall("run_skill_script", {"skill": skill.name, "script": "hello.py"})], "ok"])
+
+    @agent
+    def a() -> str:
+        use_model(model)
+        use_skill(skill)
+        return "x"
+
+    Harness(a, sandbox=sandbox).session("s").prompt_sync("go")
+    return model
+
+
+@pytest.mark.parametrize("case", ["no opt-in", "memory", "no scripts"])
+def test_without_the_opt_in_or_without_scripts_there_is_no_run_skill_script(case: str, tmp_path: Path) -> None:
     plain = define_skill(name="plain", description="No scripts.", instructions="Read.", files={"notes.md": "n"})
-    cases = [
-        (scripted_skill(), LocalSandbox(tmp_path)),  # no opt-in
-        (scripted_skill(), MemorySandbox()),  # nothing runs in memory
-        (plain, LocalSandbox(tmp_path, allow_exec=True)),  # no scripts/
-    ]
-    for skill, sandbox in cases:
-        model = ScriptedModel([[ToolCall("run_skill_script", {"skill": skill.name, "script": "hello.py"})], "ok"])
-
-        @agent
-        def a() -> str:
-            use_model(model)
-            use_skill(skill)  # noqa: B023
-            return "x"
-
-        Harness(a, sandbox=sandbox).session("s").prompt_sync("go")
-        assert "run_skill_script" not in [t["name"] for t in model.requests[0].tools]
-        [result] = tool_results(model)
-        assert result["is_error"] and "no tool named 'run_skill_script'" in result["content"]
+    skill, sandbox = {
+        "no opt-in": (scripted_skill(), LocalSandbox(tmp_path)),
+        "memory": (scripted_skill(), MemorySandbox()),  # nothing runs in memory
+        "no scripts": (plain, LocalSandbox(tmp_path, allow_exec=True)),
+    }[case]
+    model = run_one(skill, sandbox)
+    assert "run_skill_script" not in [t["name"] for t in model.requests[0].tools]
+    [result] = tool_results(model)
+    assert result["is_error"] and "no tool named 'run_skill_script'" in result["content"]
 
 
 def test_a_defined_skills_python_script_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     (tmp_path / "work").mkdir()
-    model = ScriptedModel([[ToolCall("run_skill_script", {"skill": "tools", "script": "hello.py"})], "ok"])
-
-    @agent
-    def a() -> str:
-        use_model(model)
-        use_skill(scripted_skill())
-        return "x"
-
-    Harness(a, sandbox=LocalSandbox(tmp_path / "work", allow_exec=True)).session("s").prompt_sync("go")
+    model = run_one(scripted_skill(), LocalSandbox(tmp_path / "work", allow_exec=True))
     assert tool_results(model)[0]["content"] == "exit status: 0\n--- stdout ---\nhi\n\n--- stderr: empty ---"
 
 
 def test_a_cache_inside_the_sandbox_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / ".cache"))
-    model = ScriptedModel([[ToolCall("run_skill_script", {"skill": "tools", "script": "hello.py"})], "ok"])
-
-    @agent
-    def a() -> str:
-        use_model(model)
-        use_skill(scripted_skill())
-        return "x"
-
-    Harness(a, sandbox=LocalSandbox(tmp_path, allow_exec=True)).session("s").prompt_sync("go")
+    model = run_one(scripted_skill(), LocalSandbox(tmp_path, allow_exec=True))
     [result] = tool_results(model)
     assert result["is_error"] and "is inside the sandbox; set XDG_CACHE_HOME" in result["content"]
     assert not (tmp_path / ".cache").exists()
