@@ -288,8 +288,8 @@ class _Capture:
 
 
 def _fit(data: bytes | bytearray, budget: int) -> str:
-    """`data` as text (undecodable bytes as U+FFFD), cut to `budget` bytes of UTF-8."""
-    text = bytes(data).decode("utf-8", "replace")
+    """`data` as text (undecodable bytes as U+FFFD, one final line break dropped), cut to `budget` bytes of UTF-8."""
+    text = bytes(data).decode("utf-8", "replace").removesuffix("\n")
     if utf8_size(text) > budget:
         text = text.encode("utf-8")[:budget].decode("utf-8", "ignore")
     return text

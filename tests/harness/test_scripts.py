@@ -209,11 +209,11 @@ def test_run_skill_script_from_a_real_wheel(how: str, wheel: Path, installed: Pa
     assert counted["is_error"] is False
     assert counted["content"] == (
         f"exit status: 0\n--- stdout ---\nrows=2 cwd={work} python={out['executable']} here={copy}/scripts\n"
-        "\n--- stderr: empty ---"
+        "--- stderr: empty ---"
     )
-    assert greeted["content"] == "exit status: 3\n--- stdout ---\nhello ada\n\n--- stderr ---\nto stderr\n"
+    assert greeted["content"] == "exit status: 3\n--- stdout ---\nhello ada\n--- stderr ---\nto stderr"
     assert refused["is_error"] and "scripts/not_executable.sh is not executable" in refused["content"]
-    assert environment["content"] == f"exit status: 0\n--- stdout ---\n[] {copy}\n\n--- stderr: empty ---"
+    assert environment["content"] == f"exit status: 0\n--- stdout ---\n[] {copy}\n--- stderr: empty ---"
     assert piped["content"].startswith("exit status: 0\n--- stdout ---\nrows=3 ")
     assert outside["is_error"] and "refused path" in outside["content"]
     assert (
@@ -303,7 +303,7 @@ def test_a_defined_skills_python_script_runs(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     (tmp_path / "work").mkdir()
     model = run_one(scripted_skill(), LocalSandbox(tmp_path / "work", allow_exec=True))
-    assert tool_results(model)[0]["content"] == "exit status: 0\n--- stdout ---\nhi\n\n--- stderr: empty ---"
+    assert tool_results(model)[0]["content"] == "exit status: 0\n--- stdout ---\nhi\n--- stderr: empty ---"
 
 
 def test_a_cache_inside_the_sandbox_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
