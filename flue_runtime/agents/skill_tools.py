@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, entries_page, page, text_window, utf8_size
+from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, page, text_window, utf8_size
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import WorkspaceSource
 from flue_runtime.errors import FlueError, ToolFailure
@@ -39,8 +39,8 @@ CATALOG_BUDGET = 16 * 1024
 FIND_LIMIT = 20
 #: At most this many names in a result that lists names (an unknown skill, a changed catalog).
 NAMES_LIMIT = 50
-#: Bytes of an activation result given to the list of support files.
-FILES_BUDGET = 8 * 1024
+#: Bytes of an activation result the list of support files may take (some 500 paths).
+FILES_BUDGET = MAX_BYTES // 2
 SCRIPTS_DIR = "scripts/"
 
 Entry = tuple[str, str]  # (name, description)
@@ -69,9 +69,9 @@ ACTIVATE_SKILL: dict[str, Any] = {
 READ_SKILL_RESOURCE: dict[str, Any] = {
     "name": "read_skill_resource",
     "description": (
-        f"Read a support file of an activated skill by its path under {SKILLS_ROOT}/<skill>/ (a folder path "
-        "lists the folder). Text comes with line numbers, at most 2,000 lines or 50 KB per call (the result "
-        "says how to read on); binary files come as base64."
+        f"Read a support file of an activated skill by its path under {SKILLS_ROOT}/<skill>/. Text comes with "
+        "line numbers, at most 2,000 lines or 50 KB per call (the result says how to read on); binary files "
+        "come as base64."
     ),
     "parameters": {
         "type": "object",
@@ -243,11 +243,8 @@ class SkillSet:
     def read_resource(
         self, path: str, offset: int | None = None, limit: int | None = None, column: int | None = None
     ) -> str:
-        """A page of a skill file under /.flue/skills (a folder: a page of its listing)."""
+        """A page of a skill file under /.flue/skills."""
         try:
-            if self.tree.stat(path).is_dir:
-                entries = [(e.name, e.is_dir, e.size) for e in self.tree.list(path)]
-                return entries_page(entries, path, "read_skill_resource", offset, limit)
             return page(self.tree.read(path), path, "read_skill_resource", offset, limit, column)
         except (FlueError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc
@@ -300,8 +297,7 @@ class SkillSet:
             used += utf8_size(line) + 1
             if used > FILES_BUDGET:
                 lines.append(
-                    f"[{len(resources) - count:,} more files; read_skill_resource on the folder "
-                    f"{SKILLS_ROOT}/{skill.name} lists them all]"
+                    f"[{len(resources) - count:,} more files under {SKILLS_ROOT}/{skill.name}/ (the ls tool lists them)]"
                 )
                 break
             lines.append(line)

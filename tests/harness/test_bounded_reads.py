@@ -223,3 +223,20 @@ def test_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["is_error"] is True and "'pipe' is not a regular file" in result["content"]
+
+
+def test_an_activation_lists_a_bounded_number_of_support_files() -> None:
+    many = define_skill(
+        name="many",
+        description="Many files.",
+        instructions="Pick one.",
+        files={f"docs/chapter-{i:05d}/section.md": "x" for i in range(2000)},
+    )
+    model = run([[ToolCall("activate_skill", {"name": "many"})], "ok"], skills=(many,))
+    [result] = tool_results(model)
+    assert utf8_size(result["content"]) <= MAX_BYTES
+    listed = [line for line in result["content"].splitlines() if line.startswith("- /.flue/skills/many/")]
+    assert 300 < len(listed) < 2000 and listed[0] == "- /.flue/skills/many/docs/chapter-00000/section.md"
+    assert result["content"].endswith(
+        f"[{2000 - len(listed):,} more files under /.flue/skills/many/ (the ls tool lists them)]"
+    )
