@@ -65,3 +65,20 @@ def test_the_code_is_mypy_clean(tmp_path: Path) -> None:
 def test_the_tree_is_ruff_clean(command: list[str]) -> None:
     proc = subprocess.run([sys.executable, "-m", "ruff", *command], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_readme_lists_every_error() -> None:
+    """One module holds every error, each a FlueError and exported by flue_runtime; the README lists exactly them."""
+    import flue_runtime
+    from flue_runtime import errors
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Errors", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^\| `(\w+)` \|", section, re.MULTILINE)
+    defined = sorted(
+        name for name, value in vars(errors).items() if isinstance(value, type) and issubclass(value, BaseException)
+    )
+    assert sorted(listed) == defined == sorted(errors.__all__)
+    for name in defined:
+        assert issubclass(getattr(errors, name), errors.FlueError), name
+        assert getattr(flue_runtime, name) is getattr(errors, name), name

@@ -9,7 +9,6 @@ Only a `LocalSandbox` made with `allow_exec=True` lets a skill's scripts run.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import stat
@@ -18,19 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from flue_runtime.errors import SandboxError
-from flue_runtime.format.diagnostics import Diagnostic, has_errors
+from flue_runtime.errors import SandboxError, UnsafeFileError
 from flue_runtime.format.paths import skill_path
-from flue_runtime.format.skill_folder import VettedSkill, vet_skill
-from flue_runtime.format.validate import SKILL_FILE, check_skill_md
-from flue_runtime.format.vetting import (
-    PRIVATE_KEY,
-    PackedFile,
-    is_noise_dir,
-    is_noise_file,
-    is_secret_dir,
-    is_secret_file,
-)
+from flue_runtime.format.safe_read import open_regular
+from flue_runtime.format.skill_folder import VettedSkill, vet_skill, vet_tree
+from flue_runtime.format.trees import MemoryTree
 
 
 @dataclass(frozen=True)
@@ -111,20 +102,14 @@ class LocalSandbox:
             return handle.read()
 
     def open_read(self, path: str) -> tuple[BinaryIO, int]:
-        full = self._resolve(path)
-        # Non-blocking: a FIFO put in place of a file must not hang the agent; it is refused below.
+        full = self._resolve(path)  # a link inside the sandbox is followed; one leading out is refused there
         try:
-            fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            fd, info = open_regular(full, follow=True)  # never waits on a FIFO: refuses it
         except IsADirectoryError:
             raise SandboxError(f"{path!r} is a folder; use ls to list it") from None
-        handle = os.fdopen(fd, "rb")
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            handle.close()
-            if stat.S_ISDIR(info.st_mode):
-                raise SandboxError(f"{path!r} is a folder; use ls to list it")
-            raise SandboxError(f"{path!r} is not a regular file")
-        return handle, info.st_size
+        except UnsafeFileError as exc:
+            raise SandboxError(f"{path!r} {exc.reason}") from None
+        return os.fdopen(fd, "rb"), info.st_size
 
     def is_executable(self, path: str) -> bool:
         return bool(os.stat(self._resolve(path)).st_mode & 0o111)
@@ -223,40 +208,8 @@ class MemorySandbox:
         return rel == "" or rel in self._folders
 
     def vet(self, path: str) -> VettedSkill:
-        """The packing rules by name and content (memory has no links or special files)."""
+        """The skill folder at `path`, through the same walk as a folder on disk (held to the default limits)."""
         rel = sandbox_path(path)
-        prefix = rel + "/"
-        diagnostics: list[Diagnostic] = []
-        files: list[PackedFile] = []
-        for name in sorted(n for n in self._files if n.startswith(prefix)):
-            inner = name[len(prefix) :]
-            parts = inner.split("/")
-            shown = f"{rel}/{inner}"
-            if any(is_noise_dir(p) for p in parts[:-1]) or is_noise_file(parts[-1]):
-                continue
-            data = self._files[name]
-            if any(is_secret_dir(p) for p in parts[:-1]) or is_secret_file(parts[-1]):
-                diagnostics.append(
-                    Diagnostic.make(
-                        "FLU302",
-                        shown,
-                        f"`{parts[-1]}` looks like a secret; refused",
-                        "move it out of the skill folder",
-                    )
-                )
-            elif PRIVATE_KEY.search(data):
-                diagnostics.append(
-                    Diagnostic.make("FLU303", shown, "holds a PEM private key; refused", "remove the key")
-                )
-            else:
-                files.append(PackedFile(inner, len(data), hashlib.sha256(data).hexdigest()))
-        metadata, body_offset = None, 0
-        if f"{prefix}{SKILL_FILE}" in self._files:
-            checked = check_skill_md(
-                self._files[f"{prefix}{SKILL_FILE}"], f"{prefix}{SKILL_FILE}", rel.rpartition("/")[2]
-            )
-            diagnostics.extend(checked.diagnostics)
-            metadata, body_offset = checked.metadata, checked.body_offset
-        if has_errors(diagnostics):
-            metadata = None
-        return VettedSkill(Path(rel), metadata, tuple(files), body_offset, tuple(diagnostics))
+        prefix = f"{rel}/"
+        inside = {name[len(prefix) :]: data for name, data in self._files.items() if name.startswith(prefix)}
+        return vet_tree(MemoryTree(inside), Path(rel), display=rel)
