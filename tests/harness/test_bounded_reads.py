@@ -13,9 +13,19 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
 from harness_support import tool_results
 
-from flue_runtime import Harness, LocalSandbox, MemorySandbox, agent, define_skill, use_model, use_skill
+from flue_runtime import (
+    Harness,
+    LocalSandbox,
+    MemorySandbox,
+    SkillWarning,
+    agent,
+    define_skill,
+    use_model,
+    use_skill,
+)
 from flue_runtime.agents.reading import MAX_BYTES, MAX_ENTRIES, utf8_size
 from flue_runtime.agents.sandbox_tools import SandboxFiles
 from flue_runtime.models import ModelRequest, ModelResponse, ScriptedModel, ToolCall
@@ -44,7 +54,8 @@ def run(
 
 def test_one_long_line_never_makes_a_result_larger_than_its_budget() -> None:
     assert len(MINIFIED) > 5_000_000 and "\n" not in MINIFIED
-    data = define_skill(name="data", description="Data.", instructions="Use it.", files={"items.json": MINIFIED})
+    with pytest.warns(SkillWarning, match="FLU305"):  # a large file: packed, with a warning
+        data = define_skill(name="data", description="Data.", instructions="Use it.", files={"items.json": MINIFIED})
     huge = define_skill(name="huge", description="One long line.", instructions=MINIFIED)
     model = run(
         [
