@@ -16,7 +16,7 @@ from flue_runtime.agents.prompt import instructions_text, system_prompt
 from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.agents.sandbox_tools import SandboxFiles
 from flue_runtime.agents.scripts import Scripts, exec_root
-from flue_runtime.agents.skill_tools import Entry, Mounted, SkillSet
+from flue_runtime.agents.skill_tools import Entry, Mounted, MountedSkills
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import without_clashes
 from flue_runtime.mount.reference import SkillReference
@@ -31,7 +31,7 @@ class Configuration:
 
     render: Render
     sandbox: Sandbox | None
-    skills: SkillSet
+    skills: MountedSkills
 
     @classmethod
     def of(
@@ -44,7 +44,7 @@ class Configuration:
         declared = {skill.name: skill for skill in rendered.skills}
         found = without_clashes(workspace, declared)
         mounted = [Mounted(skill) for skill in rendered.skills] + [Mounted(skill, folder) for skill, folder in found]
-        return cls(rendered, sandbox, SkillSet(mounted, budget=budget))
+        return cls(rendered, sandbox, MountedSkills(mounted, budget=budget))
 
     @property
     def instructions(self) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 
 from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, utf8_size
 from flue_runtime.agents.sandbox import LocalSandbox, Sandbox
-from flue_runtime.agents.skill_tools import SCRIPTS_DIR, SkillSet
+from flue_runtime.agents.skill_tools import SCRIPTS_DIR, MountedSkills
 from flue_runtime.agents.tools import Tool
 from flue_runtime.errors import FlueError, ToolFailure
 from flue_runtime.format.paths import skill_path
@@ -69,7 +69,7 @@ def cache_root() -> Path:
 class Scripts:
     """`run_skill_script` over the skills of `skills` and a sandbox that may allow execution."""
 
-    def __init__(self, skills: SkillSet, sandbox: Sandbox | None) -> None:
+    def __init__(self, skills: MountedSkills, sandbox: Sandbox | None) -> None:
         self.skills = skills
         self.sandbox = exec_root(sandbox)
 

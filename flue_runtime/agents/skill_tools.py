@@ -1,6 +1,6 @@
 """The skill tools' results as plain functions of a set of mounted skills: one implementation.
 
-`SkillSet` answers what a model asks about skills: the catalog text, the activation
+`MountedSkills` answers what a model asks about skills: the catalog text, the activation
 result for a name, a page of a skill file, the best catalog lines for a query. The
 harness's tools call exactly these, and every other surface (an MCP server, a framework
 adapter) should too, so a model sees the same text for the same skills everywhere. The
@@ -156,7 +156,7 @@ class Mounted:
     workspace_folder: str | None = None
 
 
-class SkillSet:
+class MountedSkills:
     """Mounted skills, in catalog order, and every result a model gets about them.
 
     `budget` is the catalog's (bytes of skill lines); past it, `find_skills` is needed.
@@ -358,7 +358,7 @@ def _score(terms: Sequence[str], name: str, description: str) -> int:
 
 def skill_tools(skills: Iterable[SkillReference | Mounted], *, budget: int | None = CATALOG_BUDGET) -> list[Tool]:
     """The skill tools a set of skills needs, ready to offer a model."""
-    found = SkillSet(skills, budget=budget)
+    found = MountedSkills(skills, budget=budget)
     return [found.tool(name) for name in found.tool_names()]
 
 
@@ -368,7 +368,7 @@ __all__ = [
     "FIND_SKILLS",
     "READ_SKILL_RESOURCE",
     "Mounted",
-    "SkillSet",
+    "MountedSkills",
     "catalog",
     "catalog_line",
     "skill_tools",
