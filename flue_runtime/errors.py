@@ -24,6 +24,7 @@ __all__ = [
     "ResourceNotFoundError",
     "SandboxError",
     "ScriptExhaustedError",
+    "SessionConflictError",
     "SkillDefinitionError",
     "SkillError",
     "SkillNotFoundError",
@@ -194,6 +195,12 @@ class LoopError(FlueError):
 
 class StoreError(FlueError):
     """The session store cannot be opened, read or written."""
+
+
+class SessionConflictError(StoreError):
+    """Another worker saved the session while this turn ran; this turn was not saved.
+
+    The session holds the other turn; prompting again runs on that fresh state."""
 
 
 class ModelError(FlueError):

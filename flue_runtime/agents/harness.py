@@ -27,7 +27,7 @@ from flue_runtime.agents.skill_tools import CATALOG_BUDGET
 from flue_runtime.agents.stores import MemoryStore, SessionRecord, Store, open_store
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import discover_workspace_skills
-from flue_runtime.errors import FlueError, HookError, LoopError, ToolArgumentError, ToolFailure
+from flue_runtime.errors import FlueError, HookError, LoopError, SessionConflictError, ToolArgumentError, ToolFailure
 from flue_runtime.models import Model, ModelRequest, ToolCall, resolve_model
 from flue_runtime.models.base import Message, ToolSpec
 from flue_runtime.mount.reference import SkillReference
@@ -35,6 +35,8 @@ from flue_runtime.mount.reference import SkillReference
 AgentFunction = Callable[[], object]
 T = TypeVar("T")
 Workspace = list[tuple[SkillReference, str]]
+#: How often `set_state` writes again after losing a race with other workers' saves.
+_STATE_ATTEMPTS = 10
 
 
 @dataclass(frozen=True)
@@ -131,7 +133,8 @@ class Session:
     @property
     def tools(self) -> list[ToolSpec]:
         record = self._start()
-        assert self._config is not None
+        if self._config is None:
+            self._config = self.harness.configure(record.state, discover_workspace_skills)
         return [tool.spec() for tool in self._config.tools(record.tools)]
 
     @property
@@ -141,29 +144,45 @@ class Session:
     def set_state(self, key: str, value: Any) -> None:
         """Change a persisted `use_state` value.
 
-        Between prompts it is saved at once and the next prompt renders with it; while a prompt
-        runs (from a tool), the next model turn renders with it and it is saved with the turn.
+        While a prompt runs (from a tool), the next model turn renders with it and it is saved
+        with the prompt's turn. Between prompts it is written on the session as stored now
+        (another worker may have added turns), and a save that lost a race is simply made again
+        on fresh state: setting a key is harmless to repeat, unlike a turn; the next prompt
+        renders with it.
         """
         if self._working is not None:
             set_value(self._working.state, key, value)
             return
-        record = self._start()
-        set_value(record.state, key, value)
-        self._store.save(self.id, record)
+        for attempt in range(_STATE_ATTEMPTS):
+            self._record = None
+            record = self._start()
+            set_value(record.state, key, value)
+            try:
+                self._store.save(self.id, record)
+                return
+            except SessionConflictError:
+                self._record = None
+                if attempt == _STATE_ATTEMPTS - 1:
+                    raise
 
     # --- the loop ---------------------------------------------------------------------
 
     async def prompt(self, text: str) -> PromptResult:
-        # The store is called from a worker thread: a session waiting for the database (another
-        # process holding SQLite's write lock) must not stall every other session on the loop.
-        if self._record is None:
-            self._start(await asyncio.to_thread(self._store.load, self.id), read=True)
         if self._working is not None:
             raise FlueError(f"session {self.id!r} is already running a prompt; await it before the next one")
-        working = self._start().copy()
+        # The store is called from a worker thread: a session waiting for the database (another
+        # process holding SQLite's write lock) must not stall every other session on the loop.
+        # Every prompt starts from the session as stored: another worker may have added turns.
+        loaded = await asyncio.to_thread(self._store.load, self.id)
+        self._record = loaded
+        # A new session's record is filled in by its first model turn (`_begin`).
+        working = (loaded or SessionRecord("", state=dict(self._initial_state))).copy()
         self._working = working
         try:
             return await self._loop(working, text)
+        except SessionConflictError:
+            self._record = None  # another worker's turn landed first: read it before anything else
+            raise
         finally:
             self._working = None
 

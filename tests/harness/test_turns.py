@@ -231,3 +231,15 @@ def test_the_tool_set_grows_only_when_a_tool_is_first_needed() -> None:
     ]
     assert definitions(model.requests[1])["activate_skill"] == definitions(model.requests[0])["activate_skill"]
     assert session.tools == model.requests[2].tools
+
+
+def test_a_record_saved_before_instructions_were_tracked_resumes_without_an_announcement() -> None:
+    from flue_runtime.agents.stores import MemoryStore, SessionRecord
+
+    store = MemoryStore()
+    old = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    store.save("s", SessionRecord("You answer basic customers.\n", list(old)))  # instructions=None, tools=[]
+    model = ScriptedModel(["again"])
+    Harness(tiered_agent(model), store=store).session("s").prompt_sync("still there?")
+    assert model.requests[0].messages == [*old, {"role": "user", "content": "still there?"}]
+    assert store.load("s").instructions == "You answer basic customers."  # type: ignore[union-attr]

@@ -1,0 +1,73 @@
+"""How a session record is written into a database store's text columns, the same in every one.
+
+JSON with every non-ASCII character escaped: any string a conversation holds (a lone surrogate
+from a decoded file included) stores and reads back unchanged, whatever the database's encoding.
+
+The `announced` column holds what the model was told: an object with the catalog (`[name,
+description]` pairs), the instructions and the harness tools offered (since the schema step
+that says so: SQLite 3, PostgreSQL 2); before, the catalog list alone (read back with no
+instructions and no tools).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from flue_runtime.agents.stores import SessionRecord
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class EncodedRecord:
+    """A record's columns: the state, what the model was told, and each message as JSON text."""
+
+    system_prompt: str
+    state: str
+    announced: str
+    bodies: list[str]
+
+    @classmethod
+    def of(cls, record: SessionRecord) -> EncodedRecord:
+        return cls(
+            record.system_prompt,
+            dump(record.state),
+            dump(
+                {
+                    "catalog": [list(entry) for entry in record.announced],
+                    "instructions": record.instructions,
+                    "tools": record.tools,
+                }
+            ),
+            [dump(message) for message in record.messages],
+        )
+
+
+def decode(system_prompt: str, state: str, announced: str, bodies: Iterable[str], version: int) -> SessionRecord:
+    told = json.loads(announced)
+    if isinstance(told, list):  # written before schema version 3: the catalog alone
+        told = {"catalog": told}
+    return SessionRecord(
+        system_prompt,
+        [json.loads(body) for body in bodies],
+        json.loads(state),
+        [(name, description) for name, description in told["catalog"]],
+        version,
+        told.get("instructions"),
+        list(told.get("tools", [])),
+    )
+
+
+def kept_prefix(stored: Iterable[object], ours: Sequence[object]) -> int:
+    """How many of the stored messages (in order) the new record starts with: those stay as they are."""
+    kept = 0
+    for item in stored:
+        if kept == len(ours) or item != ours[kept]:
+            break
+        kept += 1
+    return kept
