@@ -261,7 +261,8 @@ class _Collector:
                 f"add the distribution providing `{top}` to [build-system] requires to check it at build time",
             )
             return Target("package", call.spec)
-        exports = producer_exports(call.spec, locations)
+        bundle = bundle_folder(call.spec, locations)
+        exports = producer_exports(bundle)
         if exports is not None and call.spec not in exports:
             report("FLU413", *not_exported(call.spec, exports))
             return None
@@ -281,7 +282,7 @@ class _Collector:
                     self.result.markdown[path] = text
                     self.result.diagnostics.extend(text.diagnostics)
                 return Target("package", call.spec)
-        if any((location / BUNDLE_DIR / MANIFEST_FILE).is_file() for location in locations):
+        if bundle is not None and (bundle / BUNDLE_DIR / MANIFEST_FILE).is_file():
             return Target("package", call.spec)  # installed from a wheel built with the hook: its own build vetted it
         report(
             "FLU404",
@@ -291,26 +292,34 @@ class _Collector:
         return Target("package", call.spec)
 
 
-def producer_exports(spec: str, locations: Sequence[Path]) -> tuple[str, ...] | None:
-    """The exports of the distribution providing the package `spec` starts with, as the run time reads them:
-    from the bundle manifest of the outermost regular package on the spec's path, or, for a package read
-    from its source tree (an editable install), from its project's `[tool.flue]`; None when it declares none."""
+def bundle_folder(spec: str, locations: Sequence[Path]) -> Path | None:
+    """Where the bundle of package spec `spec` would be: the folder of the outermost regular package on its
+    path (namespace portions skipped, as the run time does), found among the top package's `locations`."""
     segments = spec.split("/")
     for location in locations:
         folder = location
         for segment in segments[1:]:
             if (folder / INIT).is_file():
-                manifest = folder / BUNDLE_DIR / MANIFEST_FILE
-                if not manifest.is_file():
-                    return project_config(folder).exports
-                try:
-                    return Manifest.loads(manifest.read_bytes()).exports
-                except (OSError, ValueError, KeyError, TypeError):
-                    return None  # a damaged bundle: the run time refuses it with a BundleError
+                return folder
             folder = folder / segment
             if not folder.is_dir():
                 break
     return None
+
+
+def producer_exports(bundle: Path | None) -> tuple[str, ...] | None:
+    """The exports of the distribution whose bundle package is at `bundle`, as the run time reads them: from
+    its manifest, or, for a package read from its source tree (an editable install), from its project's
+    `[tool.flue]`; None when it declares none."""
+    if bundle is None:
+        return None
+    manifest = bundle / BUNDLE_DIR / MANIFEST_FILE
+    if not manifest.is_file():
+        return project_config(bundle).exports
+    try:
+        return Manifest.loads(manifest.read_bytes()).exports
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # a damaged bundle: the run time refuses it with a BundleError
 
 
 def _read_text(path: Path) -> str:

@@ -173,7 +173,7 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
     bundle_name, depth = _bundle_along(parts)
     bundle = bundle_of(bundle_name) if bundle_name is not None else None
     if bundle is not None:
-        _check_exported(spec, caller, bundle.manifest.exports)
+        _check_exported(spec, caller, bundle.manifest.exports, bundle_name)
         inside = "/".join(parts[depth:])
         key = inside[: -len(SKILL_SUFFIX)] if spec.kind == "skill" else inside
         hit = bundle.lookup(key)
@@ -184,7 +184,7 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
             from flue_runtime.format.config import project_config
 
             config = project_config(Path(location))
-            _check_exported(spec, caller, config.exports, config.root)
+            _check_exported(spec, caller, config.exports, bundle_name, config.root)
         found = _from_disk(spec, Path(location).joinpath(*parts[1:]), caller)
         if found is not None:
             return found
@@ -209,10 +209,14 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
     )
 
 
-def _check_exported(spec: Spec, caller: Caller, exports: tuple[str, ...] | None, project: Path | None = None) -> None:
+def _check_exported(
+    spec: Spec, caller: Caller, exports: tuple[str, ...] | None, package: str | None, project: Path | None = None
+) -> None:
     """`NotExportedError` when the distribution declares exports, `spec` is not one of them and the caller is
-    another package's code (not the same top-level package; in dev mode, not a file of the same `project`)."""
-    if exports is None or spec.text in exports or caller.module.split(".")[0] == spec.segments[0]:
+    another package's code: not a module of the same bundle `package`, nor (dev mode) a file of its `project`."""
+    if exports is None or spec.text in exports:
+        return
+    if package is not None and bundle_package(caller.module) == package:
         return
     if project is not None and caller.file is not None and is_inside(project, os.path.abspath(caller.file)):
         return

@@ -185,3 +185,15 @@ def test_a_producer_read_from_its_source_tree_declares_exports_in_its_pyproject(
     collection = consumer(tmp_path / "app", "acme_lib/review/SKILL.md", "acme_lib/internal/SKILL.md")
     assert [d.code for d in collection.diagnostics] == ["FLU413"]
     assert {p.name for p in collection.skills} == {"review"}  # the exported one is vetted where it lies
+
+
+def test_a_producer_inside_a_namespace_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`acme_ns` is a namespace; the bundle of `acme_ns.skills` holds the exports."""
+    bundle = tmp_path / "site" / "acme_ns" / "skills"
+    (bundle / "_flue_skills").mkdir(parents=True)
+    (bundle / "__init__.py").write_text("")
+    manifest = Manifest("acme_ns.skills", exports=["acme_ns/skills/review/SKILL.md"])
+    (bundle / "_flue_skills" / "manifest.json").write_bytes(manifest.dumps())
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    collection = consumer(tmp_path / "app", "acme_ns/skills/review/SKILL.md", "acme_ns/skills/internal/SKILL.md")
+    assert [(d.code, d.line) for d in collection.diagnostics] == [("FLU413", 3)]

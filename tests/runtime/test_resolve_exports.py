@@ -149,3 +149,29 @@ def test_a_module_of_the_consumer_imports_what_is_exported(
     assert importlib.import_module(f"{pkg_name}_app").R.name == "review"
     with pytest.raises(NotExportedError, match=f"in module '{pkg_name}_bad'"):
         importlib.import_module(f"{pkg_name}_bad")
+
+
+@pytest.mark.parametrize("how", ["source", "folder"])
+def test_a_namespace_shared_by_two_distributions(
+    how: str, tmp_path: Path, pkg_name: str, imports: ImportSandbox
+) -> None:
+    """`<ns>.skills` exports; `<ns>.app`, another distribution in the same namespace, is another package."""
+    root = tmp_path / "producer"
+    skills = root / pkg_name / "skills"
+    write_module(skills / "__init__.py", "")
+    write_skill(skills / "review")
+    write_skill(skills / "internal")
+    (root / "pyproject.toml").write_text(
+        f'[tool.flue]\npackages = ["{pkg_name}"]\nexports = ["{pkg_name}/skills/review/SKILL.md"]\n'
+    )
+    if how == "source":
+        imports.add(root)
+    else:
+        install(root, tmp_path / "site")
+        imports.add(tmp_path / "site")
+    app = Caller(f"{pkg_name}.app.agent", "/elsewhere/agent.py")
+    assert resolve_skill(f"{pkg_name}/skills/review/SKILL.md", app).name == "review"
+    with pytest.raises(NotExportedError):
+        resolve_skill(f"{pkg_name}/skills/internal/SKILL.md", app)
+    own = Caller(f"{pkg_name}.skills.tools", None)
+    assert resolve_skill(f"{pkg_name}/skills/internal/SKILL.md", own).name == "internal"
