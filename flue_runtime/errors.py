@@ -22,6 +22,7 @@ __all__ = [
     "ReadOnlyError",
     "ResourceNotFoundError",
     "SandboxError",
+    "SchemaError",
     "ScriptExhaustedError",
     "SkillDefinitionError",
     "SkillError",
@@ -109,6 +110,10 @@ class ConfigError(FlueError):
 
 
 # --- mounting --------------------------------------------------------------------------
+
+
+class SchemaError(FlueError, ValueError):
+    """A JSON Schema the run-time validator cannot honour: a keyword it does not implement, or a malformed value."""
 
 
 class SpecError(FlueError, ValueError):
