@@ -262,10 +262,9 @@ def _tool_list_hint(tools: list[str]) -> str:
     plain = [tool.strip() for tool in tools if tool not in spaced and tool.strip()]
     keep = f" (the others can stay: `allowed-tools: {' '.join(plain)}`)" if plain else ""
     return (
-        "the spec's `allowed-tools` is one string of tools separated by spaces, so a tool that holds a space "
-        f"cannot be listed as it is: joined, `{first}` would read as {pieces}, which changes what the tools are. "
-        f"Decide which tools the skill needs and write each without spaces{keep}, "
-        "or leave `allowed-tools` out: it is experimental and no agent has to enforce it"
+        f"`allowed-tools` is one string of space-separated tools: joined, `{first}` would read as {pieces}, "
+        f"which changes what the tools are. Write the tools the skill needs without spaces{keep}, "
+        "or leave `allowed-tools` out (experimental; no agent has to enforce it)"
     )
 
 
@@ -313,7 +312,7 @@ def _metadata_block(existing: Mapping[str, Any], key: str, value: object) -> str
     """The `metadata:` block in YAML's block form: the entries it has (a few), then `key` moved in."""
     lines = ["metadata:"]
     shown = list(existing.items())[:_SHOWN_ENTRIES]
-    lines += [f"  {_yaml_key(k)}: {_yaml_string(v)}" for k, v in shown]
+    lines += [f"  {_yaml_key(k)}: {_yaml_string(v, keep_plain=True)}" for k, v in shown]
     if len(existing) > len(shown):
         more = len(existing) - len(shown)
         lines.append(f"  # ... {more} more {'entry' if more == 1 else 'entries'}")
@@ -328,15 +327,23 @@ def _yaml_key(key: str) -> str:
     return key if _PLAIN_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
 
 
-def _yaml_string(value: object) -> str:
-    """A value as a double-quoted YAML string (a JSON string is one): lists joined, anything deeper elided."""
+def _yaml_string(value: object, *, keep_plain: bool = False) -> str:
+    """A value as a double-quoted YAML string (a JSON string is one): lists joined, anything deeper elided.
+
+    `keep_plain` leaves a word every YAML reader takes as a string unquoted, as the user wrote it.
+    """
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         value = ", ".join(value)
     if not isinstance(value, str):
         return '"..."'
+    if keep_plain and _PLAIN_WORD.fullmatch(value) and value.lower() not in _YAML_WORDS:
+        return value
     return json.dumps(value, ensure_ascii=False)
 
 
+#: Plain words YAML 1.1 readers turn into booleans or null.
+_YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
+_PLAIN_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_./@+-]*(?: [A-Za-z0-9_./@+-]+)*")
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
