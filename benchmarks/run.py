@@ -572,22 +572,19 @@ def parse_importtime(stderr: str) -> list[tuple[int, int, int, str]]:
 
 
 #: What is timed with -X importtime: (label, statement, target in ms or None).
+#: What using flue costs to import (no target: issue 11 dropped the `import flue_runtime` micro-target).
 IMPORTS = (
-    ("`import flue_runtime`", "import flue_runtime", 30.0),
     (
         "the run-time API: `from flue_runtime import skill, markdown, SkillReference`",
         "from flue_runtime import skill, markdown, SkillReference",
-        None,
     ),
     (
         "the harness: `from flue_runtime import Harness, agent, use_model, use_skill`",
         "from flue_runtime import Harness, agent, use_model, use_skill",
-        None,
     ),
     (
         "mounting: `import flue_runtime; import benchpack.agents` (1,000 bundled skill() calls, zipped wheel)",
         "import flue_runtime; import benchpack.agents",
-        None,
     ),
 )
 
@@ -605,11 +602,10 @@ def bench_import(ctx: Context) -> Section:
     rounds = max(3, ctx.scale.rounds_mount)
     section = Section(
         "import",
-        '4. Import cost: `python -X importtime -c "import flue_runtime"`',
+        "4. Import cost of using flue (no target)",
         "The import cost of a statement is the sum of the cumulative `-X importtime` times of the top-level imports it "
         "makes beyond what `python -c pass` imports at start-up (median of "
-        f"{rounds} runs); contributors by self time, median. `import flue_runtime` loads the package only: names are "
-        "loaded on first use, so the rows below it show what using them costs. `-X importtime` itself slows imports; "
+        f"{rounds} runs); contributors by self time, median. `-X importtime` itself slows imports; "
         "the wall figure compares `python -c STATEMENT` with `python -c pass`. The mounting row excludes "
         "`benchpack.agents` itself (its self time is the resolving).",
     )
@@ -620,7 +616,7 @@ def bench_import(ctx: Context) -> Section:
         _, _, err = run_once(Command([python, "-X", "importtime", "-c", "pass"], env))
         startup = {name for _, _, _, name in parse_importtime(err)}
         data: dict[str, Any] = {}
-        for index, (label, statement, target) in enumerate(IMPORTS):
+        for index, (label, statement) in enumerate(IMPORTS):
             totals: list[int] = []
             selves: dict[str, list[int]] = {}
             for _ in range(rounds):
@@ -639,12 +635,7 @@ def bench_import(ctx: Context) -> Section:
             )
             wall_ms = (wall["statement"].median - wall["pass"].median) * 1e3
             head = f"**Python {version}**: {label}" if index == 0 else label
-            section.row(
-                head,
-                f"{total:.1f} ms (wall {wall_ms:.1f} ms)",
-                target="" if target is None else f"≤ {target:.0f} ms",
-                met=None if target is None else total <= target,
-            )
+            section.row(head, f"{total:.1f} ms (wall {wall_ms:.1f} ms)")
             section.row("  top contributors (self)", ", ".join(f"{name} {us / 1e3:.1f}" for us, name in top) + " ms")
             data[statement] = {
                 "importtime_ms": total,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from flue_runtime.format.diagnostics import Diagnostic
 
@@ -25,9 +25,8 @@ _OPENING = re.compile(r"---[ \t]*\r?(?:\n|$)")
 Path = tuple[str | int, ...]
 
 
-@dataclass(frozen=True)
-class Span:
-    """A 1-based line and column inside SKILL.md."""
+class Span(NamedTuple):
+    """A 1-based line and column inside SKILL.md (a tuple: one is made per key and value read)."""
 
     line: int
     column: int
@@ -178,14 +177,16 @@ def _yaml_hint(problem: str, offending: str, line: str) -> str:
 def _read_yaml(text: str, result: Frontmatter, first_line: int) -> None:
     import yaml
 
-    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+    # libyaml's event parser alone (a loader would also set up a constructor and a resolver)
+    parser_class: Any = getattr(getattr(yaml, "cyaml", None), "CParser", yaml.BaseLoader)
     path = result.path
 
     def span(mark: Any) -> Span:
         return Span(mark.line + first_line, mark.column + 1)
 
+    parser = parser_class(text)
     try:
-        result.data = _compose(yaml.parse(text, Loader=loader), result, span)
+        result.data = _compose(parser, result, span)
     except _Refused as exc:
         result.data = None
         result.diagnostics.append(Diagnostic.make("FLU109", path, exc.message, exc.hint, exc.line, exc.column))
@@ -243,92 +244,98 @@ class _Frame:
         self.key_span: Span | None = None
 
 
-def _compose(events: Any, result: Frontmatter, span: Any) -> dict[str, Any] | None:
-    """Build plain dicts, lists and strings from YAML events, recording positions."""
+def _compose(parser: Any, result: Frontmatter, span: Any) -> dict[str, Any] | None:
+    """Build plain dicts, lists and strings from the parser's events, recording positions.
+
+    The parser is driven directly (`get_event` until it returns None) and events are told
+    apart by their exact class: this loop is most of `check`'s time per skill.
+    """
     import yaml
 
+    scalar, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
+    ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
     root: Any = None
     documents = 0
     stack: list[_Frame] = []
-    for event in events:
-        if isinstance(event, yaml.DocumentStartEvent):
-            documents += 1
-            if documents > 1:
-                where = span(event.start_mark)
-                raise _Refused(
-                    "frontmatter holds more than one YAML document", "remove the `...` line", where.line, where.column
-                )
-            continue
-        if isinstance(event, yaml.AliasEvent):
-            where = span(event.start_mark)
-            raise _Refused(
-                f"YAML alias `*{event.anchor}` refused",
-                "write the value out in full: SKILL.md frontmatter allows no anchors or aliases",
-                where.line,
-                where.column,
-            )
-        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            stack.pop()
-            continue
-        if not isinstance(event, (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            continue
-        where = span(event.start_mark)
-        parent = stack[-1] if stack else None
-        if parent is not None and isinstance(parent.container, dict) and parent.key is None:
-            if not isinstance(event, yaml.ScalarEvent):
-                raise _Refused(
-                    "a mapping or sequence used as a key",
-                    "keys must be plain strings",
-                    where.line,
-                    where.column,
-                )
-            key = event.value
-            if key in parent.container:
-                first = result.keys[parent.path + (key,)]
-                dotted = ".".join(str(p) for p in parent.path + (key,))
-                result.diagnostics.append(
-                    Diagnostic.make(
-                        "FLU108",
-                        result.path,
-                        f"duplicate key `{dotted}` (first on line {first.line})",
-                        "keep one of them: YAML readers disagree on which one wins",
+    try:
+        while (event := parser.get_event()) is not None:
+            event_type = type(event)
+            if event_type in ends:
+                stack.pop()
+                continue
+            if event_type is not scalar and event_type is not mapping_start and event_type is not sequence_start:
+                if event_type is yaml.DocumentStartEvent:
+                    documents += 1
+                    if documents > 1:
+                        where = span(event.start_mark)
+                        raise _Refused(
+                            "frontmatter holds more than one YAML document",
+                            "remove the `...` line",
+                            where.line,
+                            where.column,
+                        )
+                elif event_type is yaml.AliasEvent:
+                    where = span(event.start_mark)
+                    raise _Refused(
+                        f"YAML alias `*{event.anchor}` refused",
+                        "write the value out in full: SKILL.md frontmatter allows no anchors or aliases",
                         where.line,
                         where.column,
                     )
-                )
-            parent.key, parent.key_span = key, where
-            continue
-        value: Any
-        node_path: Path
-        if isinstance(event, yaml.ScalarEvent):
-            value = event.value
-        elif isinstance(event, yaml.MappingStartEvent):
-            value = {}
-        else:
-            value = []
-        if parent is None:
-            root, node_path = value, ()
-        elif isinstance(parent.container, dict):
-            assert parent.key is not None and parent.key_span is not None
-            node_path = parent.path + (parent.key,)
-            if parent.key not in parent.container:
-                result.keys[node_path] = parent.key_span
+                continue
+            where = span(event.start_mark)
+            parent = stack[-1] if stack else None
+            if parent is not None and parent.key is None and isinstance(parent.container, dict):
+                if event_type is not scalar:
+                    raise _Refused(
+                        "a mapping or sequence used as a key",
+                        "keys must be plain strings",
+                        where.line,
+                        where.column,
+                    )
+                key = event.value
+                if key in parent.container:
+                    first = result.keys[(*parent.path, key)]
+                    dotted = ".".join(str(p) for p in (*parent.path, key))
+                    result.diagnostics.append(
+                        Diagnostic.make(
+                            "FLU108",
+                            result.path,
+                            f"duplicate key `{dotted}` (first on line {first.line})",
+                            "keep one of them: YAML readers disagree on which one wins",
+                            where.line,
+                            where.column,
+                        )
+                    )
+                parent.key, parent.key_span = key, where
+                continue
+            value: Any = event.value if event_type is scalar else {} if event_type is mapping_start else []
+            node_path: Path
+            if parent is None:
+                root, node_path = value, ()
+            elif isinstance(parent.container, dict):
+                assert parent.key is not None and parent.key_span is not None
+                node_path = (*parent.path, parent.key)
+                if parent.key not in parent.container:
+                    result.keys[node_path] = parent.key_span
+                    result.values[node_path] = where
+                parent.container.setdefault(parent.key, value)
+                parent.key = None
+            else:
+                node_path = (*parent.path, len(parent.container))
                 result.values[node_path] = where
-            parent.container.setdefault(parent.key, value)
-            parent.key = None
-        else:
-            node_path = parent.path + (len(parent.container),)
-            result.values[node_path] = where
-            parent.container.append(value)
-        if not isinstance(event, yaml.ScalarEvent):
-            if len(stack) >= MAX_NESTING:
-                raise _Refused(
-                    f"frontmatter nests deeper than {MAX_NESTING} levels",
-                    "flatten the structure: frontmatter values are strings and one level of metadata",
-                    where.line,
-                    where.column,
-                )
-            stack.append(_Frame(value, node_path))
+                parent.container.append(value)
+            if event_type is not scalar:
+                if len(stack) >= MAX_NESTING:
+                    raise _Refused(
+                        f"frontmatter nests deeper than {MAX_NESTING} levels",
+                        "flatten the structure: frontmatter values are strings and one level of metadata",
+                        where.line,
+                        where.column,
+                    )
+                stack.append(_Frame(value, node_path))
+    finally:
+        parser.dispose()
     if root is None or isinstance(root, dict):
         return root
     where = Span(2, 1)

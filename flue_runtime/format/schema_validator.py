@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,10 +114,12 @@ class Validator:
         self._node = _compile(schema, "#")
 
     def violations(self, instance: object) -> list[Violation]:
-        return list(self._node.check(instance, ()))
+        found: list[Violation] = []
+        self._node.collect(instance, (), found)
+        return found
 
     def is_valid(self, instance: object) -> bool:
-        return next(self._node.check(instance, ()), None) is None
+        return self._node.valid(instance, ())
 
 
 def json_type(value: object) -> str:
@@ -172,24 +174,6 @@ def equal(one: object, two: object) -> bool:
     return one == two
 
 
-def _is_type(value: object, name: str) -> bool:
-    if name == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if name == "integer":
-        if isinstance(value, float):
-            return value.is_integer()
-        return isinstance(value, int) and not isinstance(value, bool)
-    if name == "string":
-        return isinstance(value, str)
-    if name == "object":
-        return isinstance(value, dict)
-    if name == "array":
-        return isinstance(value, list)
-    if name == "boolean":
-        return isinstance(value, bool)
-    return value is None  # "null"; _compile refuses any other name
-
-
 def _json(value: object) -> str:
     try:
         return json.dumps(value, ensure_ascii=False)
@@ -224,7 +208,7 @@ class _Node:
 
     def __init__(self) -> None:
         self.reject = False  # the `false` schema
-        self.types: tuple[str, ...] | None = None
+        self.types: tuple[frozenset[str], Any] | None = None  # the names, and the keyword as written
         self.enum: list[Any] | None = None
         self.const: tuple[Any] | None = None
         self.any_of: tuple[list[Any], list[_Node]] | None = None  # the options as written, and compiled
@@ -236,56 +220,60 @@ class _Node:
         self.extra: _Node | bool = True  # additionalProperties
         self.known: frozenset[str] = frozenset()
 
-    def check(self, value: object, path: Where) -> Iterator[Violation]:
+    def collect(self, value: object, path: Where, out: list[Violation]) -> None:
+        """Append every keyword `value` fails (at `path`) to `out`."""
         if self.reject:
-            yield Violation(path, "false", False, value)
+            out.append(Violation(path, "false", False, value))
             return
-        if self.types is not None and not any(_is_type(value, t) for t in self.types):
-            yield Violation(path, "type", self.types[0] if len(self.types) == 1 else list(self.types), value)
+        if self.types is not None and self.types[0].isdisjoint(_types_of(value)):
+            out.append(Violation(path, "type", self.types[1], value))
         if self.enum is not None and not any(equal(value, option) for option in self.enum):
-            yield Violation(path, "enum", self.enum, value)
+            out.append(Violation(path, "enum", self.enum, value))
         if self.const is not None and not equal(value, self.const[0]):
-            yield Violation(path, "const", self.const[0], value)
+            out.append(Violation(path, "const", self.const[0], value))
         if self.any_of is not None and not any(option.valid(value, path) for option in self.any_of[1]):
-            yield Violation(path, "anyOf", self.any_of[0], value)
+            out.append(Violation(path, "anyOf", self.any_of[0], value))
         if isinstance(value, str):
             for keyword, limit, pattern in self.string:
-                if keyword == "pattern":
-                    if not pattern.search(value):
-                        yield Violation(path, keyword, limit, value)
-                elif len(value) < limit if keyword == "minLength" else len(value) > limit:
-                    yield Violation(path, keyword, limit, value)
+                if pattern is not None:
+                    failed = pattern.search(value) is None
+                else:
+                    failed = len(value) < limit if keyword == "minLength" else len(value) > limit
+                if failed:
+                    out.append(Violation(path, keyword, limit, value))
+        elif isinstance(value, dict):
+            self._collect_object(value, path, out)
+        elif isinstance(value, list):
+            self._collect_array(value, path, out)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             for keyword, limit in self.number:
                 if _out_of_bounds(keyword, value, limit):
-                    yield Violation(path, keyword, limit, value)
-        elif isinstance(value, list):
-            yield from self._check_array(value, path)
-        elif isinstance(value, dict):
-            yield from self._check_object(value, path)
+                    out.append(Violation(path, keyword, limit, value))
 
     def valid(self, value: object, path: Where) -> bool:
-        return next(self.check(value, path), None) is None
+        found: list[Violation] = []
+        self.collect(value, path, found)
+        return not found
 
-    def _check_array(self, value: list[Any], path: Where) -> Iterator[Violation]:
+    def _collect_array(self, value: list[Any], path: Where, out: list[Violation]) -> None:
         for keyword, limit in self.array:
             if keyword == "items":
                 if limit is False:
                     if value:
-                        yield Violation(path, "items", False, value)
+                        out.append(Violation(path, "items", False, value))
                 else:
                     for index, item in enumerate(value):
-                        yield from limit.check(item, (*path, index))
+                        limit.collect(item, (*path, index), out)
             elif len(value) < limit if keyword == "minItems" else len(value) > limit:
-                yield Violation(path, keyword, limit, value)
+                out.append(Violation(path, keyword, limit, value))
 
-    def _check_object(self, value: dict[Any, Any], path: Where) -> Iterator[Violation]:
+    def _collect_object(self, value: dict[Any, Any], path: Where, out: list[Violation]) -> None:
         for name, node in self.properties.items():
             if name in value:
-                yield from node.check(value[name], (*path, name))
+                node.collect(value[name], (*path, name), out)
         for name in self.required:
             if name not in value:
-                yield Violation(path, "required", self.required, value, name)
+                out.append(Violation(path, "required", self.required, value, name))
         extra = self.extra
         if extra is True:
             return
@@ -293,9 +281,34 @@ class _Node:
             if name in self.known:
                 continue
             if extra is False:
-                yield Violation(path, "additionalProperties", False, value, name)
+                out.append(Violation(path, "additionalProperties", False, value, name))
             else:
-                yield from extra.check(item, (*path, name))
+                extra.collect(item, (*path, name), out)
+
+
+_NUMBER_TYPES = frozenset({"number"})
+_INTEGER_TYPES = frozenset({"integer", "number"})
+_TYPES_BY_CLASS = {
+    str: frozenset({"string"}),
+    dict: frozenset({"object"}),
+    list: frozenset({"array"}),
+    bool: frozenset({"boolean"}),
+    int: _INTEGER_TYPES,
+    type(None): frozenset({"null"}),
+}
+
+
+def _types_of(value: object) -> frozenset[str]:
+    """The JSON types a value has: a whole number is both an integer and a number (draft 2020-12)."""
+    found = _TYPES_BY_CLASS.get(type(value))
+    if found is not None:
+        return found
+    if isinstance(value, float):
+        return _INTEGER_TYPES if value.is_integer() else _NUMBER_TYPES
+    for kind, types in _TYPES_BY_CLASS.items():  # subclasses (str enums, OrderedDict, ...)
+        if isinstance(value, kind):
+            return types
+    return frozenset()
 
 
 def _out_of_bounds(keyword: str, value: float, limit: float) -> bool:
@@ -335,7 +348,7 @@ def _compile_keyword(node: _Node, keyword: str, value: Any, where: str) -> None:
         types = (value,) if isinstance(value, str) else tuple(value) if _is_list(value, str) else None
         if not types or any(t not in TYPES for t in types):
             raise SchemaError(f"{where}: must be one of {', '.join(TYPES)} or a list of them, not {value!r}")
-        node.types = types
+        node.types = (frozenset(types), value)
     elif keyword == "enum":
         if not isinstance(value, list):
             raise SchemaError(f"{where}: must be an array, not {value!r}")

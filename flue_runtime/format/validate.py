@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -198,7 +199,7 @@ def check_fields(
                     )
 
     name = data.get("name")
-    if directory is not None and isinstance(name, str) and is_valid_name(name) and name != directory:
+    if directory is not None and isinstance(name, str) and "name" not in by_field and name != directory:
         add(
             "FLU205",
             f"name `{name}` differs from its directory `{directory}`",
@@ -283,12 +284,19 @@ def _space_separated(tools: str) -> str:
     return " ".join(p for p in parts if p)
 
 
-def _unknown_hint(key: str, data: Mapping[str, Any], known: frozenset[str], front: Frontmatter | None) -> str:
+@lru_cache(maxsize=1024)
+def _close_field(key: str, known: frozenset[str]) -> str | None:
+    """The known field `key` is likely a typo of (the same few unknown keys recur across a collection)."""
     import difflib
 
     close = difflib.get_close_matches(key.replace("_", "-").lower(), sorted(known), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _unknown_hint(key: str, data: Mapping[str, Any], known: frozenset[str], front: Frontmatter | None) -> str:
+    close = _close_field(key, known)
     if close:
-        return f"did you mean `{close[0]}`?"
+        return f"did you mean `{close}`?"
     if key in _EXTENSION_FIELDS:
         return (
             f"`{key}` is another agent's extension, not part of the Agent Skills spec; other agents ignore it. "
