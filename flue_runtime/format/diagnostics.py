@@ -147,9 +147,11 @@ class Diagnostic:
         hint: str = "",
         line: int | None = None,
         column: int | None = None,
+        *,
+        field: str | None = None,
     ) -> Diagnostic:
         """A diagnostic with the code's default severity; `path` and `message` made printable (one line, encodable)."""
-        return cls(printable(path), code, printable(message), hint, line, column, CODES[code].severity)
+        return cls(printable(path), code, printable(message), hint, line, column, CODES[code].severity, field)
 
     @property
     def is_error(self) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from flue_runtime.format.diagnostics import Diagnostic
 
@@ -23,6 +23,13 @@ _CLOSING = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 _OPENING = re.compile(r"---[ \t]*\r?(?:\n|$)")
 
 Path = tuple[str | int, ...]
+
+
+class Mark(Protocol):
+    """A position as the YAML parser reports it, 0-based."""
+
+    line: int
+    column: int
 
 
 class Span(NamedTuple):
@@ -43,15 +50,22 @@ class Frontmatter:
     data: dict[str, Any] | None = None
     body: str = ""
     body_offset: int = 0
-    keys: dict[Path, Span] = field(default_factory=dict)
-    values: dict[Path, Span] = field(default_factory=dict)
+    #: Where each key and value starts, as the YAML parser marked it (0-based inside the YAML
+    #: text, which starts on line `first_line`): made spans only when a diagnostic needs one.
+    keys: dict[Path, Mark] = field(default_factory=dict)
+    values: dict[Path, Mark] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    first_line: int = 2
 
     def key_span(self, path: Path) -> Span:
-        return self.keys.get(path) or self.values.get(path) or Span(1, 1)
+        return self.span(self.keys.get(path) or self.values.get(path))
 
     def value_span(self, path: Path) -> Span:
-        return self.values.get(path) or self.keys.get(path) or Span(1, 1)
+        return self.span(self.values.get(path) or self.keys.get(path))
+
+    def span(self, mark: Mark | None) -> Span:
+        """The 1-based line and column in SKILL.md of a parser mark (line 1 column 1 without one)."""
+        return Span(mark.line + self.first_line, mark.column + 1) if mark is not None else Span(1, 1)
 
 
 _EXAMPLE = "---\nname: my-skill\ndescription: What it does and when to use it.\n---"
@@ -152,6 +166,10 @@ class _Refused(Exception):
         super().__init__(message)
         self.message, self.hint, self.line, self.column = message, hint, line, column
 
+    @classmethod
+    def at(cls, where: Span, message: str, hint: str) -> _Refused:
+        return cls(message, hint, where.line, where.column)
+
 
 _KEY_LINE = re.compile(r"^(\s*[\w.-]+):[ \t]+(\S.*?)\s*$")
 
@@ -180,13 +198,11 @@ def _read_yaml(text: str, result: Frontmatter, first_line: int) -> None:
     # libyaml's event parser alone (a loader would also set up a constructor and a resolver)
     parser_class: Any = getattr(getattr(yaml, "cyaml", None), "CParser", yaml.BaseLoader)
     path = result.path
-
-    def span(mark: Any) -> Span:
-        return Span(mark.line + first_line, mark.column + 1)
-
+    result.first_line = first_line
+    span = result.span
     parser = parser_class(text)
     try:
-        result.data = _compose(parser, result, span)
+        result.data = _compose(parser, result)
     except _Refused as exc:
         result.data = None
         result.diagnostics.append(Diagnostic.make("FLU109", path, exc.message, exc.hint, exc.line, exc.column))
@@ -235,68 +251,64 @@ def _read_yaml(text: str, result: Frontmatter, first_line: int) -> None:
 
 
 class _Frame:
-    __slots__ = ("container", "path", "key", "key_span")
+    __slots__ = ("container", "mapping", "path", "key")
 
     def __init__(self, container: dict[str, Any] | list[Any], path: Path) -> None:
         self.container = container
+        self.mapping = isinstance(container, dict)
         self.path = path
-        self.key: str | None = None
-        self.key_span: Span | None = None
+        #: In a mapping: the key read whose value comes next, and where it was.
+        self.key: tuple[str, Mark] | None = None
 
 
-def _compose(parser: Any, result: Frontmatter, span: Any) -> dict[str, Any] | None:
-    """Build plain dicts, lists and strings from the parser's events, recording positions.
+def _compose(parser: Any, result: Frontmatter) -> dict[str, Any] | None:
+    """Build plain dicts, lists and strings from the parser's events, recording where each starts.
 
-    The parser is driven directly (`get_event` until it returns None) and events are told
-    apart by their exact class: this loop is most of `check`'s time per skill.
+    This loop is most of `check`'s time per skill: the parser is driven directly (`get_event`
+    until it returns None), events are told apart by their exact class, and positions stay
+    the parser's marks until a diagnostic needs one.
     """
     import yaml
 
     scalar, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
     ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+    keys, values = result.keys, result.values
     root: Any = None
     documents = 0
     stack: list[_Frame] = []
     try:
         while (event := parser.get_event()) is not None:
             event_type = type(event)
-            if event_type in ends:
-                stack.pop()
-                continue
             if event_type is not scalar and event_type is not mapping_start and event_type is not sequence_start:
-                if event_type is yaml.DocumentStartEvent:
+                if event_type in ends:
+                    stack.pop()
+                elif event_type is yaml.DocumentStartEvent:
                     documents += 1
                     if documents > 1:
-                        where = span(event.start_mark)
-                        raise _Refused(
+                        raise _Refused.at(
+                            result.span(event.start_mark),
                             "frontmatter holds more than one YAML document",
                             "remove the `...` line",
-                            where.line,
-                            where.column,
                         )
                 elif event_type is yaml.AliasEvent:
-                    where = span(event.start_mark)
-                    raise _Refused(
+                    raise _Refused.at(
+                        result.span(event.start_mark),
                         f"YAML alias `*{event.anchor}` refused",
                         "write the value out in full: SKILL.md frontmatter allows no anchors or aliases",
-                        where.line,
-                        where.column,
                     )
                 continue
-            where = span(event.start_mark)
+            mark = event.start_mark
             parent = stack[-1] if stack else None
-            if parent is not None and parent.key is None and isinstance(parent.container, dict):
+            if parent is not None and parent.mapping and parent.key is None:  # a key
                 if event_type is not scalar:
-                    raise _Refused(
-                        "a mapping or sequence used as a key",
-                        "keys must be plain strings",
-                        where.line,
-                        where.column,
+                    raise _Refused.at(
+                        result.span(mark), "a mapping or sequence used as a key", "keys must be plain strings"
                     )
                 key = event.value
                 if key in parent.container:
-                    first = result.keys[(*parent.path, key)]
+                    first = result.span(keys[(*parent.path, key)])
                     dotted = ".".join(str(p) for p in (*parent.path, key))
+                    where = result.span(mark)
                     result.diagnostics.append(
                         Diagnostic.make(
                             "FLU108",
@@ -307,31 +319,32 @@ def _compose(parser: Any, result: Frontmatter, span: Any) -> dict[str, Any] | No
                             where.column,
                         )
                     )
-                parent.key, parent.key_span = key, where
+                parent.key = (key, mark)
                 continue
             value: Any = event.value if event_type is scalar else {} if event_type is mapping_start else []
             node_path: Path
             if parent is None:
                 root, node_path = value, ()
-            elif isinstance(parent.container, dict):
-                assert parent.key is not None and parent.key_span is not None
-                node_path = (*parent.path, parent.key)
-                if parent.key not in parent.container:
-                    result.keys[node_path] = parent.key_span
-                    result.values[node_path] = where
-                parent.container.setdefault(parent.key, value)
+            elif parent.mapping:  # the value of the key before it
+                assert parent.key is not None
+                key, key_mark = parent.key
+                node_path = (*parent.path, key)
+                container = parent.container
+                if key not in container:  # a duplicate key's value is read, then dropped
+                    keys[node_path] = key_mark
+                    values[node_path] = mark
+                    container[key] = value  # type: ignore[call-overload]
                 parent.key = None
             else:
                 node_path = (*parent.path, len(parent.container))
-                result.values[node_path] = where
-                parent.container.append(value)
+                values[node_path] = mark
+                parent.container.append(value)  # type: ignore[union-attr]
             if event_type is not scalar:
                 if len(stack) >= MAX_NESTING:
-                    raise _Refused(
+                    raise _Refused.at(
+                        result.span(mark),
                         f"frontmatter nests deeper than {MAX_NESTING} levels",
                         "flatten the structure: frontmatter values are strings and one level of metadata",
-                        where.line,
-                        where.column,
                     )
                 stack.append(_Frame(value, node_path))
     finally:

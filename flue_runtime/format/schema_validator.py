@@ -12,8 +12,9 @@ instances (tests/test_schema_validator.py).
 from __future__ import annotations
 
 import json
+import operator
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,19 +108,19 @@ class Violation:
 class Validator:
     """A compiled schema: `violations(instance)` lists every failed keyword, `is_valid` says whether none did."""
 
-    __slots__ = ("schema", "_node")
+    __slots__ = ("schema", "_check")
 
     def __init__(self, schema: Mapping[str, Any] | bool) -> None:
         self.schema = schema
-        self._node = _compile(schema, "#")
+        self._check = _compile(schema, "#")
 
     def violations(self, instance: object) -> list[Violation]:
         found: list[Violation] = []
-        self._node.collect(instance, (), found)
+        self._check(instance, (), found)
         return found
 
     def is_valid(self, instance: object) -> bool:
-        return self._node.valid(instance, ())
+        return _passes(self._check, instance, ())
 
 
 def json_type(value: object) -> str:
@@ -186,104 +187,25 @@ def _count(n: object, noun: str) -> str:
 
 
 # --- compiling ------------------------------------------------------------------------------
+#
+# A schema compiles to one function `check(value, path, out)` that appends what `value` fails
+# to `out`: the keywords present, grouped by the type they apply to, and nothing else.
+
+Check = Callable[[Any, Where, list[Violation]], None]
 
 
-class _Node:
-    """One compiled (sub)schema: its keywords in the order they are checked."""
+def _accept(value: object, path: Where, out: list[Violation]) -> None:
+    return None
 
-    __slots__ = (
-        "reject",
-        "types",
-        "enum",
-        "const",
-        "any_of",
-        "string",
-        "number",
-        "array",
-        "properties",
-        "required",
-        "extra",
-        "known",
-    )
 
-    def __init__(self) -> None:
-        self.reject = False  # the `false` schema
-        self.types: tuple[frozenset[str], Any] | None = None  # the names, and the keyword as written
-        self.enum: list[Any] | None = None
-        self.const: tuple[Any] | None = None
-        self.any_of: tuple[list[Any], list[_Node]] | None = None  # the options as written, and compiled
-        self.string: list[tuple[str, Any, Any]] = []  # (keyword, value, compiled pattern or None)
-        self.number: list[tuple[str, Any]] = []
-        self.array: list[tuple[str, Any]] = []
-        self.properties: dict[str, _Node] = {}
-        self.required: list[str] = []
-        self.extra: _Node | bool = True  # additionalProperties
-        self.known: frozenset[str] = frozenset()
+def _reject(value: object, path: Where, out: list[Violation]) -> None:
+    out.append(Violation(path, "false", False, value))
 
-    def collect(self, value: object, path: Where, out: list[Violation]) -> None:
-        """Append every keyword `value` fails (at `path`) to `out`."""
-        if self.reject:
-            out.append(Violation(path, "false", False, value))
-            return
-        if self.types is not None and self.types[0].isdisjoint(_types_of(value)):
-            out.append(Violation(path, "type", self.types[1], value))
-        if self.enum is not None and not any(equal(value, option) for option in self.enum):
-            out.append(Violation(path, "enum", self.enum, value))
-        if self.const is not None and not equal(value, self.const[0]):
-            out.append(Violation(path, "const", self.const[0], value))
-        if self.any_of is not None and not any(option.valid(value, path) for option in self.any_of[1]):
-            out.append(Violation(path, "anyOf", self.any_of[0], value))
-        if isinstance(value, str):
-            for keyword, limit, pattern in self.string:
-                if pattern is not None:
-                    failed = pattern.search(value) is None
-                else:
-                    failed = len(value) < limit if keyword == "minLength" else len(value) > limit
-                if failed:
-                    out.append(Violation(path, keyword, limit, value))
-        elif isinstance(value, dict):
-            self._collect_object(value, path, out)
-        elif isinstance(value, list):
-            self._collect_array(value, path, out)
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            for keyword, limit in self.number:
-                if _out_of_bounds(keyword, value, limit):
-                    out.append(Violation(path, keyword, limit, value))
 
-    def valid(self, value: object, path: Where) -> bool:
-        found: list[Violation] = []
-        self.collect(value, path, found)
-        return not found
-
-    def _collect_array(self, value: list[Any], path: Where, out: list[Violation]) -> None:
-        for keyword, limit in self.array:
-            if keyword == "items":
-                if limit is False:
-                    if value:
-                        out.append(Violation(path, "items", False, value))
-                else:
-                    for index, item in enumerate(value):
-                        limit.collect(item, (*path, index), out)
-            elif len(value) < limit if keyword == "minItems" else len(value) > limit:
-                out.append(Violation(path, keyword, limit, value))
-
-    def _collect_object(self, value: dict[Any, Any], path: Where, out: list[Violation]) -> None:
-        for name, node in self.properties.items():
-            if name in value:
-                node.collect(value[name], (*path, name), out)
-        for name in self.required:
-            if name not in value:
-                out.append(Violation(path, "required", self.required, value, name))
-        extra = self.extra
-        if extra is True:
-            return
-        for name, item in value.items():
-            if name in self.known:
-                continue
-            if extra is False:
-                out.append(Violation(path, "additionalProperties", False, value, name))
-            else:
-                extra.collect(item, (*path, name), out)
+def _passes(check: Check, value: object, path: Where) -> bool:
+    found: list[Violation] = []
+    check(value, path, found)
+    return not found
 
 
 _NUMBER_TYPES = frozenset({"number"})
@@ -311,23 +233,11 @@ def _types_of(value: object) -> frozenset[str]:
     return frozenset()
 
 
-def _out_of_bounds(keyword: str, value: float, limit: float) -> bool:
-    if keyword == "minimum":
-        return value < limit
-    if keyword == "maximum":
-        return value > limit
-    if keyword == "exclusiveMinimum":
-        return value <= limit
-    return value >= limit  # exclusiveMaximum
-
-
-def _compile(schema: object, where: str) -> _Node:
-    node = _Node()
+def _compile(schema: object, where: str) -> Check:
     if schema is True:
-        return node
+        return _accept
     if schema is False:
-        node.reject = True
-        return node
+        return _reject
     if not isinstance(schema, Mapping):
         raise SchemaError(f"{where}: a schema must be an object or a boolean, not {type(schema).__name__}")
     unknown = sorted(set(schema) - KEYWORDS - ANNOTATIONS)
@@ -336,64 +246,216 @@ def _compile(schema: object, where: str) -> _Node:
             f"{where}: keyword {', '.join(map(repr, unknown))} is not supported by flue's run-time validator; "
             f"use {', '.join(sorted(KEYWORDS))}"
         )
-    for keyword, value in schema.items():
-        _compile_keyword(node, keyword, value, f"{where}/{keyword}")
-    return node
+    checks = [
+        check
+        for check in (
+            _type(schema, where),
+            _enum(schema, where),
+            _const(schema),
+            _any_of(schema, where),
+            _string(schema, where),
+            _number(schema, where),
+            _array(schema, where),
+            _object(schema, where),
+        )
+        if check is not None
+    ]
+    if not checks:
+        return _accept
+    if len(checks) == 1:
+        return checks[0]
+    every = tuple(checks)
+
+    def check_all(value: Any, path: Where, out: list[Violation]) -> None:
+        for check in every:
+            check(value, path, out)
+
+    return check_all
 
 
-def _compile_keyword(node: _Node, keyword: str, value: Any, where: str) -> None:
-    if keyword in ANNOTATIONS:
-        return
-    if keyword == "type":
-        types = (value,) if isinstance(value, str) else tuple(value) if _is_list(value, str) else None
-        if not types or any(t not in TYPES for t in types):
-            raise SchemaError(f"{where}: must be one of {', '.join(TYPES)} or a list of them, not {value!r}")
-        node.types = (frozenset(types), value)
-    elif keyword == "enum":
-        if not isinstance(value, list):
-            raise SchemaError(f"{where}: must be an array, not {value!r}")
-        node.enum = value
-    elif keyword == "const":
-        node.const = (value,)
-    elif keyword == "anyOf":
-        if not isinstance(value, list) or not value:
-            raise SchemaError(f"{where}: must be a non-empty array of schemas")
-        node.any_of = (value, [_compile(option, f"{where}/{index}") for index, option in enumerate(value)])
-    elif keyword in {"minLength", "maxLength"}:
-        node.string.append((keyword, _count_value(value, where), None))
-    elif keyword == "pattern":
-        if not isinstance(value, str):
-            raise SchemaError(f"{where}: must be a string, not {value!r}")
+def _type(schema: Mapping[str, Any], where: str) -> Check | None:
+    if "type" not in schema:
+        return None
+    expected = schema["type"]
+    names = [expected] if isinstance(expected, str) else list(expected) if _is_list(expected, str) else []
+    if not names or any(name not in TYPES for name in names):
+        raise SchemaError(f"{where}/type: must be one of {', '.join(TYPES)} or a list of them, not {expected!r}")
+    allowed = frozenset(names)
+
+    def check_type(value: Any, path: Where, out: list[Violation]) -> None:
+        if allowed.isdisjoint(_types_of(value)):
+            out.append(Violation(path, "type", expected, value))
+
+    return check_type
+
+
+def _enum(schema: Mapping[str, Any], where: str) -> Check | None:
+    if "enum" not in schema:
+        return None
+    options = schema["enum"]
+    if not isinstance(options, list):
+        raise SchemaError(f"{where}/enum: must be an array, not {options!r}")
+
+    def check_enum(value: Any, path: Where, out: list[Violation]) -> None:
+        if not any(equal(value, option) for option in options):
+            out.append(Violation(path, "enum", options, value))
+
+    return check_enum
+
+
+def _const(schema: Mapping[str, Any]) -> Check | None:
+    if "const" not in schema:
+        return None
+    const = schema["const"]
+
+    def check_const(value: Any, path: Where, out: list[Violation]) -> None:
+        if not equal(value, const):
+            out.append(Violation(path, "const", const, value))
+
+    return check_const
+
+
+def _any_of(schema: Mapping[str, Any], where: str) -> Check | None:
+    if "anyOf" not in schema:
+        return None
+    options = schema["anyOf"]
+    if not isinstance(options, list) or not options:
+        raise SchemaError(f"{where}/anyOf: must be a non-empty array of schemas")
+    compiled = [_compile(option, f"{where}/anyOf/{index}") for index, option in enumerate(options)]
+
+    def check_any_of(value: Any, path: Where, out: list[Violation]) -> None:
+        if not any(_passes(option, value, path) for option in compiled):
+            out.append(Violation(path, "anyOf", options, value))
+
+    return check_any_of
+
+
+def _string(schema: Mapping[str, Any], where: str) -> Check | None:
+    low = _count_value(schema, "minLength", where)
+    high = _count_value(schema, "maxLength", where)
+    pattern = schema.get("pattern")
+    if low is None and high is None and pattern is None:
+        return None
+    compiled = None
+    if pattern is not None:
+        if not isinstance(pattern, str):
+            raise SchemaError(f"{where}/pattern: must be a string, not {pattern!r}")
         try:
-            compiled = re.compile(value)
+            compiled = re.compile(pattern)
         except re.error as exc:
-            raise SchemaError(f"{where}: {value!r} is not a valid regular expression: {exc}") from exc
-        node.string.append((keyword, value, compiled))
-    elif keyword in {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}:
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise SchemaError(f"{where}: must be a number, not {value!r}")
-        node.number.append((keyword, value))
-    elif keyword in {"minItems", "maxItems"}:
-        node.array.append((keyword, _count_value(value, where)))
-    elif keyword == "items":
-        node.array.append((keyword, False if value is False else _compile(value, where)))
-    elif keyword == "properties":
-        if not isinstance(value, Mapping):
-            raise SchemaError(f"{where}: must be an object of schemas")
-        node.properties = {name: _compile(sub, f"{where}/{name}") for name, sub in value.items()}
-        node.known = frozenset(value)
-    elif keyword == "required":
-        if not _is_list(value, str):
-            raise SchemaError(f"{where}: must be an array of property names, not {value!r}")
-        node.required = list(value)
-    else:  # additionalProperties
-        node.extra = value if isinstance(value, bool) else _compile(value, where)
+            raise SchemaError(f"{where}/pattern: {pattern!r} is not a valid regular expression: {exc}") from exc
+
+    def check_string(value: Any, path: Where, out: list[Violation]) -> None:
+        if not isinstance(value, str):
+            return
+        if low is not None and len(value) < low:
+            out.append(Violation(path, "minLength", low, value))
+        if high is not None and len(value) > high:
+            out.append(Violation(path, "maxLength", high, value))
+        if compiled is not None and compiled.search(value) is None:
+            out.append(Violation(path, "pattern", pattern, value))
+
+    return check_string
 
 
-def _count_value(value: object, where: str) -> int:
+#: Each bound keyword and when a number breaks it.
+_BOUNDS: dict[str, Callable[[Any, Any], bool]] = {
+    "minimum": operator.lt,
+    "maximum": operator.gt,
+    "exclusiveMinimum": operator.le,
+    "exclusiveMaximum": operator.ge,
+}
+
+
+def _number(schema: Mapping[str, Any], where: str) -> Check | None:
+    bounds = [(keyword, schema[keyword], broken) for keyword, broken in _BOUNDS.items() if keyword in schema]
+    if not bounds:
+        return None
+    for keyword, limit, _ in bounds:
+        if not isinstance(limit, (int, float)) or isinstance(limit, bool):
+            raise SchemaError(f"{where}/{keyword}: must be a number, not {limit!r}")
+
+    def check_number(value: Any, path: Where, out: list[Violation]) -> None:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            for keyword, limit, broken in bounds:
+                if broken(value, limit):
+                    out.append(Violation(path, keyword, limit, value))
+
+    return check_number
+
+
+def _array(schema: Mapping[str, Any], where: str) -> Check | None:
+    low = _count_value(schema, "minItems", where)
+    high = _count_value(schema, "maxItems", where)
+    items = schema.get("items", True)
+    if low is None and high is None and items is True:
+        return None
+    each = None if items is False else _compile(items, f"{where}/items")
+
+    def check_array(value: Any, path: Where, out: list[Violation]) -> None:
+        if not isinstance(value, list):
+            return
+        if low is not None and len(value) < low:
+            out.append(Violation(path, "minItems", low, value))
+        if high is not None and len(value) > high:
+            out.append(Violation(path, "maxItems", high, value))
+        if each is None:
+            if value:
+                out.append(Violation(path, "items", False, value))
+        elif each is not _accept:
+            for index, item in enumerate(value):
+                each(item, (*path, index), out)
+
+    return check_array
+
+
+def _object(schema: Mapping[str, Any], where: str) -> Check | None:
+    properties = schema.get("properties", {})
+    required = schema.get("required", [])
+    extra = schema.get("additionalProperties", True)
+    if not properties and not required and extra is True:
+        return None
+    if not isinstance(properties, Mapping):
+        raise SchemaError(f"{where}/properties: must be an object of schemas")
+    if not _is_list(required, str):
+        raise SchemaError(f"{where}/required: must be an array of property names, not {required!r}")
+    named = tuple(
+        (name, check)
+        for name, check in ((name, _compile(sub, f"{where}/properties/{name}")) for name, sub in properties.items())
+        if check is not _accept
+    )
+    known = frozenset(properties)
+    others = extra if isinstance(extra, bool) else _compile(extra, f"{where}/additionalProperties")
+
+    def check_object(value: Any, path: Where, out: list[Violation]) -> None:
+        if not isinstance(value, dict):
+            return
+        for name, check in named:
+            if name in value:
+                check(value[name], (*path, name), out)
+        for name in required:
+            if name not in value:
+                out.append(Violation(path, "required", required, value, name))
+        if others is True or others is _accept:
+            return
+        for name, item in value.items():
+            if name in known:
+                continue
+            if others is False:
+                out.append(Violation(path, "additionalProperties", False, value, name))
+            else:
+                others(item, (*path, name), out)
+
+    return check_object
+
+
+def _count_value(schema: Mapping[str, Any], keyword: str, where: str) -> int | None:
+    value = schema.get(keyword)
+    if value is None:
+        return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SchemaError(f"{where}: must be a non-negative integer, not {value!r}")
-    return value
+        raise SchemaError(f"{where}/{keyword}: must be a non-negative integer, not {value!r}")
+    return int(value)
 
 
 def _is_list(value: object, kind: type) -> bool:

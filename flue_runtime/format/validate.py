@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -135,7 +135,7 @@ def check_fields(
 
     def add(code: str, message: str, hint: str, where: Span, field: str) -> None:
         line, column = (where.line, where.column) if where.line else (None, None)
-        out.append(replace(Diagnostic.make(code, path, message, hint, line, column), field=field))
+        out.append(Diagnostic.make(code, path, message, hint, line, column, field=field))
 
     by_field: dict[str, list[Violation]] = {}
     for violation in schema.validator().violations(data):
