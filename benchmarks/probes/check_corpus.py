@@ -2,8 +2,8 @@
 
     python check_corpus.py frontmatter|vet|skills-ref CORPUS
 
-- `frontmatter`: `check`'s per-skill work on the SKILL.md (read it, parse the frontmatter,
-  the schema's rules, the name/folder rule): `check_skill_file`.
+- `frontmatter`: `check`'s per-skill work on the SKILL.md, as `vet_skill` does it: the safe
+  read, the frontmatter parsed, the schema's rules, the name/folder rule (`check_skill_md`).
 - `vet`: the whole folder, as `check` and the build do (every file read, hashed, scanned
   for secrets, plus the SKILL.md rules): `vet_skill`.
 - `skills-ref`: the reference validator, `skills_ref.validate(folder)`.
@@ -27,10 +27,12 @@ def main() -> None:
     mode, corpus = sys.argv[1], Path(sys.argv[2])
     folders = sorted(p for p in corpus.iterdir() if p.is_dir())
     if mode == "frontmatter":
-        from flue_runtime.format.validate import check_skill_file
+        from flue_runtime.format.validate import check_skill_md
+        from flue_runtime.format.vetting import read_regular
 
         def check(folder: Path) -> bool:
-            return bool(check_skill_file(folder / "SKILL.md").diagnostics)
+            data = read_regular(folder / "SKILL.md")
+            return bool(check_skill_md(data, f"{folder.name}/SKILL.md", folder.name).diagnostics)
 
     elif mode == "vet":
         from flue_runtime.format.skill_folder import vet_skill
@@ -54,5 +56,6 @@ def main() -> None:
     seconds = statistics.median(wall for wall, _ in passes)
     cpu_seconds = statistics.median(cpu for _, cpu in passes)
     print(json.dumps({"seconds": seconds, "cpu_seconds": cpu_seconds, "skills": len(folders), "problems": problems}))
+
 
 main()
