@@ -43,26 +43,30 @@ _LAZY = {
 
 __all__ = sorted([*_LAZY, *errors.__all__])
 
-if TYPE_CHECKING:
-    from flue_runtime.agents.harness import Harness, PromptResult, Session
-    from flue_runtime.agents.hooks import (
-        agent,
-        use_instruction,
-        use_model,
-        use_sandbox,
-        use_skill,
-        use_state,
-        use_tool,
-    )
-    from flue_runtime.agents.sandbox import LocalSandbox, MemorySandbox
-    from flue_runtime.agents.tools import Tool
-    from flue_runtime.format.diagnostics import Diagnostic, Severity
-    from flue_runtime.format.records import SkillMetadata
-    from flue_runtime.format.validate import check_skill_md
-    from flue_runtime.mount.define import define_skill
-    from flue_runtime.mount.reference import SkillReference, SkillSource
-    from flue_runtime.mount.resolve import markdown, skill
-    from flue_runtime.mount.vfs import SkillTree
+if TYPE_CHECKING:  # what __getattr__ loads, re-exported for type checkers (`X as X`)
+    from flue_runtime.agents.harness import Harness as Harness
+    from flue_runtime.agents.harness import PromptResult as PromptResult
+    from flue_runtime.agents.harness import Session as Session
+    from flue_runtime.agents.hooks import agent as agent
+    from flue_runtime.agents.hooks import use_instruction as use_instruction
+    from flue_runtime.agents.hooks import use_model as use_model
+    from flue_runtime.agents.hooks import use_sandbox as use_sandbox
+    from flue_runtime.agents.hooks import use_skill as use_skill
+    from flue_runtime.agents.hooks import use_state as use_state
+    from flue_runtime.agents.hooks import use_tool as use_tool
+    from flue_runtime.agents.sandbox import LocalSandbox as LocalSandbox
+    from flue_runtime.agents.sandbox import MemorySandbox as MemorySandbox
+    from flue_runtime.agents.tools import Tool as Tool
+    from flue_runtime.format.diagnostics import Diagnostic as Diagnostic
+    from flue_runtime.format.diagnostics import Severity as Severity
+    from flue_runtime.format.records import SkillMetadata as SkillMetadata
+    from flue_runtime.format.validate import check_skill_md as check_skill_md
+    from flue_runtime.mount.define import define_skill as define_skill
+    from flue_runtime.mount.reference import SkillReference as SkillReference
+    from flue_runtime.mount.reference import SkillSource as SkillSource
+    from flue_runtime.mount.resolve import markdown as markdown
+    from flue_runtime.mount.resolve import skill as skill
+    from flue_runtime.mount.vfs import SkillTree as SkillTree
 
 
 def __getattr__(name: str) -> Any:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import flue_runtime
 from flue_build.cli import main
 from flue_runtime.format.schema import schema
 from flue_runtime.format.validate import check_skill_file
@@ -120,10 +121,29 @@ def test_noise_folders_are_not_searched(capsys: pytest.CaptureFixture[str], tmp_
     assert code == 0 and "checked 1 skill:" in out
 
 
-@pytest.mark.parametrize("argv", [["check"], ["check", "does/not/exist"], ["frobnicate"], []])
+@pytest.mark.parametrize("argv", [["check", "does/not/exist"], ["frobnicate"], []])
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     code, _, err = run(capsys, *argv)
     assert code == 2 and err
+
+
+def test_check_without_a_path_checks_the_working_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(GOOD / "refunds", tmp_path / "skills" / "refunds")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "check")
+    assert code == 0 and "checked 1 skill:" in out
+    (tmp_path / "skills" / "refunds" / ".env").write_text("TOKEN=1\n")
+    code, out, _ = run(capsys, "check")
+    assert code == 1 and "skills/refunds/.env: FLU302" in out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"flue-skills {flue_runtime.__version__}"
 
 
 def test_new_scaffolds_a_valid_skill(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

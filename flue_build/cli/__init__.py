@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import flue_runtime
 from flue_runtime.errors import ConfigError, FlueError, ListError, SkillError
 from flue_runtime.format.diagnostics import format_json, has_errors, summary
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="flue-skills", description="Validate, scaffold and inspect agent skills.")
+    parser.add_argument("--version", action="version", version=f"flue-skills {flue_runtime.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     check = commands.add_parser(
@@ -24,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
             "for skill() and markdown() references and every referenced skill is vetted."
         ),
     )
-    check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", default=[Path(".")], help="default: .")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
@@ -104,7 +107,11 @@ def _ls(args: argparse.Namespace) -> int:
         print(exc.report(), file=sys.stderr)
         print(f"flue-skills ls: error: {exc}", file=sys.stderr)
         return 1
-    print(listing.format_json(skills) if args.format == "json" else listing.format_text(skills))
+    if args.format == "json":
+        print(listing.format_json(skills))
+    else:
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        print(listing.format_text(skills, width))
     return 0
 
 

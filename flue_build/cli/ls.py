@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -113,15 +112,41 @@ def from_installed(name: str) -> list[ListedSkill]:
             )
             bundles = [b for b in (bundle_of(p) for p in packages) if b is not None]
             if not bundles:
+                source = _editable_project(name)
+                if source is not None:
+                    return from_project(source)
                 raise ListError(
                     f"package {name!r} ({', '.join(spec.submodule_search_locations)}) has no skill bundle: "
-                    "it was installed in editable mode or built without the flue-skills hook; "
-                    "for a source tree run `flue-skills ls PROJECT_DIR`"
+                    "it was built without the flue-skills hook"
                 )
             return from_manifests([b.manifest for b in bundles])
     except BundleError as exc:
         raise ListError(str(exc)) from None
     return _from_distribution(name)
+
+
+def _editable_project(name: str) -> Path | None:
+    """The project folder of an editable install providing package `name` (PEP 610's direct_url.json)."""
+    from importlib.metadata import PackageNotFoundError, distribution, packages_distributions
+
+    top = name.split(".")[0]
+    for dist_name in [*packages_distributions().get(top, []), name]:
+        try:
+            text = distribution(dist_name).read_text("direct_url.json")
+        except PackageNotFoundError:
+            continue
+        try:
+            data = json.loads(text or "{}")
+        except ValueError:
+            continue
+        url = data.get("url", "") if isinstance(data, dict) else ""
+        if data.get("dir_info", {}).get("editable") and url.startswith("file://"):
+            from urllib.parse import unquote, urlparse
+
+            root = Path(unquote(urlparse(url).path))
+            if (root / "pyproject.toml").is_file():
+                return root
+    return None
 
 
 def _regular_children(name: str, locations: list[str]) -> list[str]:
@@ -149,9 +174,10 @@ def _from_distribution(name: str) -> list[ListedSkill]:
             located = Path(str(dist.locate_file(file)))
             manifests.append(_load(located.read_bytes(), str(located)))
     if not manifests:
-        raise ListError(
-            f"distribution {name!r} installs no skill bundle (built without the flue-skills hook, or an editable install)"
-        )
+        source = _editable_project(name)
+        if source is not None:
+            return from_project(source)
+        raise ListError(f"distribution {name!r} installs no skill bundle (built without the flue-skills hook)")
     return from_manifests(manifests)
 
 
@@ -163,17 +189,17 @@ def _load(data: bytes, where: str) -> Manifest:
 
 
 def format_text(skills: list[ListedSkill], width: int | None = None) -> str:
-    width = width or shutil.get_terminal_size((100, 24)).columns
+    """A table; descriptions are cut to `width` columns only when one is given (a terminal's)."""
     if not skills:
         return "no skills"
     rows = [("NAME", "FILES", "SIZE", "PACKAGE", "DESCRIPTION")]
     rows += [(s.name, str(s.files), _size(s.size), s.package, s.description) for s in skills]
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    room = max(20, width - sum(widths) - 8)
+    room = max(20, width - sum(widths) - 8) if width else None
     lines = []
     for row in rows:
         description = " ".join(row[4].split())
-        if len(description) > room:
+        if room is not None and len(description) > room:
             description = description[: room - 1] + "…"
         lines.append(
             f"{row[0]:<{widths[0]}}  {row[1]:>{widths[1]}}  {row[2]:>{widths[2]}}  {row[3]:<{widths[3]}}  {description}".rstrip()

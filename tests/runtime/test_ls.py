@@ -89,10 +89,29 @@ def test_a_zipped_wheel_on_sys_path(setups: dict[str, Setup]) -> None:
     assert json.loads(out.stdout) == AGENT_SKILLS
 
 
-def test_an_editable_install_points_to_the_project(setups: dict[str, Setup]) -> None:
-    out = setups["editable"].run("-m", "flue_build", "ls", "runtime_agent_demo", check=False)
-    assert out.returncode == 1
-    assert "no skill bundle" in out.stderr and "flue-skills ls PROJECT_DIR" in out.stderr
+def test_an_editable_install_lists_from_the_source_tree(setups: dict[str, Setup]) -> None:
+    setup = setups["editable"]
+    out = setup.run("-m", "flue_build", "ls", "runtime_agent_demo", "--format", "json")
+    assert json.loads(out.stdout) == AGENT_SKILLS
+    # Edits show without reinstalling: the listing is planned from the project, as its build would.
+    project = setup.projects[AGENT]
+    (project / "skills" / "data-tools" / "notes.md").write_text("more\n")
+    relisted = json.loads(setup.run("-m", "flue_build", "ls", "runtime-agent-demo", "--format", "json").stdout)
+    assert [s["files"] for s in relisted] == [AGENT_SKILLS[0]["files"], AGENT_SKILLS[1]["files"] + 1]
+
+
+def test_descriptions_are_whole_when_piped_and_cut_on_a_terminal(builds: Builds) -> None:
+    from flue_build.cli.ls import format_text, from_wheel
+
+    skills = from_wheel(builds.agent)
+    whole = format_text(skills)
+    assert all(" ".join(s.description.split()) in whole for s in skills)
+    cut = format_text(skills, width=60)
+    assert "…" in cut and "…" not in whole
+    piped = subprocess.run(
+        [sys.executable, "-m", "flue_build", "ls", str(builds.agent)], capture_output=True, text=True, check=True
+    )
+    assert piped.stdout.strip() == whole
 
 
 @pytest.mark.parametrize(

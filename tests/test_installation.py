@@ -1,0 +1,57 @@
+"""The README's Installation section, followed literally in a fresh home folder: our wheels built from this
+checkout, pip and uv pointed at them, a user's project built in isolated environments that fetch our hook."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = ROOT / "fixtures" / "projects" / "hatch-src"
+
+
+def _blocks() -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Installation", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.*?)```", section, re.DOTALL)
+
+
+def _run(script: str, cwd: Path, env: dict[str, str]) -> None:
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, f"$ {script}\n{done.stdout}\n{done.stderr}"
+
+
+@pytest.mark.slow
+def test_the_installation_section_works_as_written(tmp_path: Path) -> None:
+    setup, with_pip, with_uv = _blocks()
+    home = tmp_path / "home"
+    home.mkdir()
+    # A fresh user: their own home, our test venv's tools (uv) on PATH, nothing else of ours configured.
+    env = {
+        key: value for key, value in os.environ.items() if not key.startswith(("PIP_FIND_LINKS", "UV_", "VIRTUAL_ENV"))
+    }
+    env["HOME"] = str(home)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    # `export` lasts for one shell: run the setup block in front of each of the others, as one terminal would.
+    _run(setup, ROOT, env)
+    wheels = sorted(p.name.split("-")[0] for p in (home / "flue-wheels").glob("*.whl"))
+    assert wheels == ["flue_skills", "hatch_flue_skills"]
+    exports = "\n".join(line for line in setup.splitlines() if line.startswith("export "))
+    for block in (with_pip, with_uv):
+        project = home / "my-project"
+        shutil.rmtree(project, ignore_errors=True)
+        shutil.copytree(PROJECT, project)
+        _run(exports + "\n" + block, home, env)
+        [wheel] = (project / "dist").glob("*.whl")
+        with zipfile.ZipFile(wheel) as archive:
+            names = archive.namelist()
+        assert "hatch_src_demo/_flue_skills/manifest.json" in names, names
+        assert any(name.endswith("/SKILL.md") and "/_flue_skills/skills/" in name for name in names)
+        assert list((project / "dist").glob("*.tar.gz")), "an sdist too"

@@ -1,0 +1,53 @@
+"""The pre-commit hook, run by the real `pre-commit try-repo` against a temporary git repository."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD = ROOT / "fixtures" / "skills" / "good" / "refunds"
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+@pytest.mark.slow
+def test_the_hook_passes_a_good_skill_and_fails_a_bad_one(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(GOOD, repo / "skills" / "refunds")
+    bad = repo / "skills" / "broken"
+    bad.mkdir(parents=True)
+    (bad / "SKILL.md").write_text("---\nname: Broken Skill\ndescription: Does things.\n---\nBody.\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "skills")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    command = [
+        sys.executable,
+        "-m",
+        "pre_commit",
+        "try-repo",
+        str(ROOT),
+        "flue-skills-check",
+        "--all-files",
+        "--verbose",
+    ]
+
+    failed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "skills/broken/SKILL.md:2:7: FLU204 error" in failed.stdout, failed.stdout
+    assert "1 error" in failed.stdout
+
+    shutil.rmtree(bad)
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "fix")
+    passed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "checked 1 skill: 0 errors" in passed.stdout
