@@ -28,8 +28,11 @@ Path = tuple[str | int, ...]
 class Mark(Protocol):
     """A position as the YAML parser reports it, 0-based."""
 
-    line: int
-    column: int
+    @property
+    def line(self) -> int: ...
+
+    @property
+    def column(self) -> int: ...
 
 
 class Span(NamedTuple):
@@ -148,7 +151,8 @@ def parse(data: bytes, path: str, limit: int = FRONTMATTER_LIMIT) -> Frontmatter
     result.body = text[body_start:]
     # The body is a suffix of the file, so its byte offset needs no BOM or newline arithmetic.
     result.body_offset = len(data) - len(result.body.encode("utf-8"))
-    _read_yaml(yaml_text, result, first_line=2)
+    if not _read_plain(yaml_text, result):
+        _read_yaml(yaml_text, result, first_line=2)
     return result
 
 
@@ -190,6 +194,117 @@ def _yaml_hint(problem: str, offending: str, line: str) -> str:
     if "expected <block end>" in problem or "did not find expected key" in problem:
         return "check the indentation: every top-level key starts in column 1"
     return "fix the YAML syntax; quoting string values usually helps"
+
+
+# --- the common shape, without PyYAML -------------------------------------------------------
+#
+# Most frontmatter is `key: value` lines, maybe one `metadata:` block and a list of plain items.
+# That shape is read here directly: importing PyYAML alone costs a fresh process 15-40 ms
+# (most of it one regular expression compiled by a module libyaml never uses), more than
+# all the rest of a first validation. Anything else, including every mistake, is declined
+# and goes to PyYAML, which reports it; a property test proves both readers agree wherever
+# this one reads (tests/fuzz/test_fuzz_frontmatter.py).
+
+#: Characters YAML reads as themselves (no line breaks such as U+0085 or U+2028, no BOM, no controls).
+_TEXT = "\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+_ENTRY = re.compile(rf"( *)([A-Za-z_][A-Za-z0-9_.-]*):(?: +([{_TEXT}]*?))? *")
+_ITEM = re.compile(rf"( *)- +([{_TEXT}]*?) *")
+_DOUBLE = re.compile(rf'"([{_TEXT}]*)"')
+_PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@` ]")
+
+
+class _At(NamedTuple):
+    """A 0-based position, as the YAML parser would mark it."""
+
+    line: int
+    column: int
+
+
+def _scalar(text: str) -> str | None:
+    """The string a one-line scalar means, or None when it is not one of the plain forms read here."""
+    if text.startswith('"'):
+        quoted = _DOUBLE.fullmatch(text)
+        return quoted.group(1) if quoted and '"' not in quoted.group(1) and "\\" not in quoted.group(1) else None
+    if text.startswith("'"):
+        return text[1:-1] if len(text) > 1 and text.endswith("'") and "'" not in text[1:-1] else None
+    if not text or not _PLAIN_START.match(text) or ": " in text or " #" in text or text.endswith(":"):
+        return None
+    return text
+
+
+def _read_plain(text: str, result: Frontmatter) -> bool:
+    """Read `text` when it has the common shape (see above); False, with `result` untouched, otherwise."""
+    lines = text.split("\n")
+    data: dict[str, Any] = {}
+    keys: dict[Path, Mark] = {}
+    values: dict[Path, Mark] = {}
+    index, count = 0, len(lines)
+    while index < count:
+        line = lines[index]
+        if not line.strip(" "):
+            index += 1
+            continue
+        entry = _ENTRY.fullmatch(line)
+        if entry is None or entry.group(1) or entry.group(2) in data:
+            return False  # not a top-level `key:` line, or a duplicate key: PyYAML says what is wrong
+        key, raw = entry.group(2), entry.group(3)
+        keys[(key,)] = _At(index, 0)
+        index += 1
+        if raw:
+            value = _scalar(raw)
+            if value is None:
+                return False
+            data[key] = value
+            values[(key,)] = _At(index - 1, entry.start(3))
+            continue
+        # `key:` alone: a block mapping of scalars or a list of scalars follows, on the next lines
+        while index < count and not lines[index].strip(" "):
+            index += 1
+        if index == count:
+            return False
+        first = lines[index]
+        item = _ITEM.fullmatch(first)
+        nested = _ENTRY.fullmatch(first)
+        if item is not None:
+            indent = len(item.group(1))
+            found: list[str] = []
+            values[(key,)] = _At(index, indent)
+            while index < count and (item := _ITEM.fullmatch(lines[index])) and len(item.group(1)) == indent:
+                value = _scalar(item.group(2))
+                if value is None:
+                    return False
+                values[(key, len(found))] = _At(index, item.start(2))
+                found.append(value)
+                index = _skip_blank(lines, index + 1)
+            data[key] = found
+        elif nested is not None and nested.group(1):
+            indent = len(nested.group(1))
+            block: dict[str, str] = {}
+            values[(key,)] = _At(index, indent)
+            while index < count and (nested := _ENTRY.fullmatch(lines[index])) and len(nested.group(1)) == indent:
+                name, raw = nested.group(2), nested.group(3)
+                value = _scalar(raw) if raw else None
+                if value is None or name in block:
+                    return False
+                keys[(key, name)] = _At(index, indent)
+                values[(key, name)] = _At(index, nested.start(3))
+                block[name] = value
+                index = _skip_blank(lines, index + 1)
+            data[key] = block
+        else:
+            return False
+        if index < count and lines[index].startswith(" "):
+            return False  # a line indented otherwise than its block
+    if not data:
+        return False
+    result.data, result.keys, result.values = data, keys, values
+    return True
+
+
+def _skip_blank(lines: list[str], index: int) -> int:
+    while index < len(lines) and not lines[index].strip(" "):
+        index += 1
+    return index
 
 
 def _read_yaml(text: str, result: Frontmatter, first_line: int) -> None:

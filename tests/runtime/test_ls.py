@@ -95,8 +95,12 @@ def test_an_editable_install_lists_from_the_source_tree(setups: dict[str, Setup]
     assert json.loads(out.stdout) == AGENT_SKILLS
     # Edits show without reinstalling: the listing is planned from the project, as its build would.
     project = setup.projects[AGENT]
-    (project / "skills" / "data-tools" / "notes.md").write_text("more\n")
-    relisted = json.loads(setup.run("-m", "flue_build", "ls", "runtime-agent-demo", "--format", "json").stdout)
+    added = project / "skills" / "data-tools" / "notes.md"
+    added.write_text("more\n")
+    try:
+        relisted = json.loads(setup.run("-m", "flue_build", "ls", "runtime-agent-demo", "--format", "json").stdout)
+    finally:
+        added.unlink()  # the setups are shared: later tests expect the project as it was
     assert [s["files"] for s in relisted] == [AGENT_SKILLS[0]["files"], AGENT_SKILLS[1]["files"] + 1]
 
 
