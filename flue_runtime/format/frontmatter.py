@@ -205,11 +205,8 @@ def _yaml_hint(problem: str, offending: str, line: str) -> str:
 # and goes to PyYAML, which reports it; a property test proves both readers agree wherever
 # this one reads (tests/fuzz/test_fuzz_frontmatter.py).
 
-#: Characters YAML reads as themselves (no line breaks such as U+0085 or U+2028, no BOM, no controls).
-_TEXT = "\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
-_ENTRY = re.compile(rf"( *)([A-Za-z_][A-Za-z0-9_.-]*):(?: +([{_TEXT}]*?))? *")
-_ITEM = re.compile(rf"( *)- +([{_TEXT}]*?) *")
-_DOUBLE = re.compile(rf'"([{_TEXT}]*)"')
+_ENTRY = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_.-]*):(?: +(.*))?")
+_ITEM = re.compile(r"( *)- +(.*)")
 _PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@` ]")
 
 
@@ -222,11 +219,9 @@ class _At(NamedTuple):
 
 def _scalar(text: str) -> str | None:
     """The string a one-line scalar means, or None when it is not one of the plain forms read here."""
-    if text.startswith('"'):
-        quoted = _DOUBLE.fullmatch(text)
-        return quoted.group(1) if quoted and '"' not in quoted.group(1) and "\\" not in quoted.group(1) else None
-    if text.startswith("'"):
-        return text[1:-1] if len(text) > 1 and text.endswith("'") and "'" not in text[1:-1] else None
+    if text[:1] in {'"', "'"}:
+        quote, inner = text[0], text[1:-1]
+        return inner if len(text) > 1 and text[-1] == quote and quote not in inner and "\\" not in inner else None
     if not text or not _PLAIN_START.match(text) or ": " in text or " #" in text or text.endswith(":"):
         return None
     return text
@@ -234,6 +229,10 @@ def _scalar(text: str) -> str | None:
 
 def _read_plain(text: str, result: Frontmatter) -> bool:
     """Read `text` when it has the common shape (see above); False, with `result` untouched, otherwise."""
+    # Printable in Python's sense is narrower than YAML's: no tab, CR, control, line or paragraph
+    # separator, BOM or unassigned code point. Text holding any of those goes to PyYAML.
+    if not text.replace("\n", "").isprintable():
+        return False
     lines = text.split("\n")
     data: dict[str, Any] = {}
     keys: dict[Path, Mark] = {}
@@ -247,9 +246,18 @@ def _read_plain(text: str, result: Frontmatter) -> bool:
         entry = _ENTRY.fullmatch(line)
         if entry is None or entry.group(1) or entry.group(2) in data:
             return False  # not a top-level `key:` line, or a duplicate key: PyYAML says what is wrong
-        key, raw = entry.group(2), entry.group(3)
+        key, raw = entry.group(2), (entry.group(3) or "").rstrip(" ")
         keys[(key,)] = _At(index, 0)
         index += 1
+        if raw in _BLOCK_SCALARS:  # `key: >-` and the like: lines of text, all at one indentation
+            found_text = _block_scalar(lines, index)
+            if found_text is None:
+                return False
+            index, lines_read = found_text
+            folded, chomp = _BLOCK_SCALARS[raw]
+            data[key] = (" " if folded else "\n").join(lines_read) + ("" if chomp else "\n")
+            values[(key,)] = _At(index - len(lines_read) - 1, entry.start(3))
+            continue
         if raw:
             value = _scalar(raw)
             if value is None:
@@ -270,7 +278,7 @@ def _read_plain(text: str, result: Frontmatter) -> bool:
             found: list[str] = []
             values[(key,)] = _At(index, indent)
             while index < count and (item := _ITEM.fullmatch(lines[index])) and len(item.group(1)) == indent:
-                value = _scalar(item.group(2))
+                value = _scalar(item.group(2).rstrip(" "))
                 if value is None:
                     return False
                 values[(key, len(found))] = _At(index, item.start(2))
@@ -282,7 +290,7 @@ def _read_plain(text: str, result: Frontmatter) -> bool:
             block: dict[str, str] = {}
             values[(key,)] = _At(index, indent)
             while index < count and (nested := _ENTRY.fullmatch(lines[index])) and len(nested.group(1)) == indent:
-                name, raw = nested.group(2), nested.group(3)
+                name, raw = nested.group(2), (nested.group(3) or "").rstrip(" ")
                 value = _scalar(raw) if raw else None
                 if value is None or name in block:
                     return False
@@ -299,6 +307,27 @@ def _read_plain(text: str, result: Frontmatter) -> bool:
         return False
     result.data, result.keys, result.values = data, keys, values
     return True
+
+
+#: The block scalar headers read here: folded (`>`) or literal (`|`), and whether the final line break is stripped.
+_BLOCK_SCALARS = {">": (True, False), ">-": (True, True), "|": (False, False), "|-": (False, True)}
+
+
+def _block_scalar(lines: list[str], index: int) -> tuple[int, list[str]] | None:
+    """The lines of a block scalar starting at `index` and the index after them, when they are simple:
+    one indentation, no blank line inside, no trailing space, followed by a line that is not indented."""
+    first = lines[index] if index < len(lines) else ""
+    indent = len(first) - len(first.lstrip(" "))
+    if not indent or not first.strip(" "):
+        return None
+    found: list[str] = []
+    while index < len(lines) and lines[index].startswith(" "):
+        line = lines[index]
+        if line[indent : indent + 1] in {" ", ""} or not line.startswith(" " * indent) or line.endswith(" "):
+            return None
+        found.append(line[indent:])
+        index += 1
+    return index, found
 
 
 def _skip_blank(lines: list[str], index: int) -> int:

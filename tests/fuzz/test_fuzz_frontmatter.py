@@ -174,7 +174,7 @@ def plain_shaped(draw: st.DrawFn, near_misses: bool = True) -> str:
     keys, values = (KEY_NAMES, VALUE_PIECES) if near_misses else (GOOD_KEYS, GOOD_VALUES)
     lines: list[str] = []
     for key in draw(st.lists(st.sampled_from(keys), min_size=1, max_size=6, unique=not near_misses)):
-        shapes = ["scalar", "scalar", "scalar", "block", "list", "blank"]
+        shapes = ["scalar", "scalar", "scalar", "block", "list", "blank", "text"]
         shape = draw(st.sampled_from([*shapes, "comment", "raw"] if near_misses else shapes))
         if shape == "scalar":
             space = draw(st.sampled_from([" ", "  ", ""] if near_misses else [" ", "  "]))
@@ -194,6 +194,13 @@ def plain_shaped(draw: st.DrawFn, near_misses: bool = True) -> str:
                     lines.append(f"{inner}- {value}")
                 if draw(st.integers(0, 5)) == 0:
                     lines.append(draw(st.sampled_from(["", "  ", "  more", "# c"] if near_misses else ["", "  "])))
+        elif shape == "text":  # a block scalar: `key: >-` and lines of text
+            headers = [">", ">-", "|", "|-"] + ([">+", "|2", ">- # c", "> x"] if near_misses else [])
+            lines.append(f"{key}: {draw(st.sampled_from(headers))}")
+            indent = draw(st.sampled_from(INDENTS[1:]))
+            for _ in range(draw(st.integers(0 if near_misses else 1, 3))):
+                text = draw(st.sampled_from(values + (["#x", "a: b", " more", "", "x "] if near_misses else [])))
+                lines.append(f"{indent}{text}".rstrip(" ") if not near_misses else f"{indent}{text}")
         elif shape == "blank":
             lines.append(draw(st.sampled_from(["", "  "])))
         elif shape == "comment":
@@ -233,6 +240,8 @@ def test_plain_reader_reads_the_common_shapes() -> None:
         "name: a\nmetadata:\n  author: me\n  version: 1.0\nallowed-tools: Read Grep\n",
         "name: a\nallowed-tools:\n- Read\n- Edit\n\ndescription: d\n",
         "name: a\ntags:\n  - x\n  - y\n",
+        "name: a\ndescription: >-\n  Extract text from PDFs.\n  Use when a PDF is shared.\n\nlicense: MIT\n",
+        "name: a\ndescription: |\n  line one\n  line two\n",
     ):
         plain, reference, read = read_both(text)
         assert read, text
@@ -243,7 +252,8 @@ def test_plain_reader_declines_what_pyyaml_must_judge() -> None:
     for text in (
         "name: a\nname: b\n",  # duplicate: FLU108 comes from the YAML reader
         "description: Use when: x\n",  # an error
-        "description: >-\n  folded\n",  # block scalars
+        "description: >-\n  folded\n\n  after a blank line\n",  # block scalars beyond the simple ones
+        "description: >-\n  folded\n    more indented\n",
         "name: a # comment\n",
         "name: &x a\n",
         "name: a\n  continued\n",
