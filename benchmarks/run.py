@@ -344,8 +344,8 @@ def bench_scan(ctx: Context) -> Section:
     )
     # In process: what the check itself costs without interpreter start-up and imports.
     from flue_build.collect import check_project
-    from flue_build.config import load_config, read_pyproject
     from flue_build.scan.selection import project_sources
+    from flue_runtime.format.config import load_config, read_pyproject
 
     root = project.root
     check_project(root)  # imports, warm-up

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from flue_build.config import PYPROJECT, FlueConfig, load_config, read_pyproject
 from flue_build.scan.scanner import Call, scan_file
 from flue_build.scan.selection import project_sources
 from flue_build.scan.sources import INIT, Source, package_folders
+from flue_runtime.format.config import PYPROJECT, FlueConfig, load_config, read_pyproject
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, has_errors
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE
 from flue_runtime.format.markdown_file import MarkdownFile, vet_markdown
+from flue_runtime.format.paths import display_path, is_inside
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
 from flue_runtime.format.validate import SKILL_FILE
 from flue_runtime.format.vetting import Limits, format_size
@@ -64,18 +65,8 @@ class Collection:
         return not has_errors(self.diagnostics)
 
     def display(self, path: Path) -> str:
-        return display(self.root, path)
-
-
-def display(root: Path, path: Path) -> str:
-    """`path` relative to the project root, POSIX style; absolute when outside it."""
-    text, prefix = os.fspath(path), os.fspath(root) + os.sep
-    if text.startswith(prefix) and ".." not in text:
-        return text[len(prefix) :].replace(os.sep, "/")
-    try:
-        return Path(os.path.relpath(path, root)).as_posix() if _inside(root, path) else str(path)
-    except ValueError:
-        return str(path)
+        """`path` relative to the project root, POSIX style; as given when outside it."""
+        return display_path(path, self.root)
 
 
 def collect(config: FlueConfig, sources: Sequence[Source]) -> Collection:
@@ -149,7 +140,7 @@ class _Collector:
         segments = spec.split("/")
         if segments[0] in (".", ".."):
             path = Path(os.path.normpath(os.path.join(source.path.parent, spec)))
-            if not _inside(self.root, path):
+            if not is_inside(self.root, path):
                 report(
                     "FLU406",
                     f"`{spec}` resolves to {path}, outside the project folder {self.root}",
@@ -187,7 +178,7 @@ class _Collector:
         if not folder.is_dir():
             report("FLU404", f"skill folder {shown} not found (spec `{call.spec}`)", _missing_hint(call.spec))
             return None
-        if (folder / INIT).exists() or _inside(folder, source.path):
+        if (folder / INIT).exists() or is_inside(folder, source.path):
             report(
                 "FLU408",
                 f"skill folder {shown} holds Python code (an __init__.py or the module that references it)",
@@ -279,14 +270,6 @@ def _missing_hint(spec: str) -> str:
     return "the first segments of a package spec name a package of this project; fix the path or create the file"
 
 
-def _inside(folder: Path, path: Path) -> bool:
-    try:
-        Path(path).relative_to(folder)
-    except ValueError:
-        return False
-    return True
-
-
 def _symlink_on_path(root: Path, path: Path) -> Path | None:
     """The first symbolic link between `root` (excluded) and `path` (included), if any."""
     try:
@@ -315,4 +298,4 @@ def _package_locations(top: str) -> list[Path] | None:
     return [Path(location) for location in spec.submodule_search_locations]
 
 
-__all__ = ["BundleRefs", "Collection", "SKILL_FILE", "Target", "collect", "display"]
+__all__ = ["BundleRefs", "Collection", "SKILL_FILE", "Target", "collect"]

@@ -7,7 +7,6 @@ Deterministic: bundles sorted by package, files by destination, manifest bytes f
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from pathlib import Path
 
 from flue_build.collect import Collection, Target
 from flue_build.fswalk import make_dirs, walk
-from flue_runtime.errors import FlueError
+from flue_runtime.errors import FlueError, UnsafeFileError
 from flue_runtime.format.manifest import (
     BUNDLE_DIR,
     MANIFEST_FILE,
@@ -24,6 +23,8 @@ from flue_runtime.format.manifest import (
     Reference,
     SkillEntry,
 )
+from flue_runtime.format.paths import is_inside
+from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.skill_folder import VettedSkill
 
 
@@ -117,16 +118,16 @@ def sdist_files(collection: Collection) -> list[Path]:
     """Every vetted skill file and markdown target inside the project: the sdist must carry them."""
     out: set[Path] = set()
     for folder, vetted in collection.skills.items():
-        if _inside(collection.root, folder):
+        if is_inside(collection.root, folder):
             out.update(folder.joinpath(*f.path.split("/")) for f in vetted.files)
-    out.update(path for path in collection.markdown if _inside(collection.root, path))
+    out.update(path for path in collection.markdown if is_inside(collection.root, path))
     return sorted(out)
 
 
 def local_targets(collection: Collection) -> list[Path]:
     """Skill folders and markdown files inside the project that are bundled: their original copies stay out of wheels."""
-    found = [p for p in collection.skills if _inside(collection.root, p)]
-    found += [p for p in collection.markdown if _inside(collection.root, p)]
+    found = [p for p in collection.skills if is_inside(collection.root, p)]
+    found += [p for p in collection.markdown if is_inside(collection.root, p)]
     return sorted(found)
 
 
@@ -140,14 +141,6 @@ def files_under(folder: Path) -> list[Path]:
         out.extend(Path(current, name) for name in sorted(names))
         out.extend(Path(current, d) for d in dirs if os.path.islink(os.path.join(current, d)))
     return out
-
-
-def _inside(folder: Path, path: Path) -> bool:
-    try:
-        path.relative_to(folder)
-    except ValueError:
-        return False
-    return True
 
 
 def force_include(bundles: list[BundlePlan], staging: Path) -> dict[str, str]:
@@ -165,7 +158,7 @@ def force_include(bundles: list[BundlePlan], staging: Path) -> dict[str, str]:
             source = os.fspath(item.source)
             if source in out:
                 copy = staging / "copies" / item.dest
-                copy_checked(item.source, copy, item.sha256)
+                copy_checked(item, copy)
                 source = os.fspath(copy)
             out[source] = item.dest
     return out
@@ -185,12 +178,14 @@ def original_paths(collection: Collection, distribution_path: Callable[[str], st
     return reserved, prefixes
 
 
-def copy_checked(source: Path, target: Path, sha256: str) -> None:
-    """Copy bytes (never through a link, no metadata) and check they are the bytes that were vetted."""
+def copy_checked(item: BundleFile, target: Path) -> None:
+    """Copy a vetted file's bytes to `target` (a regular file of the vetted size, never through a link,
+    no metadata) and check they are the bytes that were vetted."""
     make_dirs(target.parent)  # iterative: a skill may nest folders past the recursion limit
-    fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read()
-    if hashlib.sha256(data).hexdigest() != sha256:
-        raise FlueError(f"{source} changed after it was vetted; build again")
-    target.write_bytes(data)
+    try:
+        found = read_regular(item.source, limit=item.size, digest=True)
+    except (UnsafeFileError, OSError) as exc:
+        raise FlueError(f"{item.source} changed after it was vetted ({exc}); build again") from None
+    if found.sha256 != item.sha256 or found.data is None:
+        raise FlueError(f"{item.source} changed after it was vetted; build again")
+    target.write_bytes(found.data)

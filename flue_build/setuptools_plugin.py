@@ -21,11 +21,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import tomllib
 from pathlib import Path
 from typing import Any
 
-PYPROJECT = "pyproject.toml"
 _STATE = "_flue_skills_state"
 _WRAPPED = "_flue_skills_wrapped"
 
@@ -52,13 +50,13 @@ def finalize_distribution_options(dist: Any) -> None:
 
 
 def _opted_in(root: Path) -> bool:
+    from flue_runtime.errors import ConfigError
+    from flue_runtime.format.config import flue_table, read_pyproject
+
     try:
-        with open(root / PYPROJECT, "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
+        return flue_table(read_pyproject(root)) is not None
+    except ConfigError:
         return False  # not ours to judge: setuptools reports a broken pyproject.toml itself
-    tool = data.get("tool")
-    return isinstance(tool, dict) and "flue" in tool
 
 
 # --- shared state: one scan and collection per build process ------------------------
@@ -67,10 +65,10 @@ def _opted_in(root: Path) -> bool:
 class _State:
     def __init__(self, dist: Any) -> None:
         from flue_build.collect import collect
-        from flue_build.config import load_config
         from flue_build.report import fail_on_errors
         from flue_build.scan.selection import setuptools_modules
         from flue_build.scan.sources import package_folders, sources_under
+        from flue_runtime.format.config import load_config
 
         self.root = Path(os.path.abspath(dist.src_root or os.curdir))
         config = load_config(self.root)
@@ -145,7 +143,7 @@ class _BuildPy:
         for bundle in bundles:
             for item in bundle.files:
                 target = build_lib.joinpath(*item.dest.split("/"))
-                copy_checked(item.source, target, item.sha256)
+                copy_checked(item, target)
                 outputs.append(os.fspath(target))
             manifest = build_lib.joinpath(*bundle.manifest_path.split("/"))
             manifest.parent.mkdir(parents=True, exist_ok=True)

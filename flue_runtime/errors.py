@@ -28,12 +28,14 @@ __all__ = [
     "SkillError",
     "SkillNotFoundError",
     "SkillPathError",
+    "SkillWarning",
     "SpecError",
     "StoreError",
     "ToolArgumentError",
     "ToolDefinitionError",
     "ToolFailure",
     "UnknownPackageError",
+    "UnsafeFileError",
     "WorkspaceSkillWarning",
 ]
 
@@ -97,6 +99,20 @@ class SkillPathError(FlueError, ValueError):
         super().__init__(
             f"refused path {path!r}: {reason}; use a path relative to the skill folder, like 'reference.md'"
         )
+
+
+class UnsafeFileError(FlueError):
+    """A file refused before its bytes are read: a symbolic link (FLU301), not a regular file
+    (FLU307), or larger than the caller allows (FLU311). `code` is the diagnostic code."""
+
+    def __init__(self, path: str, code: str, reason: str, mode: int | None = None) -> None:
+        self.path, self.code, self.reason, self.mode = path, code, reason, mode
+        super().__init__(f"{path}: {reason}")
+
+
+class SkillWarning(FlueError, UserWarning):
+    """A skill was accepted with a warning (a file skipped as noise, two names differing only in case);
+    issued with `warnings.warn` where no report is printed, such as `define_skill(files=...)`."""
 
 
 class ConfigError(FlueError):

@@ -18,7 +18,7 @@ RUNTIME_LAYERS = [
     ("flue_runtime.integrations", "flue_runtime.mcp"),
 ]
 BUILD_LAYERS = [
-    ("flue_build.fswalk", "flue_build.report", "flue_build.config"),
+    ("flue_build.fswalk", "flue_build.report"),
     ("flue_build.scan",),
     ("flue_build.collect",),
     ("flue_build.pack",),

@@ -13,6 +13,7 @@ import pytest
 from flue_runtime.format.manifest import Manifest, MarkdownEntry, Reference, SkillEntry
 from flue_runtime.format.records import content_id
 from flue_runtime.format.skill_folder import vet_skill
+from flue_runtime.format.trees import DiskTree
 from flue_runtime.format.vetting import walk
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -174,7 +175,7 @@ def _walk_as_unprivileged_user(skill: Path) -> list[tuple[str, str]]:
             if os.geteuid() == 0:
                 os.setgid(65534)
                 os.setuid(65534)
-            found = sorted((d.path, d.code) for d in walk(skill, display="s").diagnostics)
+            found = sorted((d.path, d.code) for d in walk(DiskTree(skill), display="s").diagnostics)
             os.write(write_end, json.dumps(found).encode())
             status = 0
         finally:
@@ -239,3 +240,34 @@ def test_a_format_1_manifest_is_refused_by_name(skill: Path) -> None:
     data["format"] = 1
     with pytest.raises(ValueError, match="format 1; this flue_runtime reads format 2"):
         Manifest.loads(json.dumps(data))
+
+
+def test_a_hard_linked_file_is_packed_with_a_warning_and_refused_under_strict(skill: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("shared\n")
+    os.link(elsewhere, skill / "notes.md")
+    vetted = vet_skill(skill, display="s")
+    assert vetted.ok and "notes.md" in [f.path for f in vetted.files]
+    [warning] = vetted.diagnostics
+    assert (warning.path, warning.code, warning.is_error) == ("s/notes.md", "FLU314", False)
+    assert "2 names share these bytes" in warning.message
+    strict = vet_skill(skill, display="s", strict=True)
+    assert not strict.ok and [(d.code, d.is_error) for d in strict.diagnostics] == [("FLU314", True)]
+
+
+def test_noise_is_looked_at_not_packed(skill: Path, tmp_path: Path) -> None:
+    """Under a noise folder every entry is examined (links, FIFOs, secrets' names); nothing there is packed."""
+    modules = skill / "node_modules" / "pkg"
+    modules.mkdir(parents=True)
+    (modules / "index.js").write_text("x")
+    os.mkfifo(modules / "pipe")
+    os.symlink(tmp_path, modules / "out")
+    (modules / ".npmrc").write_text("//registry/:_authToken=x\n")
+    vetted = vet_skill(skill, display="s")
+    assert sorted((d.path, d.code) for d in vetted.diagnostics) == [
+        ("s/node_modules", "FLU304"),
+        ("s/node_modules/pkg/.npmrc", "FLU302"),
+        ("s/node_modules/pkg/out", "FLU301"),
+        ("s/node_modules/pkg/pipe", "FLU307"),
+    ]
+    assert [f.path for f in vetted.files] == ["SKILL.md", "reference.md", "scripts/extract.py"]

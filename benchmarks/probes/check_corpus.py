@@ -27,11 +27,11 @@ def main() -> None:
     mode, corpus = sys.argv[1], Path(sys.argv[2])
     folders = sorted(p for p in corpus.iterdir() if p.is_dir())
     if mode == "frontmatter":
+        from flue_runtime.format.safe_read import read_regular
         from flue_runtime.format.validate import check_skill_md
-        from flue_runtime.format.vetting import read_regular
 
         def check(folder: Path) -> bool:
-            data = read_regular(folder / "SKILL.md")
+            data = read_regular(folder / "SKILL.md").data or b""
             return bool(check_skill_md(data, f"{folder.name}/SKILL.md", folder.name).diagnostics)
 
     elif mode == "vet":

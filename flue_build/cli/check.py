@@ -7,11 +7,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flue_build.cli.find import Found, find_skills
-from flue_build.config import PYPROJECT
+from flue_runtime.format.config import PYPROJECT, project_config
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict
+from flue_runtime.format.paths import display_path
 from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.validate import SKILL_FILE, check_skill_file
-from flue_runtime.mount.disk import project_rules
 
 
 @dataclass
@@ -34,14 +34,6 @@ class Report:
 def is_project(path: Path) -> bool:
     """A folder holding a pyproject.toml is checked as a build would check it."""
     return path.is_dir() and (path / PYPROJECT).is_file()
-
-
-def display_path(path: Path) -> str:
-    """A path as the user would type it: relative to the working directory when inside it."""
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
 
 
 def check_paths(paths: list[Path], *, strict: bool = False) -> Report:
@@ -103,6 +95,13 @@ def _check_found(found: list[Found], strict: bool) -> list[Diagnostic]:
             out.extend(check_skill_file(item.file, display=display_path(item.file), strict=strict).diagnostics)
         else:
             folder = item.file.parent
-            limits = project_rules(folder).limits  # the limits the skill's project builds with
-            out.extend(vet_skill(folder, display=display_path(folder), strict=strict, limits=limits).diagnostics)
+            config = project_config(folder)  # the rules the skill's project builds with, as dev mode reads them
+            vetted = vet_skill(
+                folder,
+                display=display_path(folder),
+                allow=config.allow,
+                strict=strict or config.strict,
+                limits=config.limits,
+            )
+            out.extend(vetted.diagnostics)
     return out

@@ -16,7 +16,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from flue_runtime.errors import ListError, NotInstalledError
+from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest
+from flue_runtime.format.vetting import format_size
 
 _SUFFIX = f"/{BUNDLE_DIR}/{MANIFEST_FILE}"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -39,7 +41,7 @@ def list_target(target: str) -> list[ListedSkill]:
         if not path.is_file():
             raise ListError(f"{target}: no such wheel")
         return from_wheel(path)
-    if path.is_dir() and (path / "pyproject.toml").is_file():
+    if path.is_dir() and (path / PYPROJECT).is_file():
         return from_project(path)
     if _NAME.match(target):
         try:
@@ -193,7 +195,7 @@ def format_text(skills: list[ListedSkill], width: int | None = None) -> str:
     if not skills:
         return "no skills"
     rows = [("NAME", "FILES", "SIZE", "PACKAGE", "DESCRIPTION")]
-    rows += [(s.name, str(s.files), _size(s.size), s.package, s.description) for s in skills]
+    rows += [(s.name, str(s.files), format_size(s.size), s.package, s.description) for s in skills]
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     room = max(20, width - sum(widths) - 8) if width else None
     lines = []
@@ -211,11 +213,3 @@ def format_text(skills: list[ListedSkill], width: int | None = None) -> str:
 
 def format_json(skills: list[ListedSkill]) -> str:
     return json.dumps([asdict(s) for s in skills], indent=2, ensure_ascii=False)
-
-
-def _size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KiB"
-    return f"{size / (1024 * 1024):.1f} MiB"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flue_runtime.errors import FlueError
+from flue_runtime.format.frontmatter import yaml_quote
 from flue_runtime.format.naming import name_problems, suggest_name
 from flue_runtime.format.validate import SKILL_FILE, check_skill_md
 
@@ -33,18 +34,10 @@ def new_skill(name: str, directory: Path, description: str = DEFAULT_DESCRIPTION
     folder = directory / name
     if folder.exists():
         raise FlueError(f"{folder} already exists; pick another name or --dir")
-    text = TEMPLATE.format(name=name, description=_yaml_string(description), title=name.replace("-", " ").capitalize())
+    text = TEMPLATE.format(name=name, description=yaml_quote(description), title=name.replace("-", " ").capitalize())
     result = check_skill_md(text.encode(), str(folder / SKILL_FILE), name)
     if not result.ok:
         raise FlueError("; ".join(d.message for d in result.diagnostics))
     folder.mkdir(parents=True)
     (folder / SKILL_FILE).write_text(text, encoding="utf-8")
     return folder / SKILL_FILE
-
-
-def _yaml_string(text: str) -> str:
-    """A YAML scalar that reads back as `text`: JSON's double-quoted form is valid YAML."""
-    import json
-
-    plain = text.strip() == text and not any(c in text for c in ":#'\"{}[],&*!|>%@`\n") and text[:1] not in "-?"
-    return text if plain else json.dumps(text, ensure_ascii=False)

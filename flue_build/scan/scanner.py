@@ -12,17 +12,18 @@ from __future__ import annotations
 import ast
 import bisect
 import io
-import os
 import re
-import stat
 import tokenize
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic
-from flue_runtime.mount.specs import Kind, spec_problem
+from flue_runtime.format.safe_read import read_regular
+from flue_runtime.format.vetting import refused
+from flue_runtime.mount.specs import Kind, example_spec, spec_problem
 
 MODULE = "flue_runtime"
 NEEDLE = MODULE.encode()
@@ -66,40 +67,12 @@ def _reference_pattern(data: bytes) -> re.Pattern[bytes]:
 def scan_file(path: Path, display: str | Callable[[], str]) -> ScanResult:
     """Every reference in one Python file; `display` names it in diagnostics (a callable: only when needed)."""
     try:
-        data = _read_regular(path)
-    except _NotRegular:
-        shown = display() if callable(display) else display
-        return ScanResult(
-            diagnostics=[
-                Diagnostic.make(
-                    "FLU307",
-                    shown,
-                    "not a regular file (a FIFO, socket or device); refused",
-                    "a module is a regular .py file",
-                )
-            ]
-        )
-    except OSError as exc:
-        shown = display() if callable(display) else display
-        return ScanResult(
-            diagnostics=[Diagnostic.make("FLU308", shown, f"cannot read: {exc.strerror or exc}", "make it readable")]
-        )
+        data = read_regular(path).data or b""
+    except (UnsafeFileError, OSError) as exc:
+        return ScanResult(diagnostics=[refused(display() if callable(display) else display, exc)])
     if not might_reference(data):
         return ScanResult()
     return scan_source(data, display() if callable(display) else display)
-
-
-class _NotRegular(Exception):
-    pass
-
-
-def _read_regular(path: Path) -> bytes:
-    """The bytes of a regular file; a FIFO or device is refused without blocking on it."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise _NotRegular(path)
-        return handle.read()
 
 
 def scan_source(data: bytes, display: str) -> ScanResult:
@@ -169,26 +142,22 @@ def _check_call(node: ast.Call, kind: Kind, display: str, columns: _Columns, res
         result.diagnostics.append(Diagnostic.make(code, display, message, hint, line, column))
 
     if argument is None or isinstance(argument, ast.Starred):
-        fail("FLU401", f"`{kind}()` needs one string literal spec", f'write `{kind}("{_example(kind)}")`')
+        fail("FLU401", f"`{kind}()` needs one string literal spec", f'write `{kind}("{example_spec(kind)}")`')
         return
     if not (isinstance(argument, ast.Constant) and isinstance(argument.value, str)):
         fail(
             "FLU401",
             f"dynamic {kind} reference: the spec is {_describe(argument)}, not one string literal",
             f"the build finds {kind}s by reading the source; write the spec as one string literal, "
-            f'e.g. `{kind}("{_example(kind)}")`, and pick between several literal calls if you must',
+            f'e.g. `{kind}("{example_spec(kind)}")`, and pick between several literal calls if you must',
         )
         return
     spec = argument.value
     problem = spec_problem(kind, spec)
     if problem:
-        fail("FLU403", f"malformed {kind} spec `{spec}`: {problem}", f'for example `{kind}("{_example(kind)}")`')
+        fail("FLU403", f"malformed {kind} spec `{spec}`: {problem}", f'for example `{kind}("{example_spec(kind)}")`')
         return
     result.calls.append(Call(kind, spec, line, column))
-
-
-def _example(kind: Kind) -> str:
-    return "./skills/refunds/SKILL.md" if kind == "skill" else "./prompts/system.md"
 
 
 def _describe(node: ast.expr) -> str:

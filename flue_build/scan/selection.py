@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from flue_build.config import FlueConfig
 from flue_build.scan.sources import INIT, Source, from_distribution_paths, sort_sources, sources_under
+from flue_runtime.format.config import FlueConfig
 
 _NOT_PACKAGES = frozenset({"tests", "test", "docs", "doc", "examples", "example", "benchmarks", "scripts", "tools"})
 

@@ -8,15 +8,14 @@ its dotted path: namespace portions are skipped (docs/internals.md).
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from flue_build.fswalk import walk
 from flue_runtime.format.vetting import is_noise_dir
+from flue_runtime.mount.specs import IDENTIFIER
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 INIT = "__init__.py"
 
 
@@ -66,7 +65,7 @@ def module_name(relative: str) -> str | None:
         return None
     stem = parts[-1][:-3]
     names = parts[:-1] if stem == "__init__" else [*parts[:-1], stem]
-    if not names or not all(_IDENTIFIER.match(n) for n in names):
+    if not names or not all(IDENTIFIER.match(n) for n in names):
         return None
     return ".".join(names)
 
@@ -96,7 +95,7 @@ def sources_under(targets: Sequence[Path]) -> list[Source]:
             continue
         base = target.parent
         for folder, dirs, files in walk(target):
-            dirs[:] = sorted(d for d in dirs if _IDENTIFIER.match(d) and not is_noise_dir(d))
+            dirs[:] = sorted(d for d in dirs if IDENTIFIER.match(d) and not is_noise_dir(d))
             relative = Path(folder).relative_to(base).as_posix()
             for name in sorted(files):
                 if name.endswith(".py"):

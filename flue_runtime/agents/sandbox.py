@@ -7,7 +7,6 @@ and on disk a symlink that resolves outside the root is refused too.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Mapping
@@ -16,18 +15,9 @@ from pathlib import Path
 from typing import Protocol
 
 from flue_runtime.errors import SandboxError
-from flue_runtime.format.diagnostics import Diagnostic, has_errors
 from flue_runtime.format.paths import skill_path
-from flue_runtime.format.skill_folder import VettedSkill, vet_skill
-from flue_runtime.format.validate import SKILL_FILE, check_skill_md
-from flue_runtime.format.vetting import (
-    PRIVATE_KEY,
-    PackedFile,
-    is_noise_dir,
-    is_noise_file,
-    is_secret_dir,
-    is_secret_file,
-)
+from flue_runtime.format.skill_folder import VettedSkill, vet_skill, vet_tree
+from flue_runtime.format.trees import MemoryTree
 
 
 @dataclass(frozen=True)
@@ -176,40 +166,8 @@ class MemorySandbox:
         return rel == "" or any(name.startswith(rel + "/") for name in self._files)
 
     def vet(self, path: str) -> VettedSkill:
-        """The packing rules by name and content (memory has no links or special files)."""
+        """The skill folder at `path`, through the same walk as a folder on disk (held to the default limits)."""
         rel = sandbox_path(path)
-        prefix = rel + "/"
-        diagnostics: list[Diagnostic] = []
-        files: list[PackedFile] = []
-        for name in sorted(n for n in self._files if n.startswith(prefix)):
-            inner = name[len(prefix) :]
-            parts = inner.split("/")
-            shown = f"{rel}/{inner}"
-            if any(is_noise_dir(p) for p in parts[:-1]) or is_noise_file(parts[-1]):
-                continue
-            data = self._files[name]
-            if any(is_secret_dir(p) for p in parts[:-1]) or is_secret_file(parts[-1]):
-                diagnostics.append(
-                    Diagnostic.make(
-                        "FLU302",
-                        shown,
-                        f"`{parts[-1]}` looks like a secret; refused",
-                        "move it out of the skill folder",
-                    )
-                )
-            elif PRIVATE_KEY.search(data):
-                diagnostics.append(
-                    Diagnostic.make("FLU303", shown, "holds a PEM private key; refused", "remove the key")
-                )
-            else:
-                files.append(PackedFile(inner, len(data), hashlib.sha256(data).hexdigest()))
-        metadata, body_offset = None, 0
-        if f"{prefix}{SKILL_FILE}" in self._files:
-            checked = check_skill_md(
-                self._files[f"{prefix}{SKILL_FILE}"], f"{prefix}{SKILL_FILE}", rel.rpartition("/")[2]
-            )
-            diagnostics.extend(checked.diagnostics)
-            metadata, body_offset = checked.metadata, checked.body_offset
-        if has_errors(diagnostics):
-            metadata = None
-        return VettedSkill(Path(rel), metadata, tuple(files), body_offset, tuple(diagnostics))
+        prefix = f"{rel}/"
+        inside = {name[len(prefix) :]: data for name, data in self._files.items() if name.startswith(prefix)}
+        return vet_tree(MemoryTree(inside), Path(rel), display=rel)

@@ -89,6 +89,7 @@ CODES: dict[str, Code] = _codes(
     ),
     ("FLU312", W, "two files whose paths differ only in case"),
     ("FLU313", E, "folder nested more than 64 levels deep inside a skill"),
+    ("FLU314", W, "hard-linked file packed (another name shares its bytes)"),
     # 4xx: references in Python source and what a build does with them
     ("FLU401", E, "dynamic reference: the spec must be one string literal"),
     ("FLU402", E, "Python file does not parse"),

@@ -508,3 +508,25 @@ def _compose(parser: Any, result: Frontmatter) -> dict[str, Any] | None:
         )
     )
     return None
+
+
+def yaml_quote(text: str) -> str:
+    """A YAML double-quoted scalar that this reader reads back as `text`: every character it would not is escaped."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif (
+            0x20 <= code <= 0x7E
+            or (0xA0 <= code <= 0xD7FF and code != 0xFEFF)
+            or 0xE000 <= code <= 0xFFFD
+            or code >= 0x10000
+        ):
+            out.append(char)
+        elif code <= 0xFF:
+            out.append(f"\\x{code:02x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    out.append('"')
+    return "".join(out)

@@ -6,16 +6,29 @@ packs what this accepts, and the run time's dev mode serves the same from disk.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic, has_errors
 from flue_runtime.format.frontmatter import decode
-from flue_runtime.format.vetting import DEFAULT_LIMITS, LARGE_FILE, PRIVATE_KEY, Limits, format_size, is_secret_file
+from flue_runtime.format.safe_read import read_regular
+from flue_runtime.format.secrets import allowed_secret, is_secret_file, private_key, secret_file
+from flue_runtime.format.vetting import (
+    DEFAULT_LIMITS,
+    LARGE_FILE,
+    Limits,
+    allowed_paths,
+    format_size,
+    hard_linked,
+    link_refused,
+    not_regular,
+    refused,
+    unreadable,
+)
 
 
 @dataclass(frozen=True)
@@ -40,70 +53,67 @@ class MarkdownFile:
 
 
 def vet_markdown(
-    path: Path, display: str, allow: Collection[Path] = (), limits: Limits = DEFAULT_LIMITS
+    path: Path, display: str, allow: Collection[str | os.PathLike[str]] = (), limits: Limits = DEFAULT_LIMITS
 ) -> MarkdownFile:
     problems: list[Diagnostic] = []
 
     def done(size: int = 0, digest: str = "", text: str | None = None) -> MarkdownFile:
         return MarkdownFile(path, size, digest, tuple(problems), text)
 
-    def report(code: str, message: str, hint: str) -> None:
-        problems.append(Diagnostic.make(code, display, message, hint))
-
     try:
         info = os.lstat(path)
     except OSError as exc:
-        report("FLU308", f"cannot stat: {exc.strerror or exc}", "make it readable")
+        problems.append(unreadable(display, exc, "stat"))
         return done()
     if stat.S_ISLNK(info.st_mode):
-        report(
-            "FLU301",
-            "symbolic link refused: a link is never followed into a bundle",
-            "replace the link with a copy of the file",
-        )
+        problems.append(link_refused(display))
         return done()
     if not stat.S_ISREG(info.st_mode):
-        report("FLU307", "not a regular file; refused", "point markdown() at a regular .md file")
+        problems.append(not_regular(display, info.st_mode))
         return done()
-    if info.st_size > limits.bundle_size:  # refused by its size alone: never read into memory
-        report(
-            "FLU311",
-            f"{format_size(info.st_size)}, over the {format_size(limits.bundle_size)} limit; refused",
-            "keep markdown() targets small: they are read whole (or raise [tool.flue] max-bundle-size)",
-        )
+    if info.st_size > limits.bundle_size:  # refused by its size alone: never opened, never read into memory
+        problems.append(too_large(display, info.st_size, limits))
         return done()
-    allowed = os.path.normcase(os.path.abspath(path)) in {os.path.normcase(os.path.abspath(p)) for p in allow}
+    allowed = path.name in allowed_paths(path.parent, allow)
     secret_name = is_secret_file(path.name)
     if secret_name and not allowed:
-        report(
-            "FLU302",
-            f"`{path.name}` looks like a secret; refused",
-            "rename it, or list it in [tool.flue] allow if it is harmless",
-        )
+        problems.append(secret_file(display, path.name))
         return done()
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read()
+        found = read_regular(path, limit=limits.bundle_size, digest=True, scan=True)
+    except UnsafeFileError as exc:
+        grown = exc.code == "FLU311"  # grew past the limit since the lstat
+        problems.append(too_large(display, limits.bundle_size + 1, limits) if grown else refused(display, exc))
+        return done()
     except OSError as exc:
-        report("FLU308", f"cannot read: {exc.strerror or exc}", "make it readable")
+        problems.append(unreadable(display, exc))
         return done()
-    has_key = PRIVATE_KEY.search(data) is not None
-    if has_key and not allowed:
-        report("FLU303", "holds a PEM private key; refused", "remove the key from the file")
+    if found.has_key and not allowed:
+        problems.append(private_key(display))
         return done()
-    if allowed and (secret_name or has_key):
-        report(
-            "FLU306",
-            "packed although it looks like a secret: allowed by [tool.flue] allow",
-            "remove it from [tool.flue] allow if this is not intended",
-        )
+    if allowed and (secret_name or found.has_key):
+        problems.append(allowed_secret(display))
+    if info.st_nlink > 1:
+        problems.append(hard_linked(display, info.st_nlink))
+    data = found.data or b""
     text, decoded = decode(data, display)
     problems.extend(decoded)
-    if len(data) > LARGE_FILE:
-        report(
-            "FLU305",
-            f"large file packed ({len(data) / (1024 * 1024):.1f} MiB)",
-            "keep markdown() targets small: they are read whole",
+    if found.size > LARGE_FILE:
+        problems.append(
+            Diagnostic.make(
+                "FLU305",
+                display,
+                f"large file packed ({found.size / (1024 * 1024):.1f} MiB)",
+                "keep markdown() targets small: they are read whole",
+            )
         )
-    return done(len(data), hashlib.sha256(data).hexdigest(), text)
+    return done(found.size, found.sha256, text)
+
+
+def too_large(display: str, size: int, limits: Limits) -> Diagnostic:
+    return Diagnostic.make(
+        "FLU311",
+        display,
+        f"{format_size(size)}, over the {format_size(limits.bundle_size)} limit; refused",
+        "keep markdown() targets small: they are read whole (or raise [tool.flue] max-bundle-size)",
+    )

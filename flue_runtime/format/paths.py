@@ -8,8 +8,10 @@ a dot. Lookups then go through the skill's own file list, never through the file
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
+from pathlib import PurePath
 
 from flue_runtime.errors import SkillPathError
 
@@ -51,3 +53,28 @@ def _problem(path: str) -> str:
         if segment in ("", ".", ".."):
             return "holds an empty, `.` or `..` segment"
     return ""
+
+
+# --- paths on the build machine, as diagnostics show them ---------------------------------
+
+
+def is_inside(folder: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
+    """Whether `path` is `folder` or below it, compared as written (no link resolved)."""
+    return PurePath(path).is_relative_to(folder)
+
+
+def display_path(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None) -> str:
+    """`path` as diagnostics show it: relative to `root` (default: the working folder) and POSIX
+    when inside it, as given otherwise."""
+    text = os.fspath(path)
+    base = os.fspath(root) if root is not None else os.getcwd()
+    prefix = base.rstrip(os.sep) + os.sep
+    if text.startswith(prefix) and ".." not in text:
+        return text[len(prefix) :].replace(os.sep, "/")  # the common case, without relpath's cost per file
+    try:
+        relative = os.path.relpath(text, base)
+    except ValueError:  # another drive on Windows
+        return text
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return text
+    return relative.replace(os.sep, "/")

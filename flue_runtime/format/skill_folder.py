@@ -1,19 +1,23 @@
-"""Vet one skill directory: its SKILL.md against the rules, every entry against the packing rules.
+"""Vet one skill folder: its SKILL.md against the rules, every entry against the packing rules.
 
-The build packs exactly what this returns; the run time's dev mode serves exactly the
-same from disk, so a secret refused by one is refused by the other.
+The build packs exactly what this returns; dev mode and workspace skills serve exactly
+the same from disk, and a memory sandbox's skills go through the same walk
+(`vet_tree`), so a secret refused by one is refused by all. SKILL.md is checked from the
+very bytes the walk hashed.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, has_errors
 from flue_runtime.format.records import SKILL_FILE, SkillMetadata, content_id
+from flue_runtime.format.trees import DiskTree, Tree
 from flue_runtime.format.validate import check_skill_md
-from flue_runtime.format.vetting import DEFAULT_LIMITS, LARGE_FILE, Limits, PackedFile, read_regular, walk
+from flue_runtime.format.vetting import DEFAULT_LIMITS, LARGE_FILE, Limits, PackedFile, allowed_paths, walk
 
 
 @dataclass(frozen=True)
@@ -39,41 +43,56 @@ def vet_skill(
     directory: Path,
     *,
     display: str | None = None,
-    allow: Collection[Path] = (),
+    allow: Collection[str | os.PathLike[str]] = (),
     strict: bool = False,
     large_file: int = LARGE_FILE,
     limits: Limits = DEFAULT_LIMITS,
 ) -> VettedSkill:
-    """Check `directory` as a skill; `display` is how it is named in diagnostics.
+    """Check the folder `directory` as a skill; `display` is how it is named in diagnostics.
 
-    `limits` bounds the frontmatter, the number of files and their total size (FLU105,
-    FLU310, FLU311); a project's `[tool.flue]` sets them for its build and its dev mode.
+    `allow`: paths (absolute, or relative to the working folder) of files a project lets
+    through although they look like secrets. `limits` bounds the frontmatter, the number
+    of files and their total size (FLU105, FLU310, FLU311); a project's `[tool.flue]`
+    sets them for its build and its dev mode.
     """
-    shown = display if display is not None else str(directory)
-    walked = walk(directory, display=shown, allow=allow, large_file=large_file, limits=limits)
+    return vet_tree(
+        DiskTree(directory),
+        directory,
+        display=display if display is not None else str(directory),
+        allow=allowed_paths(directory, allow),
+        strict=strict,
+        large_file=large_file,
+        limits=limits,
+    )
+
+
+def vet_tree(
+    tree: Tree,
+    directory: Path,
+    *,
+    display: str,
+    allow: Collection[str] = (),
+    strict: bool = False,
+    large_file: int = LARGE_FILE,
+    limits: Limits = DEFAULT_LIMITS,
+) -> VettedSkill:
+    """Check any tree as a skill whose folder is named `directory.name` (`allow`: paths relative to the tree)."""
+    walked = walk(tree, display=display, allow=allow, large_file=large_file, limits=limits, keep=(SKILL_FILE,))
     diagnostics = list(walked.diagnostics)
     metadata = None
     body_offset = 0
-    skill_md = next((f for f in walked.files if f.path == SKILL_FILE), None)
+    skill_md = walked.kept.get(SKILL_FILE)
     if skill_md is not None:
-        where = f"{shown}/{SKILL_FILE}"
-        try:
-            data = read_regular(directory / SKILL_FILE)
-        except OSError as exc:  # changed since the walk (removed, replaced by a link or a FIFO)
-            diagnostics.append(
-                Diagnostic.make("FLU308", where, f"cannot read: {exc.strerror or exc}", "check it is a regular file")
-            )
-        else:
-            checked = check_skill_md(data, where, directory.name, limit=limits.frontmatter_size)
-            diagnostics.extend(checked.diagnostics)
-            metadata, body_offset = checked.metadata, checked.body_offset
+        checked = check_skill_md(skill_md, f"{display}/{SKILL_FILE}", directory.name, limit=limits.frontmatter_size)
+        diagnostics.extend(checked.diagnostics)
+        metadata, body_offset = checked.metadata, checked.body_offset
     elif walked.stopped:
         pass  # the walk stopped at the file limit before it met SKILL.md: FLU310 says why
-    elif not any(d.path == f"{shown}/{SKILL_FILE}" for d in diagnostics):
+    elif not any(d.path == f"{display}/{SKILL_FILE}" for d in diagnostics):
         diagnostics.append(
             Diagnostic.make(
                 "FLU101",
-                shown,
+                display,
                 f"no {SKILL_FILE} in this skill folder",
                 f"a skill folder needs a {SKILL_FILE}; create one with `flue-skills new {directory.name}`",
             )
@@ -84,8 +103,8 @@ def vet_skill(
             diagnostics.append(
                 Diagnostic.make(
                     "FLU212",
-                    f"{shown}/{entry.path}",
-                    f"skill `{inner}` sits inside skill `{directory.name}` ({shown}); "
+                    f"{display}/{entry.path}",
+                    f"skill `{inner}` sits inside skill `{directory.name}` ({display}); "
                     f"it is packed as a support file of `{directory.name}`, not as a skill of its own",
                     f"move `{inner}` out of `{directory.name}` into a sibling folder",
                 )

@@ -1,8 +1,10 @@
-"""The packing rules: what of a skill directory may leave the developer's machine.
+"""The packing rules: what of a skill folder may leave the developer's machine.
 
-Shared by the build (what goes into a wheel), the CLI and the run time's dev mode (what
-a skill read from disk may expose), so the three can never disagree. Every entry is
-examined with `lstat` and never followed: a symbolic link anywhere is an error.
+One walk for every surface: the build (what goes into a wheel), the CLI, the run time's
+dev mode, workspace skills, sandboxes and `define_skill(files=...)`, so they can never
+disagree. It reads a `Tree` (a folder on disk or files in memory); every entry is
+examined with `lstat` and never followed: a symbolic link anywhere is an error. What a
+secret is lives in `secrets`, how a file is read in `safe_read`.
 """
 
 from __future__ import annotations
@@ -13,13 +15,22 @@ import re
 import stat
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from flue_runtime.errors import SkillPathError
+from flue_runtime.errors import SkillPathError, UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic, printable
 from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import PackedFile as PackedFile
+from flue_runtime.format.safe_read import kind
+from flue_runtime.format.secrets import (
+    allowed_secret,
+    is_secret_dir,
+    is_secret_file,
+    private_key,
+    secret_file,
+    secret_folder,
+)
+from flue_runtime.format.trees import Tree
 
 #: Directories skipped with a warning: they belong to tools, never to a skill.
 NOISE_DIRS = frozenset(
@@ -27,35 +38,6 @@ NOISE_DIRS = frozenset(
 )
 #: File patterns skipped with a warning: compiled files, OS litter, editor swap files.
 NOISE_FILES = ("*.pyc", ".DS_Store", "*.swp", "*.swo", "*~", ".#*", "#*#", ".git")
-
-#: File names refused as secrets (matched case-insensitively).
-SECRET_FILES = (
-    ".env",
-    ".env.*",
-    ".dev.vars",
-    ".dev.vars.*",
-    ".netrc",
-    "_netrc",
-    ".npmrc",
-    ".pypirc",
-    "credentials.json",
-    "*.key",
-    "*.pem",
-    "*.p12",
-    "*.pfx",
-    "secret",
-    "secrets",
-    "secret.*",
-    "secrets.*",
-    "id_rsa",
-    "id_dsa",
-    "id_ecdsa",
-    "id_ed25519",
-)
-#: Directories refused whole as secrets (matched case-insensitively).
-SECRET_DIRS = frozenset({".aws", ".ssh", ".gnupg"})
-#: A PEM private-key block anywhere in a file's bytes.
-PRIVATE_KEY = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 
 #: Files larger than this are packed with a warning.
 LARGE_FILE = 1024 * 1024
@@ -74,7 +56,6 @@ MAX_BUNDLE_SIZE = 100 * 1024 * 1024
 #: on paths about 1,000 levels deep; real skills nest a few levels, vendored trees a dozen.
 MAX_FOLDER_DEPTH = 64
 
-_CHUNK = 1 << 20
 _UNITS = {"b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMG]iB|B)?\s*$", re.IGNORECASE)
 
@@ -130,82 +111,71 @@ def is_noise_dir(name: str) -> bool:
     return name in NOISE_DIRS
 
 
-def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    """One regex matching what `fnmatch.fnmatchcase` matches for any of `patterns` (one match per name, not one per pattern)."""
-    return re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns))
-
-
-_NOISE_FILE = _any_of(NOISE_FILES)
-_SECRET_FILE = _any_of(SECRET_FILES)
+_NOISE_FILE = re.compile("|".join(fnmatch.translate(pattern) for pattern in NOISE_FILES))
 
 
 def is_noise_file(name: str) -> bool:
     return _NOISE_FILE.match(name) is not None
 
 
-def is_secret_file(name: str) -> bool:
-    return _SECRET_FILE.match(name.lower()) is not None
-
-
-def is_secret_dir(name: str) -> bool:
-    return name.lower() in SECRET_DIRS
-
-
 @dataclass
 class Walk:
-    """What may be packed from a directory, and every problem met on the way."""
+    """What may be packed from a tree, and every problem met on the way."""
 
     files: list[PackedFile] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: The bytes of the files the caller asked to keep, read in the vetting pass.
+    kept: dict[str, bytes] = field(default_factory=dict)
     #: True when the walk stopped early, at the file-count limit: `files` is incomplete.
     stopped: bool = False
 
 
 def walk(
-    root: Path,
+    tree: Tree,
     *,
-    display: str | None = None,
-    allow: Collection[Path] = (),
+    display: str,
+    allow: Collection[str] = (),
     large_file: int = LARGE_FILE,
     limits: Limits = DEFAULT_LIMITS,
+    keep: Collection[str] = (),
 ) -> Walk:
-    """Vet every entry under `root`; files come back sorted by path.
+    """Vet every entry of `tree`; files come back sorted by path.
 
-    `allow` holds absolute paths of files a project lets through although they look like
-    secrets; each one packed that way gets a warning so the build log says so.
-    `display` is how `root` is shown in diagnostics (default: as given).
+    `allow` holds the paths (relative to the tree) of files and folders a project lets
+    through although they look like secrets; each one packed that way gets a warning so
+    the build log says so. `display` is how the tree's root is shown in diagnostics.
+    `keep` names the files whose bytes the caller wants back (`Walk.kept`), read in the
+    same pass that hashes and scans them.
+
+    Noise (tool output, caches, editor litter) is not packed, but it is looked at: every
+    entry under a noise folder is examined like any other, so a link, a special file or a
+    secret there is refused too.
 
     The walk is iterative (any nesting depth the OS allows) and bounded: it stops at
     `limits.skill_files` files (FLU310), and once the files add up to more than
     `limits.bundle_size` bytes it reads no more of them (FLU311), so a hostile folder
     costs time in proportion to the limits, not to its size.
     """
-    shown_root = display if display is not None else str(root)
-    allowed = {os.path.normcase(os.path.abspath(p)) for p in allow}
     result = Walk()
     count = 0
     total = 0
 
     def shown(rel: str) -> str:
-        return f"{shown_root}/{rel}" if rel else shown_root
+        return f"{display}/{rel}" if rel else display
 
     def report(code: str, rel: str, message: str, hint: str) -> None:
         result.diagnostics.append(Diagnostic.make(code, shown(rel), message, hint))
 
-    pending = [""]
+    # (folder, inside noise): what is under a noise folder is examined but never packed.
+    pending: list[tuple[str, bool]] = [("", False)]
     while pending:
-        rel_dir = pending.pop()
-        # Plain strings below: a pathlib object per entry cost a tenth of vetting 10,000 files.
-        folder = os.path.join(root, rel_dir) if rel_dir else os.fspath(root)
+        rel_dir, in_noise = pending.pop()
         try:
-            with os.scandir(folder) as entries:
-                names = sorted(entry.name for entry in entries)
+            names = sorted(tree.names(rel_dir))
         except OSError as exc:
-            report(
-                "FLU308", rel_dir, f"cannot list this folder: {exc.strerror or exc}", "make it readable, or remove it"
-            )
+            result.diagnostics.append(unreadable(shown(rel_dir), exc, "list this folder"))
             continue
-        subdirs: list[str] = []
+        subdirs: list[tuple[str, bool]] = []
         for name in names:
             rel = f"{rel_dir}/{name}" if rel_dir else name
             problem = name_problem(name)
@@ -218,36 +188,17 @@ def walk(
                     "percent-encoded or look-alike dots and slashes, and valid UTF-8",
                 )
                 continue
-            full = os.path.join(folder, name)
             try:
-                info = os.lstat(full)
+                info = tree.stat(rel)
             except OSError as exc:
-                report("FLU308", rel, f"cannot stat: {exc.strerror or exc}", "make it readable, or remove it")
+                result.diagnostics.append(unreadable(shown(rel), exc, "stat"))
                 continue
-            if stat.S_ISLNK(info.st_mode):
-                target = _link_target(full)
-                report(
-                    "FLU301",
-                    rel,
-                    f"symbolic link{target} refused: a link is never followed into a bundle",
-                    "replace the link with a copy of the file or folder it points to",
-                )
+            if stat.S_ISLNK(info.mode):
+                result.diagnostics.append(link_refused(shown(rel), tree.link_target(rel)))
                 continue
-            if stat.S_ISDIR(info.st_mode):
-                if is_noise_dir(name):
-                    report(
-                        "FLU304",
-                        rel,
-                        f"`{name}/` skipped: tool output, not part of a skill",
-                        f"delete `{name}/` from the skill folder",
-                    )
-                elif is_secret_dir(name) and not _is_allowed(full, allowed):
-                    report(
-                        "FLU302",
-                        rel,
-                        f"`{name}/` holds credentials; refused",
-                        f"move `{name}/` out of the skill folder (add it to [tool.flue] allow only if it is test data)",
-                    )
+            if stat.S_ISDIR(info.mode):
+                if is_secret_dir(name) and rel not in allow:
+                    result.diagnostics.append(secret_folder(shown(rel), name))
                 elif rel.count("/") + 1 > MAX_FOLDER_DEPTH:
                     report(
                         "FLU313",
@@ -256,16 +207,26 @@ def walk(
                         "flatten the folder tree: installers (pip, setuptools on Python 3.11) cannot write "
                         "paths nested about 1,000 levels deep, and no skill needs more than a few",
                     )
+                elif is_noise_dir(name) and not in_noise:
+                    report(
+                        "FLU304",
+                        rel,
+                        f"`{name}/` skipped: tool output, not part of a skill",
+                        f"delete `{name}/` from the skill folder",
+                    )
+                    subdirs.append((rel, True))
                 else:
-                    subdirs.append(rel)
+                    subdirs.append((rel, in_noise))
                 continue
-            if not stat.S_ISREG(info.st_mode):
-                report(
-                    "FLU307",
-                    rel,
-                    f"not a regular file ({_kind(info.st_mode)}); refused",
-                    "a skill holds only regular files and folders; remove it",
-                )
+            if not stat.S_ISREG(info.mode):
+                result.diagnostics.append(not_regular(shown(rel), info.mode))
+                continue
+            allowed_here = rel in allow
+            secret_name = is_secret_file(name)
+            if secret_name and not allowed_here:
+                result.diagnostics.append(secret_file(shown(rel), name))
+                continue
+            if in_noise:
                 continue
             if is_noise_file(name):
                 report("FLU304", rel, f"`{name}` skipped: editor, OS, VCS or compiler litter", f"delete `{name}`")
@@ -282,48 +243,38 @@ def walk(
                 result.stopped = True
                 pending.clear()
                 break
-            allowed_here = _is_allowed(full, allowed)
-            if is_secret_file(name) and not allowed_here:
-                report(
-                    "FLU302",
-                    rel,
-                    f"`{name}` looks like a secret; refused",
-                    "move it out of the skill folder; if it is harmless (an example, a test key), "
-                    "list its path, relative to the project root, in [tool.flue] allow",
-                )
-                continue
-            if total + info.st_size > limits.bundle_size:
-                total += info.st_size  # over the limit: refused anyway, so the rest is not read
+            if total + info.size > limits.bundle_size:
+                total += info.size  # over the limit: refused anyway, so the rest is not read
                 continue
             try:
-                size, digest, has_key = _read(full)
+                found = tree.read(rel, limit=limits.bundle_size - total, keep=rel in keep)
+            except UnsafeFileError as exc:
+                if exc.code == "FLU311":  # grew since the lstat: over the limit after all
+                    total = limits.bundle_size + 1
+                else:
+                    result.diagnostics.append(refused(shown(rel), exc))
+                continue
             except OSError as exc:
-                report("FLU308", rel, f"cannot read: {exc.strerror or exc}", "make it readable, or remove it")
+                result.diagnostics.append(unreadable(shown(rel), exc))
                 continue
-            total += size
-            if has_key and not allowed_here:
-                report(
-                    "FLU303",
-                    rel,
-                    "holds a PEM private key; refused",
-                    "remove the key from the file; never ship private keys inside a package",
-                )
+            total += found.size
+            if found.has_key and not allowed_here:
+                result.diagnostics.append(private_key(shown(rel)))
                 continue
-            if allowed_here and (is_secret_file(name) or has_key):
-                report(
-                    "FLU306",
-                    rel,
-                    "packed although it looks like a secret: allowed by [tool.flue] allow",
-                    "remove it from [tool.flue] allow if this is not intended",
-                )
-            if size > large_file:
+            if allowed_here and (secret_name or found.has_key):
+                result.diagnostics.append(allowed_secret(shown(rel)))
+            if found.size > large_file:
                 report(
                     "FLU305",
                     rel,
-                    f"large file packed ({size / (1024 * 1024):.1f} MiB)",
+                    f"large file packed ({found.size / (1024 * 1024):.1f} MiB)",
                     "large assets make every install slower; keep them out of skills if the agent does not need them",
                 )
-            result.files.append(PackedFile(rel, size, digest))
+            if info.nlink > 1:
+                result.diagnostics.append(hard_linked(shown(rel), info.nlink))
+            if found.data is not None:
+                result.kept[rel] = found.data
+            result.files.append(PackedFile(rel, found.size, found.sha256))
         if not result.stopped:
             pending.extend(reversed(subdirs))
     if total > limits.bundle_size:
@@ -337,6 +288,29 @@ def walk(
     result.files.sort(key=lambda f: f.path)
     _case_clashes(result, shown)
     return result
+
+
+def hard_linked(shown: str, names: int) -> Diagnostic:
+    """FLU314: a file with `names` > 1 hard links (`st_nlink`): its bytes can change from outside the skill."""
+    return Diagnostic.make(
+        "FLU314",
+        shown,
+        f"hard-linked file packed: {names} names share these bytes, so a change made through "
+        "another name, outside the skill too, changes what ships",
+        "replace it with a copy of its own (`cp --remove-destination SOURCE FILE`); strict mode refuses it",
+    )
+
+
+def allowed_paths(root: str | os.PathLike[str], allow: Collection[str | os.PathLike[str]]) -> frozenset[str]:
+    """The paths of `allow` (absolute, or relative to the working folder) that lie under `root`,
+    relative to it and POSIX: what `walk` takes."""
+    base = os.path.abspath(root)
+    found = set()
+    for path in allow:
+        relative = os.path.relpath(os.path.abspath(path), base)
+        if relative != os.curdir and not relative.startswith(os.pardir):
+            found.add(relative.replace(os.sep, "/"))
+    return frozenset(found)
 
 
 def _suggest(found: int, limit: int) -> int:
@@ -365,56 +339,47 @@ def _case_clashes(result: Walk, shown: Callable[[str], str]) -> None:
             )
 
 
-def read_regular(path: Path) -> bytes:
-    """The bytes of a regular file, never through a link and never blocking on a FIFO; `OSError` otherwise."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        return handle.read()
+# --- what an entry that cannot be packed gets: one text and hint each ---------------------
 
 
-def _read(path: str | Path) -> tuple[int, str, bool]:
-    """Size, SHA-256 and whether a PEM private key appears, in one pass over the bytes."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    size = 0
-    has_key = False
-    tail = b""
-    # O_NONBLOCK: a FIFO swapped in after lstat must not hang the build.
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
-    try:  # plain os.read on the descriptor: a buffered file object per file cost a quarter of the reading
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path} is no longer a regular file")
-        while chunk := os.read(fd, _CHUNK):
-            digest.update(chunk)
-            size += len(chunk)
-            if not has_key:
-                window = tail + chunk
-                has_key = PRIVATE_KEY.search(window) is not None
-                tail = window[-64:]
-    finally:
-        os.close(fd)
-    return size, digest.hexdigest(), has_key
+def link_refused(shown: str, target: str = "") -> Diagnostic:
+    """FLU301: an entry that is a symbolic link (`target`: where it points, when known)."""
+    to = f" to `{target}`" if target else ""
+    return Diagnostic.make(
+        "FLU301",
+        shown,
+        f"symbolic link{to} refused: a link is never followed into a bundle",
+        "replace the link with a copy of the file or folder it points to",
+    )
 
 
-def _is_allowed(path: str | Path, allowed: set[str]) -> bool:
-    return bool(allowed) and os.path.normcase(os.path.abspath(path)) in allowed
+def not_regular(shown: str, mode: int | None = None) -> Diagnostic:
+    """FLU307: a FIFO, socket or device (`mode` from `lstat`/`fstat`, when known)."""
+    what = f" ({kind(mode)})" if mode is not None else ""
+    return Diagnostic.make(
+        "FLU307",
+        shown,
+        f"not a regular file{what}; refused",
+        "only regular files and folders are read or packed; remove it",
+    )
 
 
-def _link_target(path: str | Path) -> str:
-    try:
-        return f" to `{os.readlink(path)}`"
-    except OSError:
-        return ""
+def unreadable(shown: str, exc: OSError, action: str = "read") -> Diagnostic:
+    """FLU308: the OS refused to `action` (read, stat, list) the entry."""
+    return Diagnostic.make("FLU308", shown, f"cannot {action}: {exc.strerror or exc}", "make it readable, or remove it")
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a special file"
+def refused(shown: str, exc: UnsafeFileError | OSError) -> Diagnostic:
+    """The diagnostic of a failed `read_regular` (a read over its limit is the caller's to word)."""
+    if isinstance(exc, UnsafeFileError):
+        if exc.code == "FLU301":
+            return link_refused(shown)
+        if exc.code == "FLU307":
+            return not_regular(shown, exc.mode)
+        return Diagnostic.make(
+            "FLU311",
+            shown,
+            f"{exc.reason}; refused",
+            "keep large data out of skills, or raise the limit: [tool.flue] max-bundle-size",
+        )
+    return unreadable(shown, exc)

@@ -2,11 +2,13 @@
 
 A module's *bundle package* is the outermost regular package on its dotted path
 (docs/internals.md). Its `_flue_skills/manifest.json` is read once per process through
-the package's own loader (a plain read for a folder, the zip index for a zipped wheel),
+the package's own loader (a safe read for a folder, the zip index for a zipped wheel),
 so knowing every skill's metadata costs one JSON load: no YAML, no jsonschema, no
-directory listing. Skill files are read only when asked for, through the same loader
-(`importlib.resources` for a loader that cannot read by path), and checked against the
-size and SHA-256 the build recorded.
+directory listing. Skill files are read only when asked for and checked against the
+size and SHA-256 the build recorded. The size comes first: from a folder a file is read
+with `read_regular` (non-blocking, a regular file no larger than recorded: a FIFO put in
+its place is refused at once), from a zip its size in the index is compared before
+anything is inflated, and no read takes more than the recorded size plus one byte.
 """
 
 from __future__ import annotations
@@ -17,13 +19,18 @@ import posixpath
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib.machinery import ModuleSpec
 from importlib.resources.abc import Traversable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from flue_runtime.errors import BundleError
+if TYPE_CHECKING:
+    from zipfile import ZipFile
+
+from flue_runtime.errors import BundleError, UnsafeFileError
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest, MarkdownEntry, SkillEntry
 from flue_runtime.format.records import SKILL_FILE, PackedFile
+from flue_runtime.format.safe_read import read_regular
 from flue_runtime.mount.reference import SkillReference
 
 _lock = threading.RLock()  # re-entrant: reading a bundle may import its package, whose code may call skill()
@@ -93,21 +100,23 @@ def clear_caches() -> None:
 
 
 def _manifest_bytes(package: str) -> bytes | None:
-    direct = _direct_reader(package)
-    if direct is not None:
+    location = _location(package)
+    if location is not None:
         # The package's own loader reads a folder or a zip's index directly: no pathlib, zipfile
         # or importlib.resources import just to learn the catalog.
-        get_data, folder = direct
-        path = os.path.join(folder, BUNDLE_DIR, MANIFEST_FILE)
+        path = os.path.join(location.folder, BUNDLE_DIR, MANIFEST_FILE)
         try:
-            data = get_data(path)
+            if location.archive is None:  # a folder: never blocks on a FIFO, never reads a folder
+                return read_regular(path, follow=True).data
+            return bytes(location.get_data(path))
         except FileNotFoundError:
             return None
+        except UnsafeFileError as exc:
+            raise BundleError(f"cannot read the skill bundle manifest {path}: it {exc.reason}") from None
         except OSError as exc:
             if exc.errno in (None, 0):  # zipimport's "no such member"
                 return None
             raise BundleError(f"cannot read the skill bundle manifest {path}: {exc.strerror or exc}") from None
-        return bytes(data)
     node = _root(package) / BUNDLE_DIR / MANIFEST_FILE
     try:
         return node.read_bytes()
@@ -117,19 +126,28 @@ def _manifest_bytes(package: str) -> bytes | None:
         raise BundleError(f"cannot read the skill bundle manifest of {package!r}: {exc.strerror or exc}") from None
 
 
-def _direct_reader(package: str) -> tuple[Callable[[str], bytes], str] | None:
-    """The package loader's `get_data` and the package's folder, when the loader reads files by path.
+@dataclass(frozen=True, slots=True)
+class _Location:
+    """Where a package's files are, when its loader reads them by path."""
 
-    A plain folder (SourceFileLoader) or a zipped wheel (zipimporter, through the index it
-    read when the package was imported): either way no pathlib, zipfile or
-    importlib.resources import, and for a zip no second parse of its central directory.
-    """
+    #: The package's folder: on disk, or inside the zip archive.
+    folder: str
+    #: The loader's own reader (for a zip, through the index it read when the package was imported).
+    get_data: Callable[[str], bytes]
+    #: The zip archive of a zipped package (zipimporter), None for a folder.
+    archive: str | None
+
+
+def _location(package: str) -> _Location | None:
+    """Where `package`'s files are, when its loader reads them by path: a plain folder
+    (SourceFileLoader) or a zipped wheel (zipimporter); None for any other loader."""
     spec = module_spec(package)
     if spec is None:
         return None
     get_data = getattr(spec.loader, "get_data", None)
     if spec.origin and spec.has_location and callable(get_data):
-        return get_data, os.path.dirname(spec.origin)
+        archive = getattr(spec.loader, "archive", None)
+        return _Location(os.path.dirname(spec.origin), get_data, archive if isinstance(archive, str) else None)
     return None
 
 
@@ -156,7 +174,9 @@ class InstalledBundle:
         self.package = package
         self.manifest = manifest
         self._root: Traversable | None = None
-        self._direct: tuple[Callable[[str], bytes], str] | Literal[False] | None = None
+        self._location: _Location | Literal[False] | None = None
+        self._zip: ZipFile | None = None
+        self._zip_lock = threading.Lock()
         self._references: dict[str, SkillReference] = {}
         self._paths: dict[str, tuple[str, str]] | None = None
 
@@ -167,35 +187,62 @@ class InstalledBundle:
         """A bundle path as shown in messages: `package/_flue_skills/...`."""
         return f"{self.package.replace('.', '/')}/{path or BUNDLE_DIR}"
 
-    def read(self, path: str) -> bytes:
-        """The bytes of a file of the bundle; `path` is POSIX, relative to the package."""
-        if self._direct is None:
-            self._direct = _direct_reader(self.package) or False
+    def read_checked(self, path: str, size: int, sha256: str) -> bytes:
+        """The bytes of a file of the bundle (`path`: POSIX, relative to the package), refusing
+        bytes that differ from what the build recorded. At most `size + 1` bytes are read,
+        and a file that is not regular (a FIFO put in its place) is refused without blocking."""
         try:
-            if self._direct:
-                get_data, folder = self._direct
-                return bytes(get_data(os.path.join(folder, *path.split("/"))))
-            if self._root is None:
-                self._root = _root(self.package)
-            node = self._root
-            for segment in path.split("/"):
-                node = node / segment
-            return node.read_bytes()
+            data = self._read_at_most(path, size)
+        except UnsafeFileError as exc:
+            if exc.code != "FLU311":
+                raise BundleError(
+                    f"{self.where(path)}: {exc.reason}; refused: reinstall {self.package.split('.')[0]!r}"
+                ) from None
+            data = b""  # larger than recorded: it differs
         except (OSError, KeyError) as exc:
             raise BundleError(
                 f"{self.where(path)}: missing from the installed package ({type(exc).__name__}); "
                 f"the installation is incomplete: reinstall {self.package.split('.')[0]!r}"
             ) from None
-
-    def read_checked(self, path: str, size: int, sha256: str) -> bytes:
-        """`read`, refusing bytes that differ from what the build recorded."""
-        data = self.read(path)
         if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
             raise BundleError(
                 f"{self.where(path)}: differs from the bundle manifest (changed after the build); "
                 f"reinstall {self.package.split('.')[0]!r}"
             )
         return data
+
+    def _read_at_most(self, path: str, size: int) -> bytes:
+        """At most `size + 1` bytes of a bundle file: enough to tell it differs from a file of `size` bytes."""
+        if self._location is None:
+            self._location = _location(self.package) or False
+        if self._location and self._location.archive is None:
+            full = os.path.join(self._location.folder, *path.split("/"))
+            found = read_regular(full, limit=size, follow=True)
+            return found.data or b""
+        if self._location:
+            return self._read_zipped(self._location, path, size)
+        if self._root is None:
+            self._root = _root(self.package)
+        node = self._root
+        for segment in path.split("/"):
+            node = node / segment
+        with node.open("rb") as handle:
+            return bytes(handle.read(size + 1))
+
+    def _read_zipped(self, location: _Location, path: str, size: int) -> bytes:
+        """A member of a zipped package, its size checked in the zip's index before anything is inflated."""
+        assert location.archive is not None
+        member = os.path.relpath(os.path.join(location.folder, *path.split("/")), location.archive)
+        with self._zip_lock:
+            if self._zip is None:
+                import zipfile
+
+                self._zip = zipfile.ZipFile(location.archive)
+            info = self._zip.getinfo(member.replace(os.sep, "/"))
+            if info.file_size != size:
+                raise UnsafeFileError(member, "FLU311", f"holds {info.file_size:,} bytes, not {size:,}")
+            with self._zip.open(info) as handle:
+                return handle.read(size + 1)
 
     # --- skills and markdown -----------------------------------------------------------
 

@@ -1,28 +1,33 @@
 """`define_skill`: a skill written in Python, held to the same rules as one on disk.
 
-It is validated at once (every problem, field by field, in one error), frozen (later
-changes to the caller's dicts change nothing), and packed on first use into the shape
-of a bundled skill, with a generated SKILL.md that reads back to the same fields.
+It is validated at once (every problem, field by field, in one error; its `files` go
+through the packing rules' own walk, so a secret gets the code a folder on disk gets),
+frozen (later changes to the caller's dicts change nothing), and packed on first use
+into the shape of a bundled skill, with a generated SKILL.md that reads back to the
+same fields.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+import warnings
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Protocol
 
-from flue_runtime.errors import SkillDefinitionError, SkillPathError
+from flue_runtime.errors import SkillDefinitionError, SkillPathError, SkillWarning
 from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.frontmatter import yaml_quote
 from flue_runtime.format.paths import skill_path
+from flue_runtime.format.trees import MemoryTree
 from flue_runtime.format.validate import SKILL_FILE, SkillMetadata, check_fields
-from flue_runtime.format.vetting import PRIVATE_KEY, PackedFile, is_secret_dir, is_secret_file
+from flue_runtime.format.vetting import PackedFile, walk
 from flue_runtime.mount.reference import SkillReference
 
 
 class _Problem(Protocol):
-    def __call__(self, field: str, message: str, hint: str = "") -> None: ...
+    def __call__(self, field: str, message: str, hint: str = "", code: str = "FLU202") -> None: ...
 
 
 def define_skill(
@@ -40,8 +45,8 @@ def define_skill(
     where = f"define_skill(name={name!r})"
     problems: list[Diagnostic] = []
 
-    def problem(field: str, message: str, hint: str = "") -> None:
-        d = Diagnostic.make("FLU202", where, message, hint)
+    def problem(field: str, message: str, hint: str = "", code: str = "FLU202") -> None:
+        d = Diagnostic.make(code, where, message, hint)
         problems.append(Diagnostic(d.path, d.code, d.message, d.hint, severity=d.severity, field=field))
 
     fields: dict[str, object] = {"name": name, "description": description}
@@ -65,11 +70,13 @@ def define_skill(
     if not isinstance(instructions, str):
         problem("instructions", f"`instructions` must be a string, not {type(instructions).__name__}")
     problems.extend(_field_problems(fields, where))
-    packed_files = _check_files(files, problem)
+    packed_files, notices = _check_files(files, problem)
     for key, given in [*fields.items(), ("instructions", instructions)]:
         texts = list(given.values()) if isinstance(given, dict) else [given]
         if any(isinstance(text, str) and not _encodable(text) for text in texts):
             problem(key, f"`{key}` holds a lone surrogate, which UTF-8 cannot encode")
+    for notice in notices:
+        warnings.warn(f"{where}: {notice}", SkillWarning, stacklevel=2)
     if problems:
         raise SkillDefinitionError(name, problems)
     frozen = SkillMetadata.from_dict(fields)
@@ -80,13 +87,15 @@ def _field_problems(fields: Mapping[str, object], where: str) -> list[Diagnostic
     return [d for d in check_fields(fields, where, None) if d.is_error]
 
 
-def _check_files(files: Mapping[str, str | bytes] | None, problem: _Problem) -> Mapping[str, bytes]:
+def _check_files(files: Mapping[str, str | bytes] | None, problem: _Problem) -> tuple[Mapping[str, bytes], list[str]]:
+    """The files that pass the argument's own checks, then the packing rules' walk (secrets, keys, noise,
+    limits: the codes a folder on disk gets), and the warnings the walk gave."""
     if files is None:
-        return MappingProxyType({})
+        return MappingProxyType({}), []
     if not isinstance(files, Mapping):
         problem("files", f"`files` must be a mapping of relative paths to str or bytes, not {type(files).__name__}")
-        return MappingProxyType({})
-    packed: dict[str, bytes] = {}
+        return MappingProxyType({}), []
+    given: dict[str, bytes] = {}
     for path, content in files.items():
         try:
             clean = skill_path(path)
@@ -104,10 +113,6 @@ def _check_files(files: Mapping[str, str | bytes] | None, problem: _Problem) -> 
                 "pass the body as `instructions`",
             )
             continue
-        segments = clean.split("/")
-        if is_secret_file(segments[-1]) or any(is_secret_dir(s) for s in segments[:-1]):
-            problem("files", f"files[{path!r}]: looks like a secret; refused", "skills never carry credentials")
-            continue
         if isinstance(content, str):
             if not _encodable(content):
                 problem("files", f"files[{path!r}]: holds a lone surrogate, which UTF-8 cannot encode")
@@ -118,16 +123,21 @@ def _check_files(files: Mapping[str, str | bytes] | None, problem: _Problem) -> 
         else:
             problem("files", f"files[{path!r}]: content must be str or bytes, not {type(content).__name__}")
             continue
-        if PRIVATE_KEY.search(data):
-            problem(
-                "files", f"files[{path!r}]: holds a PEM private key; refused", "never give a private key to an agent"
-            )
-            continue
-        packed[clean] = data
-    clashes = {p for p in packed for q in packed if q.startswith(p + "/")}
-    for path in sorted(clashes):
+        given[clean] = data
+    folders = {path[:index] for path in given for index, char in enumerate(path) if char == "/"}
+    for path in sorted(folders & given.keys()):
         problem("files", f"files[{path!r}]: is a file and also a folder of other files")
-    return MappingProxyType(packed)
+        del given[path]
+    walked = walk(MemoryTree(given), display="files")
+    notices = []
+    for d in walked.diagnostics:
+        rel = d.path.removeprefix("files").removeprefix("/")
+        message = f"files[{rel!r}]: {d.message}" if rel else f"files: {d.message}"
+        if d.is_error:
+            problem("files", message, d.hint, d.code)
+        else:
+            notices.append(f"{d.code} {message}")
+    return MappingProxyType({f.path: given[f.path] for f in walked.files}), notices
 
 
 def _encodable(text: str) -> bool:
@@ -140,40 +150,18 @@ def _encodable(text: str) -> bool:
 
 def render_skill_md(fields: SkillMetadata, instructions: str) -> str:
     """A SKILL.md whose frontmatter reads back to exactly `fields` and whose body is `instructions`."""
-    lines = ["---", f"name: {_quote(fields.name)}", f"description: {_quote(fields.description)}"]
+    lines = ["---", f"name: {yaml_quote(fields.name)}", f"description: {yaml_quote(fields.description)}"]
     if fields.license is not None:
-        lines.append(f"license: {_quote(fields.license)}")
+        lines.append(f"license: {yaml_quote(fields.license)}")
     if fields.compatibility is not None:
-        lines.append(f"compatibility: {_quote(fields.compatibility)}")
+        lines.append(f"compatibility: {yaml_quote(fields.compatibility)}")
     if fields.metadata:
         lines.append("metadata:")
-        lines.extend(f"  {_quote(key)}: {_quote(value)}" for key, value in sorted(fields.metadata.items()))
+        lines.extend(f"  {yaml_quote(key)}: {yaml_quote(value)}" for key, value in sorted(fields.metadata.items()))
     if fields.allowed_tools is not None:
-        lines.append(f"allowed-tools: {_quote(fields.allowed_tools)}")
+        lines.append(f"allowed-tools: {yaml_quote(fields.allowed_tools)}")
     lines.append("---")
     return "\n".join(lines) + "\n" + instructions
-
-
-def _quote(text: str) -> str:
-    """A YAML double-quoted scalar: every character YAML would not read back as itself is escaped."""
-    out = ['"']
-    for char in text:
-        code = ord(char)
-        if char in '"\\':
-            out.append("\\" + char)
-        elif (
-            0x20 <= code <= 0x7E
-            or (0xA0 <= code <= 0xD7FF and code != 0xFEFF)
-            or 0xE000 <= code <= 0xFFFD
-            or code >= 0x10000
-        ):
-            out.append(char)
-        elif code <= 0xFF:
-            out.append(f"\\x{code:02x}")
-        else:
-            out.append(f"\\u{code:04x}")
-    out.append('"')
-    return "".join(out)
 
 
 class _DefinedSource:

@@ -12,82 +12,26 @@ import os
 import stat
 from collections.abc import Collection
 from pathlib import Path
-from typing import NamedTuple
 
-from flue_runtime.errors import SkillError
+from flue_runtime.errors import SkillError, UnsafeFileError
+from flue_runtime.format.config import project_config
 from flue_runtime.format.diagnostics import Diagnostic
 from flue_runtime.format.markdown_file import vet_markdown
+from flue_runtime.format.paths import display_path
+from flue_runtime.format.safe_read import read_regular
+from flue_runtime.format.secrets import private_key
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
 from flue_runtime.format.validate import SKILL_FILE, check_skill_md
-from flue_runtime.format.vetting import DEFAULT_LIMITS, PRIVATE_KEY, Limits, PackedFile, parse_size
+from flue_runtime.format.vetting import (
+    DEFAULT_LIMITS,
+    Limits,
+    PackedFile,
+    allowed_paths,
+    link_refused,
+    refused,
+    unreadable,
+)
 from flue_runtime.mount.reference import SkillReference
-
-PYPROJECT = "pyproject.toml"
-
-
-class ProjectRules(NamedTuple):
-    """The parts of `[tool.flue]` that decide what may be served: allowed files, strict mode, limits."""
-
-    root: Path | None = None
-    allow: tuple[Path, ...] = ()
-    strict: bool = False
-    limits: Limits = DEFAULT_LIMITS
-
-
-def project_rules(start: Path) -> ProjectRules:
-    """`[tool.flue]` of the nearest pyproject.toml at or above `start` (defaults when none).
-
-    The build reports a malformed table; dev mode takes what it can read and goes on.
-    """
-    for folder in (start, *start.parents):
-        candidate = folder / PYPROJECT
-        if candidate.is_file():
-            return _read_rules(candidate)
-    return ProjectRules()
-
-
-def _read_rules(pyproject: Path) -> ProjectRules:
-    import tomllib
-
-    try:
-        with open(pyproject, "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
-        return ProjectRules(pyproject.parent)
-    root = pyproject.parent
-    tool = data.get("tool")
-    table = tool.get("flue") if isinstance(tool, dict) else None
-    if not isinstance(table, dict):
-        return ProjectRules(root)
-    allow = table.get("allow", [])
-    paths = tuple(
-        root.joinpath(*item.split("/"))
-        for item in (allow if isinstance(allow, list) else [])
-        if isinstance(item, str) and item.strip() and not item.startswith("/") and ".." not in item.split("/")
-    )
-    return ProjectRules(root, paths, table.get("strict") is True, _limits(table))
-
-
-def _limits(table: dict[str, object]) -> Limits:
-    """The limits of `[tool.flue]`, as the build reads them (`flue_build.config`); a bad value keeps its default."""
-    values: dict[str, int] = {}
-    for key, name in (("max-frontmatter-size", "frontmatter_size"), ("max-bundle-size", "bundle_size")):
-        size = parse_size(table.get(key))
-        if size is not None and size >= 1:
-            values[name] = size
-    files = table.get("max-skill-files")
-    if isinstance(files, int) and not isinstance(files, bool) and files >= 1:
-        values["skill_files"] = files
-    return Limits(**values)
-
-
-def display_path(path: Path) -> str:
-    """`path` relative to the working directory when inside it, as `flue-skills check` shows it."""
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
 
 
 def load_skill_dir(directory: Path, context: str = "") -> SkillReference:
@@ -96,26 +40,21 @@ def load_skill_dir(directory: Path, context: str = "") -> SkillReference:
     try:
         info = os.lstat(directory)
     except OSError as exc:
-        raise SkillError(
-            [Diagnostic.make("FLU308", shown, f"cannot stat: {exc.strerror or exc}", "check the path")], context
-        ) from None
+        raise SkillError([unreadable(shown, exc, "stat")], context) from None
     if stat.S_ISLNK(info.st_mode):
-        raise SkillError(
-            [
-                Diagnostic.make(
-                    "FLU301",
-                    shown,
-                    "the skill folder is a symbolic link; refused: a link is never followed into a bundle",
-                    "replace the link with the folder it points to",
-                )
-            ],
-            context,
-        )
-    rules = project_rules(directory)
-    vetted = vet_skill(directory, display=shown, allow=rules.allow, strict=rules.strict, limits=rules.limits)
+        raise SkillError([link_refused(shown, _link_target(directory))], context)
+    config = project_config(directory)
+    vetted = vet_skill(directory, display=shown, allow=config.allow, strict=config.strict, limits=config.limits)
     if not vetted.ok or vetted.metadata is None:
         raise SkillError(vetted.diagnostics, context)
-    return SkillReference(vetted.metadata, DiskSource(vetted, rules.allow, rules.limits), known_id=vetted.id)
+    return SkillReference(vetted.metadata, DiskSource(vetted, config.allow, config.limits), known_id=vetted.id)
+
+
+def _link_target(path: Path) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return ""
 
 
 class DiskSource:
@@ -126,7 +65,7 @@ class DiskSource:
     def __init__(self, vetted: VettedSkill, allow: Collection[Path] = (), limits: Limits = DEFAULT_LIMITS) -> None:
         self._vetted = vetted
         self._limits = limits
-        self._allow = {os.path.normcase(os.path.abspath(p)) for p in allow}
+        self._allow = allowed_paths(vetted.directory, allow)
         self._stamp: tuple[int, int, int] | None = None
         self._body = ""
 
@@ -138,24 +77,13 @@ class DiskSource:
         return self._vetted.files
 
     def read(self, path: str) -> bytes:
-        full = self._vetted.directory.joinpath(*path.split("/"))
-        data, _ = _read_regular(full, self._where(path), self._vetted.directory)
-        if PRIVATE_KEY.search(data) and os.path.normcase(os.path.abspath(full)) not in self._allow:
-            raise SkillError(
-                [
-                    Diagnostic.make(
-                        "FLU303",
-                        self._where(path),
-                        "holds a PEM private key; refused",
-                        "remove the key from the file; never ship private keys inside a package",
-                    )
-                ]
-            )
+        data, has_key, _ = self._read(path)
+        if has_key and path not in self._allow:
+            raise SkillError([private_key(self._where(path))])
         return data
 
     def instructions(self) -> str:
-        full = self._vetted.directory / SKILL_FILE
-        data, stamp = _read_regular(full, self._where(SKILL_FILE), self._vetted.directory)
+        data, _, stamp = self._read(SKILL_FILE)
         if stamp != self._stamp:
             checked = check_skill_md(
                 data, self._where(SKILL_FILE), self._vetted.directory.name, limit=self._limits.frontmatter_size
@@ -171,43 +99,37 @@ class DiskSource:
     def _where(self, path: str) -> str:
         return f"{display_path(self._vetted.directory)}/{path}"
 
+    def _read(self, path: str) -> tuple[bytes, bool, tuple[int, int, int]]:
+        """The bytes of a vetted file as they are now, whether they hold a key, and the file's stamp.
 
-def _read_regular(full: Path, shown: str, root: Path) -> tuple[bytes, tuple[int, int, int]]:
-    """The bytes of a regular file under `root`, refusing a link anywhere below `root`."""
-    current = root
-    for part in full.relative_to(root).parts:
-        current = current / part
+        A link anywhere below the skill folder is refused, as is a file that is no longer
+        regular or has grown past the bundle limit.
+        """
+        root = self._vetted.directory
+        shown = self._where(path)
+        current = root
+        for part in path.split("/"):
+            current = current / part
+            try:
+                info = os.lstat(current)
+            except FileNotFoundError:
+                raise SkillError(
+                    [
+                        Diagnostic.make(
+                            "FLU308", shown, "was removed since the skill was loaded", "resolve the skill again"
+                        )
+                    ]
+                ) from None
+            except OSError as exc:
+                raise SkillError([unreadable(shown, exc, "stat")]) from None
+            if stat.S_ISLNK(info.st_mode):
+                raise SkillError([link_refused(display_path(current), _link_target(current))])
         try:
-            info = os.lstat(current)
-        except FileNotFoundError:
-            raise SkillError(
-                [Diagnostic.make("FLU308", shown, "was removed since the skill was loaded", "resolve the skill again")]
-            ) from None
-        if stat.S_ISLNK(info.st_mode):
-            raise SkillError(
-                [
-                    Diagnostic.make(
-                        "FLU301",
-                        display_path(current),
-                        "symbolic link refused: a link is never followed into a bundle",
-                        "replace the link with a copy of the file or folder it points to",
-                    )
-                ]
-            )
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(full, flags)
-    except OSError as exc:
-        raise SkillError(
-            [Diagnostic.make("FLU308", shown, f"cannot read: {exc.strerror or exc}", "make it readable")]
-        ) from None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise SkillError(
-                [Diagnostic.make("FLU307", shown, "not a regular file; refused", "a skill holds only regular files")]
-            )
-        return handle.read(), (info.st_mtime_ns, info.st_size, info.st_ino)
+            found = read_regular(current, limit=self._limits.bundle_size, scan=True)
+        except (UnsafeFileError, OSError) as exc:
+            raise SkillError([refused(shown, exc)]) from None
+        assert found.data is not None
+        return found.data, found.has_key, found.stamp
 
 
 def read_markdown_file(path: Path, context: str = "") -> str:
@@ -215,8 +137,8 @@ def read_markdown_file(path: Path, context: str = "") -> str:
 
     The text comes without a leading BOM, as from a bundle.
     """
-    rules = project_rules(path.parent)
-    vetted = vet_markdown(path, display_path(path), rules.allow, rules.limits)
+    config = project_config(path.parent)
+    vetted = vet_markdown(path, display_path(path), config.allow, config.limits)
     if not vetted.ok or vetted.text is None:
         raise SkillError([d for d in vetted.diagnostics if d.is_error], context)
     return vetted.text

@@ -15,7 +15,8 @@ from flue_runtime.errors import SpecError
 
 Kind = Literal["skill", "markdown"]
 SKILL_SUFFIX = "/SKILL.md"
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: A plain (ASCII) Python identifier: a package name a spec may start with.
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +54,7 @@ def spec_problem(kind: Kind, spec: str) -> str:
         rest = segments[leading:] if segments[0] == ".." else segments[1:]
     else:
         rest = segments
-        if not _IDENTIFIER.match(segments[0]):
+        if not IDENTIFIER.match(segments[0]):
             return f"`{segments[0]}` is not an importable package name; start a relative spec with `./` or `../`"
     if not rest or any(s in ("", ".", "..") for s in rest):
         return "the spec holds an empty, `.` or misplaced `..` segment"
@@ -68,13 +69,14 @@ def parse_spec(kind: Kind, spec: object) -> Spec:
     """`spec` checked for `kind`; `SpecError` saying what is wrong and what a good one looks like."""
     if not isinstance(spec, str):
         raise SpecError(
-            f"{kind}() takes one string, the spec, not {type(spec).__name__}; for example {kind}({_example(kind)!r})"
+            f"{kind}() takes one string, the spec, not {type(spec).__name__}; for example {kind}({example_spec(kind)!r})"
         )
     problem = spec_problem(kind, spec)
     if problem:
-        raise SpecError(f"malformed spec {kind}({spec!r}): {problem}; for example {kind}({_example(kind)!r})")
+        raise SpecError(f"malformed spec {kind}({spec!r}): {problem}; for example {kind}({example_spec(kind)!r})")
     return Spec(kind, spec, spec.startswith(("./", "../")))
 
 
-def _example(kind: Kind) -> str:
+def example_spec(kind: Kind) -> str:
+    """A well-formed spec of `kind`, for messages."""
     return "./skills/refunds/SKILL.md" if kind == "skill" else "./prompts/system.md"

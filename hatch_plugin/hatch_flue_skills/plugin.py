@@ -23,11 +23,11 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 from flue_build.audit import audit_wheel
 from flue_build.collect import Collection, collect
-from flue_build.config import load_config
 from flue_build.pack import BundlePlan, force_include, original_paths, plan, sdist_files
 from flue_build.report import fail_on_errors
 from flue_build.scan.selection import guess_sources, hatchling_sources
 from flue_build.scan.sources import from_distribution_paths, sources_under
+from flue_runtime.format.config import load_config
 
 
 class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]

@@ -13,9 +13,9 @@ from buildsupport import PROJECTS, copy_project
 
 from flue_build.cli import main
 from flue_build.collect import check_project, collect
-from flue_build.config import FlueConfig
 from flue_build.pack import plan
 from flue_build.scan.sources import sources_under
+from flue_runtime.format.config import FlueConfig
 
 SKILL = "---\nname: {name}\ndescription: A test skill. Use in tests.\n---\n\nDo the thing.\n"
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n"
@@ -157,7 +157,7 @@ def test_a_symlinked_skill_folder_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "content", "code"),
     [
-        ("secrets.md", "x", "FLU302"),
+        (".env.md", "x", "FLU302"),
         ("notes.md", "notes\n" + PEM, "FLU303"),
         ("latin.md", b"caf\xe9", "FLU102"),
         ("linked.md", None, "FLU301"),

@@ -1,4 +1,4 @@
-"""`[tool.flue]`: defaults, every problem reported at once with its TOML key."""
+"""`[tool.flue]`: defaults, every problem reported at once with its TOML key (strict), or skipped (lenient)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from flue_build.config import load_config
 from flue_runtime.errors import ConfigError
+from flue_runtime.format.config import FlueConfig, load_config, project_config
+from flue_runtime.format.vetting import DEFAULT_LIMITS
 
 
 def write(tmp_path: Path, table: str) -> Path:
@@ -64,3 +65,28 @@ def test_broken_or_missing_pyproject(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.flue\n")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_config(tmp_path)
+
+
+def test_lenient_mode_takes_what_it_can_read(tmp_path: Path) -> None:
+    """Dev mode's reading: the same parser, a bad value keeps its default, nothing raises."""
+    write(
+        tmp_path,
+        '[tool.flue]\nallow = ["ok.env", 3, "/etc/passwd"]\nstrict = "yes"\nmax-skill-files = 5\n'
+        'max-bundle-size = "huge"\nalow = []',
+    )
+    (tmp_path / "deeper" / "folder").mkdir(parents=True)
+    config = project_config(tmp_path / "deeper" / "folder")  # the nearest pyproject.toml above
+    assert config.root == tmp_path
+    assert config.allow == (tmp_path / "ok.env",)
+    assert config.strict is False
+    assert (config.limits.skill_files, config.limits.bundle_size) == (5, DEFAULT_LIMITS.bundle_size)
+    with pytest.raises(ConfigError) as caught:  # the build's reading of the same table
+        load_config(tmp_path)
+    assert len(caught.value.problems) == 5
+
+
+def test_lenient_mode_without_a_readable_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.flue\n")
+    assert project_config(tmp_path) == FlueConfig(tmp_path)
+    (tmp_path / "pyproject.toml").unlink()
+    assert project_config(tmp_path).limits == DEFAULT_LIMITS

@@ -1,13 +1,28 @@
-"""Session fixtures: the hostile corpus built into two projects, and their builds (hostile_support.py)."""
+"""Session fixtures: the hostile corpus built into two projects, and what each surface says of it
+(builds, `flue-skills check`, dev mode and workspace discovery; hostile_support.py)."""
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hostile_support import ACCEPTED, BACKENDS, REFUSED, Built, Corpus, build_wheel, corpus, make_project, scratch
+from hostile_support import (
+    ACCEPTED,
+    BACKENDS,
+    REFUSED,
+    Built,
+    Corpus,
+    Verdict,
+    build_wheel,
+    check_cases,
+    corpus,
+    make_project,
+    probe,
+    scratch,
+)
 
 
 @pytest.fixture(scope="session")
@@ -30,3 +45,18 @@ def hostile_builds(hostile: Corpus) -> dict[tuple[str, str], Built]:
         for backend in BACKENDS:
             out[(kind, backend)] = build_wheel(project, hostile.base / "builds" / kind / backend, backend)
     return out
+
+
+@pytest.fixture(scope="session")
+def checked(hostile: Corpus) -> dict[str, tuple[int, dict[str, Verdict], str]]:
+    """`flue-skills check --format json` over each project's case folders: (exit status, verdicts, stderr)."""
+    return {"refused": check_cases(hostile.refused, REFUSED), "accepted": check_cases(hostile.accepted, ACCEPTED)}
+
+
+@pytest.fixture(scope="session")
+def dev_mode(hostile: Corpus) -> dict[str, dict[str, Any]]:
+    """Both projects resolved from their source trees, their `.agents/skills` discovered as a workspace."""
+    return {
+        "refused": probe(hostile.refused, [hostile.refused / "src"], REFUSED, hostile.refused),
+        "accepted": probe(hostile.accepted, [hostile.accepted / "src"], ACCEPTED, hostile.accepted),
+    }

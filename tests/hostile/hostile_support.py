@@ -10,12 +10,16 @@ the way any other user meets it, and under a timeout: a hang fails the test.
 from __future__ import annotations
 
 import ctypes
+import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "fixtures" / "hostile"))
@@ -154,3 +158,90 @@ class Corpus:
     base: Path
     refused: Path
     accepted: Path
+
+
+# --- what each surface says about each case -----------------------------------------------
+
+CLI = [sys.executable, "-m", "flue_build"]
+#: severity → codes reported for one case.
+Verdict = dict[str, set[str]]
+
+
+def codes_by_case(diagnostics: list[dict[str, object]]) -> dict[str, Verdict]:
+    """Case folder → severity → codes, from `check --format json` run in the project folder."""
+    found: dict[str, Verdict] = defaultdict(lambda: defaultdict(set))
+    for d in diagnostics:
+        parts = str(d["path"]).split("/")
+        assert parts[:2] == [".agents", "skills"], d
+        found[parts[2]][str(d["severity"])].add(str(d["code"]))
+    return found
+
+
+def problems_of(build: Built, case: corpus.Case) -> Verdict:
+    """severity → codes a build printed for `case`'s folder."""
+    found: Verdict = {"error": set(), "warning": set()}
+    prefix = re.escape(f".agents/skills/{case.folder}")
+    for code, severity in re.findall(
+        rf"^{prefix}(?:/[^\n]*?)?(?::\d+:\d+)?: (FLU\d+) (error|warning):", build.output, re.MULTILINE
+    ):
+        found[severity].add(code)
+    return found
+
+
+def check_cases(project: Path, cases: list[corpus.Case]) -> tuple[int, dict[str, Verdict], str]:
+    """One `check --format json` over all the case folders of a project, unprivileged and bounded."""
+    folders = [f".agents/skills/{case.folder}" for case in cases]
+    proc = run([*CLI, "check", "--format", "json", *folders], project)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, codes_by_case(json.loads(proc.stdout)), proc.stderr
+
+
+PROBE = r'''
+import hashlib, importlib, json, sys, warnings
+from flue_runtime import FlueError, SkillError
+from flue_runtime.agents.sandbox import LocalSandbox
+from flue_runtime.mount.vfs import SkillTree
+from flue_runtime.agents.workspace import WORKSPACE_DIR, discover_workspace_skills
+
+def served(skill):
+    """Every file through the virtual tree, as a model's read would reach it."""
+    tree = SkillTree([skill])
+    return {f.path: hashlib.sha256(tree.read(f"/.flue/skills/{skill.name}/{f.path}")).hexdigest() for f in skill.files}
+
+modules, workspace_root = sys.argv[1].split(","), sys.argv[2]
+out = {"modules": {}, "workspace": {"mounted": {}, "skipped": [], "vetted": {}}}
+for name in modules:
+    try:
+        module = importlib.import_module(f"hostile_demo.{name}")
+    except SkillError as exc:
+        out["modules"][name] = {"error": type(exc).__name__, "codes": sorted({d.code for d in exc.diagnostics if d.is_error})}
+    except Exception as exc:  # anything else is a bug the test reports
+        out["modules"][name] = {"error": type(exc).__name__, "message": str(exc)}
+    else:
+        skill = module.SKILL
+        out["modules"][name] = {"name": skill.name, "files": served(skill), "instructions": len(skill.instructions)}
+if workspace_root:
+    sandbox = LocalSandbox(workspace_root)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for skill, folder in discover_workspace_skills(sandbox):
+            out["workspace"]["mounted"][folder] = served(skill)
+    out["workspace"]["skipped"] = [str(w.message) for w in caught]
+    for entry in sandbox.list(WORKSPACE_DIR):
+        if entry.is_dir and not entry.is_link:
+            folder = f"{WORKSPACE_DIR}/{entry.name}"
+            vetted = sandbox.vet(folder).diagnostics
+            out["workspace"]["vetted"][entry.name] = {
+                severity: sorted({d.code for d in vetted if str(d.severity) == severity}) for severity in ("error", "warning")
+            }
+print(json.dumps(out))
+'''
+
+
+def probe(cwd: Path, pythonpath: list[Path], cases: list[corpus.Case], workspace: Path | None) -> dict[str, Any]:
+    """Dev-mode resolution of each case's module, and workspace discovery of `workspace`, in a subprocess."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, pythonpath))}
+    proc = run([sys.executable, "-c", PROBE, ",".join(c.module for c in cases), str(workspace or "")], cwd, env)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hostile_support import ACCEPTED, BACKENDS, REFUSED, Built, Corpus, corpus
+from hostile_support import ACCEPTED, BACKENDS, REFUSED, Built, Corpus, corpus, problems_of
 
 from flue_runtime.format.manifest import Manifest
 
@@ -33,17 +33,6 @@ def vetted_paths(folder: Path) -> list[str]:
         for entry in os.scandir(folder / rel if rel else folder):
             path = f"{rel}/{entry.name}" if rel else entry.name
             (pending if entry.is_dir(follow_symlinks=False) else found).append(path)
-    return found
-
-
-def problems_of(build: Built, case: corpus.Case) -> dict[str, set[str]]:
-    """severity → codes printed for `case`'s folder."""
-    found: dict[str, set[str]] = {"error": set(), "warning": set()}
-    prefix = re.escape(f".agents/skills/{case.folder}")
-    for code, severity in re.findall(
-        rf"^{prefix}(?:/\S*)?(?::\d+:\d+)?: (FLU\d+) (error|warning):", build.output, re.MULTILINE
-    ):
-        found[severity].add(code)
     return found
 
 

@@ -2,43 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import re
-import sys
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from hostile_support import ACCEPTED, REFUSED, Corpus, corpus, run
-
-CLI = [sys.executable, "-m", "flue_build"]
-
-
-def codes_by_case(diagnostics: list[dict[str, object]]) -> dict[str, dict[str, set[str]]]:
-    """Case folder → severity → codes, from `check --format json` run in the project folder."""
-    found: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for d in diagnostics:
-        parts = str(d["path"]).split("/")
-        assert parts[:2] == [".agents", "skills"], d
-        found[parts[2]][str(d["severity"])].add(str(d["code"]))
-    return found
-
-
-@pytest.fixture(scope="module")
-def checked(hostile: Corpus) -> dict[str, tuple[int, dict[str, dict[str, set[str]]], str]]:
-    """One `check --format json` per project over all its case folders, unprivileged and bounded."""
-    out = {}
-    for kind, project, cases in (("refused", hostile.refused, REFUSED), ("accepted", hostile.accepted, ACCEPTED)):
-        folders = [f".agents/skills/{case.folder}" for case in cases]
-        proc = run([*CLI, "check", "--format", "json", *folders], project)
-        assert "Traceback" not in proc.stderr, proc.stderr
-        out[kind] = (proc.returncode, codes_by_case(json.loads(proc.stdout)), proc.stderr)
-    return out
+from hostile_support import ACCEPTED, CLI, REFUSED, Corpus, Verdict, corpus, run
 
 
 @pytest.mark.parametrize("case", REFUSED, ids=[c.folder for c in REFUSED])
 def test_check_reports_each_refused_case(
-    case: corpus.Case, checked: dict[str, tuple[int, dict[str, dict[str, set[str]]], str]]
+    case: corpus.Case, checked: dict[str, tuple[int, dict[str, Verdict], str]]
 ) -> None:
     returncode, found, _ = checked["refused"]
     assert returncode == 1
@@ -48,7 +21,7 @@ def test_check_reports_each_refused_case(
 
 @pytest.mark.parametrize("case", ACCEPTED, ids=[c.folder for c in ACCEPTED])
 def test_check_accepts_each_accepted_case(
-    case: corpus.Case, checked: dict[str, tuple[int, dict[str, dict[str, set[str]]], str]]
+    case: corpus.Case, checked: dict[str, tuple[int, dict[str, Verdict], str]]
 ) -> None:
     returncode, found, _ = checked["accepted"]
     assert returncode == 0

@@ -9,68 +9,15 @@ Each runs in a subprocess without root's permission override, under a timeout.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_support import ACCEPTED, REFUSED, Built, Corpus, corpus, run
-
-PROBE = r'''
-import hashlib, importlib, json, sys, warnings
-from flue_runtime import FlueError, SkillError
-from flue_runtime.agents.sandbox import LocalSandbox
-from flue_runtime.mount.vfs import SkillTree
-from flue_runtime.agents.workspace import discover_workspace_skills
-
-def served(skill):
-    """Every file through the virtual tree, as a model's read would reach it."""
-    tree = SkillTree([skill])
-    return {f.path: hashlib.sha256(tree.read(f"/.flue/skills/{skill.name}/{f.path}")).hexdigest() for f in skill.files}
-
-modules, workspace_root = sys.argv[1].split(","), sys.argv[2]
-out = {"modules": {}, "workspace": {"mounted": {}, "skipped": []}}
-for name in modules:
-    try:
-        module = importlib.import_module(f"hostile_demo.{name}")
-    except SkillError as exc:
-        out["modules"][name] = {"error": type(exc).__name__, "codes": sorted({d.code for d in exc.diagnostics if d.is_error})}
-    except Exception as exc:  # anything else is a bug the test reports
-        out["modules"][name] = {"error": type(exc).__name__, "message": str(exc)}
-    else:
-        skill = module.SKILL
-        out["modules"][name] = {"name": skill.name, "files": served(skill), "instructions": len(skill.instructions)}
-if workspace_root:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for skill, folder in discover_workspace_skills(LocalSandbox(workspace_root)):
-            out["workspace"]["mounted"][folder] = served(skill)
-    out["workspace"]["skipped"] = [str(w.message) for w in caught]
-print(json.dumps(out))
-'''
-
-
-def probe(cwd: Path, pythonpath: list[Path], cases: list[corpus.Case], workspace: Path | None) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, pythonpath))}
-    proc = run([sys.executable, "-c", PROBE, ",".join(c.module for c in cases), str(workspace or "")], cwd, env)
-    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
-    result: dict[str, Any] = json.loads(proc.stdout)
-    return result
+from hostile_support import ACCEPTED, REFUSED, Built, Corpus, corpus, probe
 
 
 def source_hashes(folder: Path, files: dict[str, str]) -> dict[str, str]:
     return {path: hashlib.sha256(folder.joinpath(*path.split("/")).read_bytes()).hexdigest() for path in files}
-
-
-@pytest.fixture(scope="module")
-def dev_mode(hostile: Corpus) -> dict[str, dict[str, Any]]:
-    """Both projects resolved from their source trees, their `.agents/skills` discovered as a workspace."""
-    return {
-        "refused": probe(hostile.refused, [hostile.refused / "src"], REFUSED, hostile.refused),
-        "accepted": probe(hostile.accepted, [hostile.accepted / "src"], ACCEPTED, hostile.accepted),
-    }
 
 
 @pytest.mark.parametrize("case", REFUSED, ids=[c.folder for c in REFUSED])

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from hostile_support import BACKENDS, build_wheel, run, use_backend
 
-from flue_build.config import load_config
 from flue_runtime.errors import ConfigError
+from flue_runtime.format.config import load_config
 from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT
 from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.vetting import (

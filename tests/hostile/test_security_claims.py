@@ -34,7 +34,8 @@ def codes(folder: Path, **kwargs: object) -> dict[str, str]:
 
 
 def test_pgp_private_key_blocks_are_refused_whatever_the_name(tmp_path: Path) -> None:
-    skill = write_skill(tmp_path / "keys", {"notes.txt": b"-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF...\n"})
+    block = b"-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\nlQOYBGZ8b2QBCADQx7Ju0k8Jq3vQ2fL1hT8W\n=Ab1c\n"
+    skill = write_skill(tmp_path / "keys", {"notes.txt": block})
     assert codes(skill) == {"s/notes.txt": "FLU303"}
 
 

@@ -63,7 +63,7 @@ def test_a_valid_definition() -> None:
         ({"files": {"a\\b.md": "x"}}, "files", "backslash"),
         ({"files": {"SKILL.md": "x"}}, "files", "generated"),
         ({"files": {".env": "KEY=1"}}, "files", "secret"),
-        ({"files": {"notes.txt": "-----BEGIN RSA PRIVATE KEY-----\nx"}}, "files", "private key"),
+        ({"files": {"notes.txt": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n"}}, "files", "private key"),
         ({"files": {"a": "x", "a/b": "y"}}, "files", "also a folder"),
         ({"files": {"a.md": 3}}, "files", "str or bytes"),
     ],

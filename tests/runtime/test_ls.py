@@ -100,7 +100,7 @@ def test_an_editable_install_lists_from_the_source_tree(setups: dict[str, Setup]
     try:
         relisted = json.loads(setup.run("-m", "flue_build", "ls", "runtime-agent-demo", "--format", "json").stdout)
     finally:
-        added.unlink()  # the setups are shared: later tests expect the project as it was
+        added.unlink()  # the setup is shared by the session: later tests expect the project as it was
     assert [s["files"] for s in relisted] == [AGENT_SKILLS[0]["files"], AGENT_SKILLS[1]["files"] + 1]
 
 

@@ -1,12 +1,15 @@
-"""`[tool.flue]` in pyproject.toml: the settings both build backends and `check PROJECT_DIR` share.
+"""`[tool.flue]` in pyproject.toml: the one parser, for the build and for the run time.
 
-Every problem is collected and reported together, each prefixed with its TOML key
+Strict (both build backends, `flue-skills check`): every problem is collected and
+reported together in one `ConfigError`, each prefixed with its TOML key
 (`tool.flue.allow[1]: must be a string`), so one failed build shows all of them.
+Lenient (dev mode): what can be read is taken, a bad value keeps its default, and a
+pyproject.toml that cannot be read means the defaults; the build is where such a project
+learns what is wrong.
 """
 
 from __future__ import annotations
 
-import difflib
 import os
 import tomllib
 from dataclasses import dataclass
@@ -61,20 +64,43 @@ def flue_table(pyproject: dict[str, Any]) -> Any:
 
 
 def load_config(root: Path, pyproject: dict[str, Any] | None = None) -> FlueConfig:
-    """Read and check `[tool.flue]` of the project at `root` (an absent table gives the defaults)."""
+    """Strict: `[tool.flue]` of the project at `root` (an absent table gives the defaults)."""
     root = Path(os.path.abspath(root))
     data = read_pyproject(root) if pyproject is None else pyproject
     return parse_config(root, flue_table(data))
 
 
-def parse_config(root: Path, table: Any) -> FlueConfig:
-    """Check a raw `[tool.flue]` value; raises `ConfigError` listing every problem."""
+def project_config(start: Path) -> FlueConfig:
+    """Lenient: `[tool.flue]` of the nearest pyproject.toml at or above `start` (defaults when none)."""
+    start = Path(os.path.abspath(start))
+    for folder in (start, *start.parents):
+        if (folder / PYPROJECT).is_file():
+            try:
+                table = flue_table(read_pyproject(folder))
+            except ConfigError:
+                return FlueConfig(folder)
+            return parse_config(folder, table, strict=False)
+    return FlueConfig(start)
+
+
+def parse_config(root: Path, table: Any, *, strict: bool = True) -> FlueConfig:
+    """A raw `[tool.flue]` value checked; strict raises `ConfigError` listing every problem, lenient drops bad values."""
+    problems: list[str] = []
+    config = _parse(root, table, problems)
+    if problems and strict:
+        raise ConfigError(root / PYPROJECT, problems)
+    return config
+
+
+def _parse(root: Path, table: Any, problems: list[str]) -> FlueConfig:
     if table is None:
         return FlueConfig(root)
-    problems: list[str] = []
     if not isinstance(table, dict):
-        raise ConfigError(root / PYPROJECT, ["tool.flue: must be a table, like `[tool.flue]`"])
+        problems.append("tool.flue: must be a table, like `[tool.flue]`")
+        return FlueConfig(root)
     for key in sorted(set(table) - set(KEYS)):
+        import difflib
+
         close = difflib.get_close_matches(key, KEYS, n=1)
         hint = f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(KEYS)}"
         problems.append(f"tool.flue.{key}: unknown key{hint}")
@@ -85,20 +111,20 @@ def parse_config(root: Path, table: Any) -> FlueConfig:
         strict = False
 
     allow = _paths(root, table, "allow", problems)
-    packages = _paths(root, table, "packages", problems) if "packages" in table else None
-    if packages is not None:
-        for index, path in enumerate(packages):
-            if not (path.is_dir() or (path.is_file() and path.suffix == ".py")):
-                problems.append(
-                    f"tool.flue.packages[{index}]: {_rel(root, path)} is not a package folder or a .py file"
-                )
-    limits = read_limits(table, problems)
-    if problems:
-        raise ConfigError(root / PYPROJECT, problems)
+    packages = None
+    if "packages" in table:
+        packages = []
+        for index, path in enumerate(_paths(root, table, "packages", problems)):
+            if path.is_dir() or (path.is_file() and path.suffix == ".py"):
+                packages.append(path)
+            else:
+                where = path.relative_to(root).as_posix()
+                problems.append(f"tool.flue.packages[{index}]: {where} is not a package folder or a .py file")
+    limits = _limits(table, problems)
     return FlueConfig(root, tuple(allow), strict, None if packages is None else tuple(packages), limits)
 
 
-def read_limits(table: dict[str, Any], problems: list[str] | None = None) -> Limits:
+def _limits(table: dict[str, Any], problems: list[str]) -> Limits:
     """The limits `[tool.flue]` sets (defaults for the rest); a bad value is a problem, and keeps its default."""
     values: dict[str, int] = {}
     for key, (name, is_size) in LIMIT_KEYS.items():
@@ -107,15 +133,12 @@ def read_limits(table: dict[str, Any], problems: list[str] | None = None) -> Lim
         raw = table[key]
         value = parse_size(raw) if is_size else (raw if isinstance(raw, int) and not isinstance(raw, bool) else None)
         if value is None or value < 1:
-            if problems is not None:
-                default = getattr(DEFAULT_LIMITS, name)
-                example = f'"{format_size(default * 2)}" or {default * 2}' if is_size else str(default * 2)
-                what = (
-                    "a size: a number of bytes or a string with a unit (B, KiB, MiB, GiB)"
-                    if is_size
-                    else "a whole number"
-                )
-                problems.append(f"tool.flue.{key}: must be {what}, at least 1, like {example}; not {raw!r}")
+            default = getattr(DEFAULT_LIMITS, name)
+            example = f'"{format_size(default * 2)}" or {default * 2}' if is_size else str(default * 2)
+            what = (
+                "a size: a number of bytes or a string with a unit (B, KiB, MiB, GiB)" if is_size else "a whole number"
+            )
+            problems.append(f"tool.flue.{key}: must be {what}, at least 1, like {example}; not {raw!r}")
             continue
         values[name] = value
     return Limits(**values)
@@ -147,10 +170,6 @@ def _paths(root: Path, table: dict[str, Any], key: str, problems: list[str]) -> 
             continue
         out.append(root.joinpath(*pure.parts))
     return out
-
-
-def _rel(root: Path, path: Path) -> str:
-    return path.relative_to(root).as_posix()
 
 
 def _kind(value: object) -> str:
