@@ -1,12 +1,11 @@
 """Child process of the validation benchmark: what validating costs a fresh process the first time.
 
-    python first_validation.py define|workspace|tools|jsonschema [WORKSPACE [--preload-yaml]]
+    python first_validation.py define|workspace|tools|jsonschema [WORKSPACE]
 
 Each kind imports the API a user calls (timed apart), then validates once:
 - `define`: `define_skill(...)`, every field and file checked;
 - `workspace`: the harness's discovery of `WORKSPACE/.agents/skills/*/SKILL.md` (the folder
-  vetted, the frontmatter read with PyYAML and checked); with `--preload-yaml`, PyYAML is
-  imported before the clock starts, which shows its share;
+  vetted, the frontmatter read and checked; `yaml` says whether PyYAML had to be imported);
 - `tools`: a typed function made a tool (its schema compiled) and one call's arguments checked;
 - `jsonschema`: what the first check cost before flue had its own validator: importing
   jsonschema, checking the skill schema against its meta-schema, validating one mapping.
@@ -24,7 +23,7 @@ import sys  # noqa: E402
 
 def main() -> None:
     kind = sys.argv[1]
-    out: dict[str, float] = {}
+    out: dict[str, float | bool] = {}
     if kind == "define":
         from flue_runtime import define_skill
 
@@ -40,12 +39,10 @@ def main() -> None:
         from flue_runtime.agents.sandbox import LocalSandbox
         from flue_runtime.agents.workspace import discover_workspace_skills
 
-        if "--preload-yaml" in sys.argv:
-            import yaml  # noqa: F401
-
         t1 = time.perf_counter()
         found = discover_workspace_skills(LocalSandbox(sys.argv[2]))
         assert found, "no workspace skill found"
+        out["yaml"] = "yaml" in sys.modules
     elif kind == "tools":
         from flue_runtime.agents.tools import tool_from_function
 
