@@ -12,6 +12,7 @@ __all__ = [
     "BundleError",
     "ConfigError",
     "FlueError",
+    "ExportError",
     "HookError",
     "ListError",
     "LoopError",
@@ -31,6 +32,7 @@ __all__ = [
     "SkillWarning",
     "SpecError",
     "StoreError",
+    "TargetError",
     "ToolArgumentError",
     "ToolDefinitionError",
     "ToolFailure",
@@ -216,3 +218,11 @@ class ListError(FlueError):
 
 class NotInstalledError(ListError):
     """`flue-skills ls`: no installed package or distribution of that name."""
+
+
+class TargetError(ListError):
+    """`flue-skills mcp`/`export`: TARGET names no skills, or two different skills with one name."""
+
+
+class ExportError(FlueError):
+    """`flue-skills export`: a folder would be overwritten, or a file does not match the manifest."""

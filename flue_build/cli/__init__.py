@@ -1,4 +1,4 @@
-"""The `flue-skills` command: check, new, schema, ls."""
+"""The `flue-skills` command: check, new, schema, ls, mcp, export."""
 
 from __future__ import annotations
 
@@ -46,6 +46,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     ls.add_argument("target", metavar="TARGET")
     ls.add_argument("--format", choices=("text", "json"), default="text")
+
+    from flue_build.cli import export, serve
+
+    serve.add_parser(commands)
+    export.add_parser(commands)
     return parser
 
 
@@ -53,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
+        if hasattr(args, "run"):  # commands that carry their own handler (mcp, export)
+            return _run(args)
         if args.command == "check":
             return _check(parser, args)
         if args.command == "new":
@@ -66,6 +73,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FlueError as exc:
         print(f"flue-skills {args.command}: error: {exc}", file=sys.stderr)
         return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    """A problem with TARGET or DIR, or a missing optional extra: one line on stderr, exit 1."""
+    try:
+        return int(args.run(args))
+    except (FlueError, ImportError) as exc:
+        print(f"flue-skills {args.command}: error: {exc}", file=sys.stderr)
+        return 1
 
 
 def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:

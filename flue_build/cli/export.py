@@ -1,0 +1,35 @@
+"""`flue-skills export TARGET DIR [--force]`: TARGET's skills as plain folders `DIR/<name>/`, verified."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from flue_build.cli.targets import resolve_target
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "export",
+        help="write skills as plain folders, for runtimes that read skills from disk",
+        description="Write each skill of TARGET to DIR/<name>/ (SKILL.md and its files, byte for byte, "
+        "checked against the manifest's sizes and SHA-256). TARGET is an installed package or "
+        "distribution, MODULE:AGENT, or a folder of skill folders. A different folder already at "
+        "DIR/<name> is refused unless --force; on any failure DIR is left as it was.",
+    )
+    parser.add_argument("target", metavar="TARGET")
+    parser.add_argument("dest", type=Path, metavar="DIR")
+    parser.add_argument("--force", action="store_true", help="replace folders in DIR that differ")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from flue_runtime.integrations.export import export_skills
+
+    target = resolve_target(args.target)
+    for note in target.skipped:
+        print(f"flue-skills export: warning: {note}", file=sys.stderr)
+    for done in export_skills(target.skills, args.dest, force=args.force):
+        print(f"{done.outcome:<9} {done.folder}")
+    return 0

@@ -1,0 +1,116 @@
+"""`flue-skills mcp TARGET [--http HOST:PORT]`: serve TARGET's skills over MCP, on stdio or streamable HTTP.
+
+HTTP listens on the loopback interface unless another host is named: the server has no
+authentication, so reaching it from the network is the user's explicit choice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import socket
+import sys
+from typing import TYPE_CHECKING
+
+from flue_build.cli.targets import resolve_target
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+LOOPBACK = "127.0.0.1"
+PATH = "/mcp"
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "mcp",
+        help="serve skills over the Model Context Protocol (needs flue-skills[mcp])",
+        description="Serve TARGET's skills over MCP: the Skills extension (skills/list, skills/get, "
+        "skill://<name>/<path> resources) and the activate_skill and read_skill_resource tools. "
+        "TARGET is an installed package or distribution, MODULE:AGENT, or a folder of skill folders. "
+        "Speaks stdio unless --http is given.",
+    )
+    parser.add_argument("target", metavar="TARGET")
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        type=http_address,
+        help=f"serve streamable HTTP at http://HOST:PORT{PATH} instead of stdio; HOST defaults to {LOOPBACK} "
+        "(PORT 0 picks a free port; the address is printed on stderr)",
+    )
+    parser.add_argument("--name", default="flue-skills", help="the server name hosts show (default: flue-skills)")
+    parser.set_defaults(run=run)
+
+
+def http_address(text: str) -> tuple[str, int]:
+    """`HOST:PORT`, `:PORT` or `PORT` (loopback); an IPv6 host in brackets."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]") or LOOPBACK
+    try:
+        number = int(port)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give HOST:PORT, e.g. {LOOPBACK}:8000") from None
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r}: the port must be 0-65535")
+    return host, number
+
+
+def run(args: argparse.Namespace) -> int:
+    target = resolve_target(args.target)
+    for note in target.skipped:
+        print(f"flue-skills mcp: warning: {note}", file=sys.stderr)
+    from flue_runtime.mcp import skills_server
+
+    server = skills_server(target.skills, name=args.name)
+    if args.http is None:
+        server.run("stdio")
+    else:
+        import anyio
+
+        host, port = args.http
+        anyio.run(serve_http, server, host, port, len(target.skills))
+    return 0
+
+
+async def serve_http(server: MCPServer, host: str, port: int, count: int) -> None:
+    """Streamable HTTP at http://host:port/mcp, announced on stderr once it accepts connections."""
+    import anyio
+    import uvicorn
+
+    if not _is_loopback(host):
+        print(
+            f"flue-skills mcp: warning: listening on {host}, reachable from other machines; "
+            "the server has no authentication",
+            file=sys.stderr,
+        )
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound = sock.getsockname()[1]
+    app = server.streamable_http_app(streamable_http_path=PATH, host=host)
+    web = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+
+    async def announce() -> None:
+        while not web.started:
+            await anyio.sleep(0.02)
+        shown = f"[{host}]" if family == socket.AF_INET6 else host
+        print(
+            f"flue-skills mcp: serving {count} skill{'s' if count != 1 else ''} at http://{shown}:{bound}{PATH}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(announce)
+        await web.serve(sockets=[sock])
+        group.cancel_scope.cancel()
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

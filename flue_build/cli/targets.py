@@ -1,0 +1,145 @@
+"""TARGET of `flue-skills mcp` and `export`: the skills an installed package ships, an agent mounts, or a folder holds.
+
+- an installed package or distribution: every skill in its bundles, found as `flue-skills ls`
+  finds them (so whatever `ls` learns to list, these commands serve), read through the
+  package's loader and checked against the manifest;
+- `module:agent`: the skills the agent mounts when rendered once with empty state (this
+  imports the module and calls the agent function, as the harness would);
+- a folder: a skill folder, or a folder of skill folders, each vetted by the build's rules
+  (`vet_skill`, with the nearest pyproject.toml's `[tool.flue]`); like workspace skills, one
+  that fails is skipped with the reason, and the others are served.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flue_runtime.errors import FlueError, ListError, SkillError, TargetError
+from flue_runtime.format.records import SKILL_FILE
+from flue_runtime.mount.disk import load_skill_dir
+from flue_runtime.mount.reference import SkillReference
+
+_AGENT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True)
+class Target:
+    """The skills TARGET names, in a stable order, and the folders skipped on the way (with why)."""
+
+    skills: tuple[SkillReference, ...]
+    skipped: tuple[str, ...] = field(default=())
+
+
+def resolve_target(target: str) -> Target:
+    path = Path(target)
+    if _AGENT.match(target) and not path.exists():
+        return _unique(target, agent_skills(target), ())
+    if _NAME.match(target):
+        try:
+            return _unique(target, installed_skills(target), ())
+        except ListError:
+            if not path.is_dir():
+                raise
+    if path.is_dir():
+        skills, skipped = folder_skills(path)
+        return _unique(target, skills, skipped)
+    raise TargetError(f"{target}: not an installed package or distribution, a MODULE:AGENT, or a folder of skills")
+
+
+def installed_skills(name: str) -> list[SkillReference]:
+    """Every skill installed package or distribution `name` ships, as `flue-skills ls` lists them.
+
+    From its bundles, read through the package's loader and checked against the manifest; an
+    entry recorded with a `source` folder (an editable build), or an editable install without
+    a bundle, is read from the project's folder through `vet_skill`, as `skill()` would.
+    """
+    from flue_build.cli.ls import from_installed
+    from flue_runtime.mount.bundled import bundle_of
+
+    found: list[SkillReference] = []
+    from_source: dict[str, Path] | None = None
+    for listed in from_installed(name):
+        bundle = bundle_of(listed.package)
+        if bundle is not None and listed.id in bundle.manifest.skill_ids():
+            source = bundle.skill_entry(listed.id).source
+            found.append(bundle.skill(listed.id) if source is None else load_skill_dir(Path(source)))
+            continue
+        if from_source is None:
+            from_source = _editable_skill_folders(name)
+        folder = from_source.get(listed.id)
+        if folder is None:
+            raise TargetError(f"{name}: skill {listed.name!r} ({listed.package}) is listed but cannot be loaded")
+        found.append(load_skill_dir(folder))
+    return found
+
+
+def _editable_skill_folders(name: str) -> dict[str, Path]:
+    """The skill folders of the project an editable install of `name` points at, by content id."""
+    from flue_build.cli.ls import _editable_project
+    from flue_build.collect import check_project
+
+    root = _editable_project(name)
+    if root is None:
+        return {}
+    return {vetted.id: folder for folder, vetted in check_project(root).collection.skills.items()}
+
+
+def agent_skills(spec: str) -> list[SkillReference]:
+    """The skills `module:agent` mounts, rendered once with empty state."""
+    from flue_runtime.agents.hooks import render
+
+    module_name, _, attribute = spec.partition(":")
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -m` would: a module of the current folder is found
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise TargetError(f"{spec}: cannot import {module_name!r}: {exc}") from None
+    function = getattr(module, attribute, None)
+    if not callable(function):
+        raise TargetError(f"{spec}: module {module_name!r} has no agent function named {attribute!r}")
+    try:
+        return list(render(function, {}).skills)
+    except FlueError:
+        raise
+    except Exception as exc:
+        raise TargetError(f"{spec}: rendering the agent raised {type(exc).__name__}: {exc}") from exc
+
+
+def folder_skills(folder: Path) -> tuple[list[SkillReference], list[str]]:
+    """The skill at `folder`, or each skill folder in it (sorted by name); the ones refused, with why."""
+    candidates = (
+        [folder]
+        if (folder / SKILL_FILE).is_file()
+        else sorted(child for child in folder.iterdir() if (child / SKILL_FILE).is_file())
+    )
+    skills: list[SkillReference] = []
+    skipped: list[str] = []
+    for candidate in candidates:
+        try:
+            skills.append(load_skill_dir(candidate))
+        except SkillError as exc:
+            skipped.append(f"{candidate} skipped: {exc}")
+    return skills, skipped
+
+
+def _unique(target: str, skills: list[SkillReference], skipped: tuple[str, ...] | list[str]) -> Target:
+    """One skill per name: the same skill seen twice counts once; two different ones are an error."""
+    by_name: dict[str, SkillReference] = {}
+    for skill in skills:
+        other = by_name.setdefault(skill.name, skill)
+        if other != skill:
+            raise TargetError(
+                f"{target}: two different skills are named {skill.name!r}: {other.origin} and {skill.origin}; "
+                "a host addresses a skill by its name: rename one of them"
+            )
+    if not by_name:
+        reasons = "; ".join(skipped)
+        raise TargetError(f"{target}: no skills found" + (f" ({reasons})" if reasons else ""))
+    return Target(tuple(by_name.values()), tuple(skipped))

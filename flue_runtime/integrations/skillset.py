@@ -1,0 +1,62 @@
+"""A fixed set of skills as the harness offers them to a model, for hosts other than the harness.
+
+MCP and every framework adapter go through `Skillset`: the catalog text, the skill tools'
+definitions and their results all come from the harness's own functions
+(`flue_runtime.agents.prompt`, `flue_runtime.agents.skill_tools`), so a model sees the same
+texts whichever host runs it. This module is the one seam between the integrations and
+the agent layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from flue_runtime.agents.prompt import catalog
+from flue_runtime.agents.skill_tools import Mounted, skill_tools
+from flue_runtime.agents.tools import Tool
+from flue_runtime.errors import HookError, ToolArgumentError, ToolFailure
+from flue_runtime.mount.reference import SkillReference
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call gives the model: the text, and whether it reports a failure."""
+
+    text: str
+    is_error: bool = False
+
+
+class Skillset:
+    """Skills mounted once, outside any render: the catalog, the skill tools and their results."""
+
+    def __init__(self, skills: Iterable[SkillReference]) -> None:
+        self.skills: tuple[SkillReference, ...] = tuple(skills)
+        seen: dict[str, SkillReference] = {}
+        for skill in self.skills:
+            if not isinstance(skill, SkillReference):
+                raise HookError(
+                    f"skills must be SkillReference objects (from skill(), define_skill()), not {type(skill).__name__}"
+                )
+            if skill.name in seen:
+                raise HookError(
+                    f"two skills are named {skill.name!r}: {seen[skill.name].origin} and {skill.origin}; "
+                    "pass each name once (a host addresses a skill by its name)"
+                )
+            seen[skill.name] = skill
+        self.tools: tuple[Tool, ...] = tuple(skill_tools([Mounted(skill) for skill in self.skills]))
+        self._by_name = {tool.name: tool for tool in self.tools}
+
+    @property
+    def catalog(self) -> str:
+        """The `## Available Skills` section the harness puts in its system prompt ('' without skills)."""
+        return catalog([(skill.name, skill.description) for skill in self.skills])
+
+    def call(self, name: str, arguments: object) -> ToolResult:
+        """Call skill tool `name` (one of `tools`) as the harness does: arguments checked, a failure told as an error result."""
+        tool = self._by_name[name]
+        try:
+            text = tool.function(**tool.check_arguments(arguments))  # the skill tools are sync and return text
+        except (ToolArgumentError, ToolFailure) as exc:
+            return ToolResult(f"Error: {exc}", True)
+        return ToolResult(str(text))

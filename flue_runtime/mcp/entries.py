@@ -1,0 +1,53 @@
+"""The Skills extension's shapes (SEP-2640, `io.modelcontextprotocol/skills`) for mounted skills.
+
+Every file of a skill is a resource at `skill://<name>/<path>` (the path percent-encoded
+where a URI needs it, so each file has exactly one URI). A skill's entry carries its
+SKILL.md frontmatter verbatim, as our YAML rules read it (every scalar a string), and
+every file with its size and `sha256:` digest from the skill's own file list.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from typing import Any
+from urllib.parse import quote
+
+from flue_runtime.errors import SkillError
+from flue_runtime.format.frontmatter import parse
+from flue_runtime.format.records import SKILL_FILE
+from flue_runtime.mount.reference import SkillReference
+
+EXTENSION_ID = "io.modelcontextprotocol/skills"
+SCHEME = "skill"
+
+
+def file_uri(skill: str, path: str = SKILL_FILE) -> str:
+    """The resource URI of file `path` of skill `skill`."""
+    return f"{SCHEME}://{skill}/{quote(path, safe='/')}"
+
+
+def mime_type(path: str) -> str:
+    """What a file's name says it holds; SKILL.md is markdown, as the extension asks."""
+    if path == SKILL_FILE or path.endswith(".md"):
+        return "text/markdown"
+    guessed, _ = mimetypes.guess_type(path, strict=False)
+    return guessed or "application/octet-stream"
+
+
+def frontmatter(skill: SkillReference) -> dict[str, Any]:
+    """SKILL.md's frontmatter as a JSON object, every field the author wrote (unknown ones too)."""
+    parsed = parse(skill.read_bytes(SKILL_FILE), f"{skill.name}/{SKILL_FILE}")
+    if parsed.data is None:  # a folder on disk edited into an invalid SKILL.md since it was mounted
+        raise SkillError(parsed.diagnostics, f"skill {skill.name!r} ({skill.origin})")
+    return parsed.data
+
+
+def entry(skill: SkillReference) -> dict[str, Any]:
+    """The extension's `Skill` entry: the URI of SKILL.md, the frontmatter, every file with its digest."""
+    return {
+        "uri": file_uri(skill.name),
+        "frontmatter": frontmatter(skill),
+        "resources": [
+            {"uri": file_uri(skill.name, f.path), "digest": f"sha256:{f.sha256}", "size": f.size} for f in skill.files
+        ],
+    }

@@ -1,0 +1,155 @@
+"""An MCP server (the official SDK's `MCPServer`) serving mounted skills.
+
+Three ways in, over one set of skills:
+
+- the Skills extension (`io.modelcontextprotocol/skills`): `skills/list`, `skills/get`, and
+  every file of every skill as a resource at `skill://<name>/<path>`. Only the URIs listed
+  are served, looked up as they are: a traversal (`..`, `%2E%2E`, `%2F`) or a file not in the
+  skill's manifest matches nothing and is refused with Invalid params naming the URI;
+- `activate_skill` and `read_skill_resource` as tools, for hosts without the extension: the
+  harness's own tools (their definitions and their result texts, through `Skillset`);
+- the catalog as the server's instructions, which hosts put in front of the model.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import anyio.to_thread
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.extension import Extension, MethodBinding, ResourceBinding
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.resources import FunctionResource
+from mcp.server.mcpserver.tools import Tool as MCPTool
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolRequestParams, CallToolResult, PaginatedRequestParams, RequestParams, TextContent
+from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
+
+from flue_runtime.agents.reading import is_text
+from flue_runtime.agents.tools import Tool
+from flue_runtime.errors import FlueError
+from flue_runtime.format.records import SKILL_FILE
+from flue_runtime.integrations.skillset import Skillset
+from flue_runtime.mcp.entries import EXTENSION_ID, entry, file_uri, mime_type
+from flue_runtime.mount.reference import SkillReference
+
+#: How long a host may keep a listing or an entry: an installed bundle does not change while
+#: the server runs, and its skills are the same for every user.
+TTL_MS = 300_000
+
+
+class GetSkillParams(RequestParams):
+    """`skills/get` params: the URI of a skill's SKILL.md."""
+
+    uri: str
+
+
+def skills_server(skills: Iterable[SkillReference], name: str = "flue-skills") -> MCPServer:
+    """An MCP server serving `skills`; add your own tools and resources to it, or run it as it is."""
+    skillset = Skillset(skills)
+    return MCPServer(
+        name,
+        instructions=skillset.catalog or None,
+        tools=[_mcp_tool(tool) for tool in skillset.tools],
+        extensions=[SkillsExtension(skillset)],
+    )
+
+
+class SkillsExtension(Extension):
+    """SEP-2640: `skills/list`, `skills/get` and a resource per skill file."""
+
+    identifier = EXTENSION_ID
+
+    def __init__(self, skillset: Skillset) -> None:
+        self.skillset = skillset
+        self._entries: dict[str, dict[str, Any]] = {}  # by SKILL.md URI, made on first use
+        self._tool_names = frozenset(tool.name for tool in skillset.tools)
+
+    def resources(self) -> Sequence[ResourceBinding]:
+        return [
+            ResourceBinding(_file_resource(skill, packed.path))
+            for skill in self.skillset.skills
+            for packed in skill.files
+        ]
+
+    def methods(self) -> Sequence[MethodBinding]:
+        return [
+            MethodBinding("skills/list", PaginatedRequestParams, self._list),
+            MethodBinding("skills/get", GetSkillParams, self._get),
+        ]
+
+    def entry(self, skill: SkillReference) -> dict[str, Any]:
+        uri = file_uri(skill.name)
+        found = self._entries.get(uri)
+        if found is None:
+            try:
+                found = self._entries[uri] = entry(skill)
+            except FlueError as exc:
+                raise MCPError(code=INTERNAL_ERROR, message=f"{uri}: {exc}") from None
+        return found
+
+    async def intercept_tool_call(
+        self, params: CallToolRequestParams, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """A call of a skill tool gets the harness's result; any other tool goes on to its handler."""
+        if params.name not in self._tool_names:
+            return await call_next(ctx)
+        # Reads block: they run in a worker thread, so one large file does not stall other clients.
+        result = await anyio.to_thread.run_sync(self.skillset.call, params.name, params.arguments or {})
+        return CallToolResult(content=[TextContent(type="text", text=result.text)], is_error=result.is_error)
+
+    async def _list(self, ctx: Any, params: PaginatedRequestParams) -> dict[str, Any]:
+        if params.cursor is not None:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"unknown cursor {params.cursor!r}: this server lists every skill in one page",
+            )
+        skills = await anyio.to_thread.run_sync(lambda: [self.entry(skill) for skill in self.skillset.skills])
+        return {"resultType": "complete", "skills": skills, "ttlMs": TTL_MS, "cacheScope": "public"}
+
+    async def _get(self, ctx: Any, params: GetSkillParams) -> dict[str, Any]:
+        for skill in self.skillset.skills:
+            if file_uri(skill.name) == params.uri:
+                found = await anyio.to_thread.run_sync(self.entry, skill)
+                return {"resultType": "complete", "skill": found, "ttlMs": TTL_MS, "cacheScope": "public"}
+        raise MCPError(
+            code=INVALID_PARAMS,
+            message=f"No skill is served at {params.uri!r}; a skill's URI is skill://<name>/{SKILL_FILE}, "
+            "and skills/list gives every one this server serves",
+        )
+
+
+def _file_resource(skill: SkillReference, path: str) -> FunctionResource:
+    is_skill_md = path == SKILL_FILE
+    return FunctionResource(
+        uri=file_uri(skill.name, path),
+        name=skill.name if is_skill_md else f"{skill.name}/{path}",
+        description=skill.description if is_skill_md else None,
+        mime_type=mime_type(path),
+        fn=functools.partial(_read, skill, path),
+    )
+
+
+def _read(skill: SkillReference, path: str) -> str | bytes:
+    """A file's bytes through the skill's own checked read; text when it is UTF-8 text, so hosts can show it."""
+    try:
+        data = skill.read_bytes(path)
+    except FlueError as exc:
+        raise ResourceError(f"{file_uri(skill.name, path)}: {exc}") from None
+    return data.decode("utf-8") if is_text(data) else data
+
+
+def _mcp_tool(tool: Tool) -> MCPTool:
+    """The harness's tool as the host sees it: its own name, description and JSON Schema.
+
+    Calls never reach the SDK's argument model: `SkillsExtension.intercept_tool_call`
+    answers them through `Skillset.call`, so arguments are checked as the harness checks them.
+    """
+    made = MCPTool.from_function(tool.function, name=tool.name, description=tool.description, structured_output=False)
+    return made.model_copy(update={"parameters": tool.parameters})
+
+
+__all__ = ["SkillsExtension", "skills_server"]
