@@ -25,6 +25,7 @@ __all__ = [
     "SandboxError",
     "SchemaError",
     "ScriptExhaustedError",
+    "SessionConflictError",
     "SkillDefinitionError",
     "SkillError",
     "SkillNotFoundError",
@@ -199,6 +200,12 @@ class LoopError(FlueError):
 
 class StoreError(FlueError):
     """The session store cannot be opened, read or written."""
+
+
+class SessionConflictError(StoreError):
+    """Another worker saved the session while this turn ran; this turn was not saved.
+
+    The session holds the other turn; prompting again runs on that fresh state."""
 
 
 class ModelError(FlueError):

@@ -8,6 +8,7 @@ the mounted skills are announced in an appended message instead.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import json
 import os
@@ -23,12 +24,14 @@ from flue_runtime.agents.skill_tools import Mounted, sandbox_tools, skill_tools
 from flue_runtime.agents.stores import MemoryStore, SessionRecord, Store, open_store
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import discover_workspace_skills
-from flue_runtime.errors import FlueError, HookError, LoopError, ToolArgumentError, ToolFailure
+from flue_runtime.errors import FlueError, HookError, LoopError, SessionConflictError, ToolArgumentError, ToolFailure
 from flue_runtime.models import Model, ModelRequest, ToolCall, resolve_model
 from flue_runtime.models.base import Message, ToolSpec
 
 AgentFunction = Callable[[], object]
 T = TypeVar("T")
+#: How often `set_state` writes again after losing a race with other workers' saves.
+_STATE_ATTEMPTS = 10
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,8 @@ class Session:
         self.id = session_id
         self._store = store
         self._record: SessionRecord | None = None
+        #: The record the running prompt builds (None between prompts).
+        self._working: SessionRecord | None = None
         self._workspace: list[Mounted] | None = None
         self._render: Render | None = None
         self._mounted: list[Mounted] = []
@@ -115,22 +120,51 @@ class Session:
         return dict(self._start().state)
 
     def set_state(self, key: str, value: Any) -> None:
-        """Change a persisted `use_state` value; the next prompt renders with it."""
+        """Change a persisted `use_state` value; the next prompt renders with it.
+
+        While a prompt runs (from a tool), the change is saved with the prompt's turn. Between
+        prompts it is written on the session as stored now (another worker may have added turns),
+        and a save that lost a race is simply made again on fresh state: setting a key is harmless
+        to repeat, unlike a turn."""
         json.dumps(value)  # state is stored as JSON: refuse what cannot be
-        record = self._start()
-        record.state[key] = value
-        self._store.save(self.id, record)
+        if self._working is not None:
+            self._working.state[key] = value
+            return
+        for attempt in range(_STATE_ATTEMPTS):
+            self._record = None
+            record = self._start()
+            record.state[key] = value
+            try:
+                self._store.save(self.id, record)
+                return
+            except SessionConflictError:
+                self._record = None
+                if attempt == _STATE_ATTEMPTS - 1:
+                    raise
 
     # --- the loop ---------------------------------------------------------------------
 
     async def prompt(self, text: str) -> PromptResult:
         # The store is called from a worker thread: a session waiting for the database (another
         # process holding SQLite's write lock) must not stall every other session on the loop.
-        if self._record is None:
-            self._start(await asyncio.to_thread(self._store.load, self.id), read=True)
-        record = self._start()
+        # Every prompt starts from the session as stored: another worker may have added turns.
+        loaded = await asyncio.to_thread(self._store.load, self.id)
+        self._record = loaded
+        record = self._start(loaded, read=True)
         start = len(record.messages)
-        working = SessionRecord(record.system_prompt, list(record.messages), dict(record.state), list(record.announced))
+        working = dataclasses.replace(
+            record, messages=list(record.messages), state=dict(record.state), announced=list(record.announced)
+        )
+        self._working = working
+        try:
+            return await self._turn(working, text, start)
+        except SessionConflictError:
+            self._record = None  # another worker's turn landed first: read it before anything else
+            raise
+        finally:
+            self._working = None
+
+    async def _turn(self, working: SessionRecord, text: str, start: int) -> PromptResult:
         self._refresh(working)
         working.messages.append({"role": "user", "content": text})
         model = self._model()

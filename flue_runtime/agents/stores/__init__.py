@@ -1,13 +1,21 @@
-"""Where sessions keep their conversation, state and announced catalog between prompts."""
+"""Where sessions keep their conversation, state and announced catalog between prompts.
+
+Every store keeps one contract: a save replaces a session's record whole or not at all, and only
+if the store still holds the version the record was loaded at. A save that finds a newer version
+(another worker's turn landed meanwhile) writes nothing and raises `SessionConflictError`: no turn
+is ever silently lost, and prompting again runs on the fresh state.
+"""
 
 from __future__ import annotations
 
 import copy
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from flue_runtime.errors import SessionConflictError, StoreError
 from flue_runtime.models.base import Message
 
 
@@ -20,16 +28,42 @@ class SessionRecord:
     state: dict[str, Any] = field(default_factory=dict)
     #: The catalog the model was last told about: [name, description] pairs.
     announced: list[tuple[str, str]] = field(default_factory=list)
+    #: The stored version this record was loaded at (0: not stored yet); a save moves it on.
+    #: Not part of equality: two records with the same content are equal whatever their age.
+    version: int = field(default=0, compare=False)
 
 
 class Store(Protocol):
     """Session records by id. `Session.prompt` calls these from a worker thread (so a store that waits,
     for a lock or a network, never stalls the event loop): an implementation must be thread-safe."""
 
-    def load(self, session_id: str) -> SessionRecord | None: ...
+    def load(self, session_id: str) -> SessionRecord | None:
+        """The session as its last save left it (one snapshot, never part of a save), or None."""
 
     def save(self, session_id: str, record: SessionRecord) -> None:
-        """Replace the session's record atomically: all of it or nothing."""
+        """Replace the session's record atomically: all of it or nothing.
+
+        Only while the store holds `record.version` (0: the session is not stored yet); then
+        `record.version` becomes the new stored version. Otherwise nothing is written and
+        `SessionConflictError` says so (see `conflict`)."""
+
+
+def conflict(session_id: str, expected: int, found: int | None = None) -> SessionConflictError:
+    """The error every store raises when a save lost the race to another worker's save."""
+    held = "a newer version" if found is None else f"version {found}"
+    return SessionConflictError(
+        f"session {session_id!r} was saved by another worker while this turn ran (the store holds {held}, "
+        f"this turn started from version {expected}); this turn was not saved. Prompt again: the session "
+        "continues from the stored turn. To avoid this, send one session's prompts to one worker at a time"
+    )
+
+
+def locked_too_long(where: str, timeout: float, store: str) -> StoreError:
+    """The error every store raises when another connection held its write lock past the timeout."""
+    return StoreError(
+        f"session store {where} stayed locked by another connection for over {timeout:g} s "
+        f"(a process stuck in a write?); nothing was changed, try again, or give {store} a longer busy_timeout"
+    )
 
 
 class MemoryStore:
@@ -46,13 +80,42 @@ class MemoryStore:
 
     def save(self, session_id: str, record: SessionRecord) -> None:
         with self._lock:
-            self._records[session_id] = copy.deepcopy(record)
+            stored = self._records.get(session_id)
+            found = stored.version if stored is not None else 0
+            if found != record.version:
+                raise conflict(session_id, record.version, found)
+            saved = copy.deepcopy(record)
+            saved.version = found + 1
+            self._records[session_id] = saved
+            record.version = saved.version
+
+    def session_ids(self) -> list[str]:
+        with self._lock:
+            return sorted(self._records)
+
+    def close(self) -> None:
+        """Nothing to release; here so every store can be closed alike."""
+
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_POSTGRES_SCHEMES = ("postgresql", "postgres")
 
 
 def open_store(store: Store | str | os.PathLike[str] | None) -> Store:
-    """The store `Harness(store=...)` names: None (memory), a path (SQLite), or a store object."""
+    """The store `Harness(store=...)` names: None (memory), a `postgresql://` URL (PostgreSQL),
+    another path (a SQLite file), or a store object."""
     if store is None:
         return MemoryStore()
+    if isinstance(store, str) and _URL.match(store):
+        scheme = store.partition("://")[0].lower()
+        if scheme not in _POSTGRES_SCHEMES:
+            raise StoreError(
+                f"session store URL scheme {scheme!r} is not supported: use a postgresql:// URL "
+                "(PostgreSQL), a file path (SQLite) or None (memory)"
+            )
+        from flue_runtime.agents.stores.postgres import PostgresStore
+
+        return PostgresStore(store)
     if isinstance(store, (str, os.PathLike)):
         from flue_runtime.agents.stores.sqlite import SQLiteStore
 

@@ -2,13 +2,13 @@
 
 A turn is saved in one transaction: the session row and the turn's new messages land
 together or not at all, so a process killed mid-turn leaves the session as it was after
-its last complete turn. WAL mode and a busy timeout let many sessions (and processes)
-share one file without `database is locked` reaching the user.
+its last complete turn; and only if the session is still at the version the turn started
+from (`SessionConflictError` otherwise). WAL mode and a busy timeout let many sessions (and
+processes) share one file without `database is locked` reaching the user.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
@@ -17,29 +17,35 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from flue_runtime.agents.stores import SessionRecord
+from flue_runtime.agents.stores import SessionRecord, conflict, locked_too_long
+from flue_runtime.agents.stores.encoding import EncodedRecord, decode, kept_prefix
+from flue_runtime.agents.stores.migrations import pending
 from flue_runtime.errors import StoreError
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS flue_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (
-    id TEXT PRIMARY KEY,
-    system_prompt TEXT NOT NULL,
-    state TEXT NOT NULL,
-    announced TEXT NOT NULL,
-    message_count INTEGER NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS messages (
-    session_id TEXT NOT NULL REFERENCES sessions(id),
-    seq INTEGER NOT NULL,
-    body TEXT NOT NULL,
-    PRIMARY KEY (session_id, seq)
-);
-"""
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (  # 1: sessions and their messages
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            system_prompt TEXT NOT NULL,
+            state TEXT NOT NULL,
+            announced TEXT NOT NULL,
+            message_count INTEGER NOT NULL,
+            updated_at REAL NOT NULL
+        )""",
+        """CREATE TABLE messages (
+            session_id TEXT NOT NULL REFERENCES sessions(id),
+            seq INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        )""",
+    ),
+    (  # 2: a version per session, so a save can tell that another worker's turn landed first
+        "ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 1",
+    ),
+)
+SCHEMA_VERSION = len(_MIGRATIONS)
 
 
 class SQLiteStore:
@@ -50,7 +56,7 @@ class SQLiteStore:
         self.busy_timeout = busy_timeout
         self._local = threading.local()
         try:
-            self._retry(self._create)
+            self._retry(self._migrate)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open session store {self.path}: {exc}") from exc
 
@@ -64,16 +70,29 @@ class SQLiteStore:
             self._local.connection = connection
         return connection
 
-    def _create(self) -> None:
+    def _schema_version(self) -> int:
+        found = self._connection().execute("SELECT value FROM flue_meta WHERE key = 'schema_version'").fetchone()
+        return int(found[0]) if found is not None else 0
+
+    def _migrate(self) -> None:
+        """Create the tables on first use, or bring an older file up to this release's schema."""
         connection = self._connection()
-        connection.executescript(_SCHEMA)
-        found = connection.execute("SELECT value FROM flue_meta WHERE key = 'schema_version'").fetchone()
-        if found is None:
-            connection.execute("INSERT OR IGNORE INTO flue_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        elif found[0] != str(SCHEMA_VERSION):
-            raise StoreError(
-                f"session store {self.path} has schema version {found[0]}; this flue_runtime uses {SCHEMA_VERSION}"
+        connection.execute("CREATE TABLE IF NOT EXISTS flue_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        if self._schema_version() == SCHEMA_VERSION:
+            return
+        connection.execute("BEGIN IMMEDIATE")  # one process migrates; the others then find it done
+        try:
+            for step in pending(str(self.path), self._schema_version(), _MIGRATIONS):
+                for statement in step:
+                    connection.execute(statement)
+            connection.execute(
+                "INSERT INTO flue_meta VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (str(SCHEMA_VERSION),),
             )
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
 
     def _retry(self, action: Callable[[], T]) -> T:
         """Run `action`, waiting out locks beyond sqlite's own busy timeout (e.g. WAL recovery).
@@ -89,10 +108,7 @@ class SQLiteStore:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise
                 if time.monotonic() > deadline:
-                    raise StoreError(
-                        f"session store {self.path} stayed locked by another connection for over {self.busy_timeout:g} s "
-                        "(a process stuck in a write?); nothing was changed, try again, or give SQLiteStore a longer busy_timeout"
-                    ) from exc
+                    raise locked_too_long(str(self.path), self.busy_timeout, "SQLiteStore") from exc
                 time.sleep(delay)
                 delay = min(delay * 2, 0.5)
 
@@ -102,7 +118,8 @@ class SQLiteStore:
             connection.execute("BEGIN")  # one snapshot for both reads: a save in between cannot tear them
             try:
                 row = connection.execute(
-                    "SELECT system_prompt, state, announced, message_count FROM sessions WHERE id = ?", (session_id,)
+                    "SELECT system_prompt, state, announced, message_count, version FROM sessions WHERE id = ?",
+                    (session_id,),
                 ).fetchone()
                 bodies = (
                     []
@@ -115,39 +132,48 @@ class SQLiteStore:
                 connection.execute("ROLLBACK")
             if row is None:
                 return None
-            system_prompt, state, announced, _ = row
-            return SessionRecord(
-                system_prompt,
-                [json.loads(body) for (body,) in bodies],
-                json.loads(state),
-                [(name, description) for name, description in json.loads(announced)],
-            )
+            system_prompt, state, announced, _, version = row
+            return decode(system_prompt, state, announced, (body for (body,) in bodies), version)
 
         return self._retry(read)
 
     def save(self, session_id: str, record: SessionRecord) -> None:
-        state = json.dumps(record.state, ensure_ascii=False, sort_keys=True)
-        announced = json.dumps([list(entry) for entry in record.announced], ensure_ascii=False)
-        bodies = [json.dumps(message, ensure_ascii=False, sort_keys=True) for message in record.messages]
+        encoded = EncodedRecord.of(record)
+        bodies = encoded.bodies
 
-        def write() -> None:
+        def write() -> int:
             connection = self._connection()
             connection.execute("BEGIN IMMEDIATE")
             try:
-                # Keep the stored messages this record starts with; rewrite from the first that differs
-                # (usually none: a turn only appends; another process's turn in between: its messages go).
-                kept = 0
-                for (stored_body,) in connection.execute(
-                    "SELECT body FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq", (session_id, len(bodies))
-                ):
-                    if stored_body != bodies[kept]:
-                        break
-                    kept += 1
+                row = connection.execute("SELECT version FROM sessions WHERE id = ?", (session_id,)).fetchone()
+                found = row[0] if row is not None else 0
+                if found != record.version:
+                    raise conflict(session_id, record.version, found)
+                # Keep the stored messages this record starts with (a turn only appends); rewrite the rest.
+                kept = kept_prefix(
+                    (
+                        body
+                        for (body,) in connection.execute(
+                            "SELECT body FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq",
+                            (session_id, len(bodies)),
+                        )
+                    ),
+                    bodies,
+                )
                 connection.execute(
-                    "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+                    "INSERT INTO sessions (id, system_prompt, state, announced, message_count, updated_at, version) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
                     "system_prompt = excluded.system_prompt, state = excluded.state, announced = excluded.announced, "
-                    "message_count = excluded.message_count, updated_at = excluded.updated_at",
-                    (session_id, record.system_prompt, state, announced, len(bodies), time.time()),
+                    "message_count = excluded.message_count, updated_at = excluded.updated_at, version = excluded.version",
+                    (
+                        session_id,
+                        encoded.system_prompt,
+                        encoded.state,
+                        encoded.announced,
+                        len(bodies),
+                        time.time(),
+                        found + 1,
+                    ),
                 )
                 connection.execute("DELETE FROM messages WHERE session_id = ? AND seq >= ?", (session_id, kept))
                 connection.executemany(
@@ -158,8 +184,9 @@ class SQLiteStore:
             except BaseException:
                 connection.execute("ROLLBACK")
                 raise
+            return int(found) + 1
 
-        self._retry(write)
+        record.version = self._retry(write)
 
     def close(self) -> None:
         connection = getattr(self._local, "connection", None)
