@@ -157,7 +157,7 @@ class _Collector:
     def _local(self, source: Source, call: Call, path: Path, report: _Report) -> Target | None:
         """A target inside the project: checked, vetted, bundled."""
         shown = self.result.display(path.parent if call.kind == "skill" else path)
-        link = _symlink_on_path(self.root, path.parent if call.kind == "skill" else path)
+        link = symlink_on_path(self.root, path.parent if call.kind == "skill" else path)
         if link is not None:
             report(
                 "FLU301",
@@ -270,7 +270,7 @@ def _missing_hint(spec: str) -> str:
     return "the first segments of a package spec name a package of this project; fix the path or create the file"
 
 
-def _symlink_on_path(root: Path, path: Path) -> Path | None:
+def symlink_on_path(root: Path, path: Path) -> Path | None:
     """The first symbolic link between `root` (excluded) and `path` (included), if any."""
     try:
         parts = path.relative_to(root).parts

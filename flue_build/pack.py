@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flue_build.collect import Collection, Target
-from flue_build.fswalk import make_dirs, walk
+from flue_build.fswalk import make_dirs
 from flue_runtime.errors import FlueError, UnsafeFileError
 from flue_runtime.format.manifest import (
     BUNDLE_DIR,
@@ -131,18 +131,6 @@ def local_targets(collection: Collection) -> list[Path]:
     return sorted(found)
 
 
-def files_under(folder: Path) -> list[Path]:
-    """Every file below `folder` (noise included, links not followed), for keeping originals out of a wheel."""
-    if folder.is_file() or folder.is_symlink():
-        return [folder]
-    out: list[Path] = []
-    for current, dirs, names in walk(folder):
-        dirs.sort()
-        out.extend(Path(current, name) for name in sorted(names))
-        out.extend(Path(current, d) for d in dirs if os.path.islink(os.path.join(current, d)))
-    return out
-
-
 def force_include(bundles: list[BundlePlan], staging: Path) -> dict[str, str]:
     """A hatchling-style `force_include` map (absolute source → wheel path) for every file and manifest.
 
@@ -164,18 +152,14 @@ def force_include(bundles: list[BundlePlan], staging: Path) -> dict[str, str]:
     return out
 
 
-def original_paths(collection: Collection, distribution_path: Callable[[str], str]) -> tuple[list[str], list[str]]:
-    """For bundled targets inside the project: the wheel paths of every file there (to keep out of the
-    wheel's regular walk) and the prefixes an audit must find empty (folders end in `/`)."""
-    reserved: list[str] = []
-    prefixes: list[str] = []
+def original_prefixes(collection: Collection, distribution_path: Callable[[str], str]) -> list[str]:
+    """Where the originals of bundled targets inside the project would land in a wheel (folders end
+    in `/`): an audit finds them empty."""
+    prefixes = []
     for target in local_targets(collection):
         relative = Path(os.path.relpath(target, collection.root)).as_posix()
         prefixes.append(distribution_path(relative) + ("/" if target.is_dir() else ""))
-        base = len(os.fspath(target))  # every path below starts with the target's own (relpath per file was slow)
-        for path in files_under(target):
-            reserved.append(distribution_path(relative + os.fspath(path)[base:].replace(os.sep, "/")))
-    return reserved, prefixes
+    return prefixes
 
 
 def copy_checked(item: BundleFile, target: Path) -> None:

@@ -4,25 +4,36 @@ Registered as a `setuptools.finalize_distribution_options` entry point, so it ru
 every setuptools build in an environment that has flue-skills installed; for any other
 project it returns after one file check. For a flue project it wraps the command classes
 as setuptools looks them up (`Distribution.get_command_class`), so a user's own
-`[tool.setuptools.cmdclass]` or `setup(cmdclass=...)` still runs, underneath ours:
+`[tool.setuptools.cmdclass]` or `setup(cmdclass=...)` still runs, underneath ours.
 
-- build_py: copies every vetted file and the manifest into `<pkg>/_flue_skills/` of the
-  build folder, and removes stale bundles and the original copies of bundled files; in
-  editable mode it writes only a manifest whose entries carry `source` (absolute
-  paths), which strict editable installs link into their tree (lenient ones read the
-  project through `__file__` and ignore it).
-- bdist_wheel: audits the finished wheel (`flue_build.audit`) and deletes it on failure.
+Every skill folder among the files setuptools selects is vetted (`flue_build.shipping`),
+and only the files the vetting kept go on:
+
+- egg_info: the file list (MANIFEST.in, package data, VCS plugins) loses every other file of
+  a skill folder before SOURCES.txt is written; the sdist and `include-package-data` read it.
+- build_py: copies every vetted file of a referenced skill and the manifest into
+  `<pkg>/_flue_skills/` of the build folder, removes stale bundles, the original copies of
+  bundled files and whatever else of a skill folder package-data patterns copied; in
+  editable mode it writes only a manifest whose entries carry `source` (absolute paths),
+  which strict editable installs link into their tree (lenient ones read the project
+  through `__file__` and ignore it).
+- bdist_wheel and sdist: audit the finished archives (`flue_build.audit`), deleting them on failure.
 - editable_wheel: validates before anything is built (setuptools silences errors raised
   from a customised build_py in editable mode).
-- sdist: adds every vetted skill file and markdown target to the archive.
+- sdist: adds every vetted file of a referenced skill and every markdown target the
+  project's own rules (`exclude-package-data`, MANIFEST.in) do not exclude.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flue_runtime.format.diagnostics import Diagnostic
 
 _STATE = "_flue_skills_state"
 _WRAPPED = "_flue_skills_wrapped"
@@ -59,28 +70,52 @@ def _opted_in(root: Path) -> bool:
         return False  # not ours to judge: setuptools reports a broken pyproject.toml itself
 
 
-# --- shared state: one scan and collection per build process ------------------------
+# --- shared state: one scan, collection and set of skill folders per build process ----
 
 
 class _State:
     def __init__(self, dist: Any) -> None:
+        from flue_build.backends.setuptools_rules import Exclusions
         from flue_build.collect import collect
-        from flue_build.report import fail_on_errors
         from flue_build.scan.selection import setuptools_modules
         from flue_build.scan.sources import package_folders, sources_under
+        from flue_build.shipping import SkillFolders, without_excluded
         from flue_runtime.format.config import load_config
 
         self.root = Path(os.path.abspath(dist.src_root or os.curdir))
         config = load_config(self.root)
+        build_py = dist.get_command_obj("build_py")
+        build_py.ensure_finalized()
         if config.packages is not None:
             sources = sources_under(config.packages)
         else:
-            build_py = dist.get_command_obj("build_py")
-            build_py.ensure_finalized()
             sources = setuptools_modules(self.root, build_py.find_all_modules())
-        self.collection = collect(config, sources)
-        fail_on_errors(self.collection.diagnostics, "flue-skills", self.collection.references)
-        self.folders = package_folders(sources)
+        collection = collect(config, sources)
+        candidates = [
+            *(
+                folder.joinpath(*f.path.split("/"))
+                for folder, vetted in collection.skills.items()
+                for f in vetted.files
+            ),
+            *collection.markdown,
+        ]
+        exclusions = Exclusions(self.root, build_py, candidates)
+        self.collection, _ = without_excluded(collection, exclusions, "wheel and the sdist", strict=config.strict)
+        self.folders = SkillFolders(self.collection, config)
+        self.packages = package_folders(sources)
+        self._unreported = list(self.collection.diagnostics)
+
+    def vet(self, paths: Iterable[Path], context: str) -> None:
+        """Vet every skill folder among `paths` not vetted yet, then report: what the collection
+        found (the first time) and what this vetting found, all at once; fail on any error."""
+        self.report(self.folders.meet(paths), context)
+
+    def report(self, found: list[Diagnostic], context: str) -> None:
+        from flue_build.report import fail_on_errors
+
+        pending, self._unreported = [*self._unreported, *found], []
+        if pending:
+            fail_on_errors(pending, f"flue-skills ({context})", self.collection.references)
 
     def original_dests(self) -> list[str]:
         """Where setuptools would put the original copies of bundled files: wheel paths, folders ending in `/`."""
@@ -95,7 +130,7 @@ class _State:
 
     def _dest(self, path: Path) -> str | None:
         best: tuple[int, str, Path] | None = None
-        for package, folder in self.folders.items():
+        for package, folder in self.packages.items():
             try:
                 relative = path.relative_to(folder)
             except ValueError:
@@ -108,15 +143,50 @@ class _State:
         return "/".join([*best[1].split("."), *best[2].parts])
 
 
-def _state(dist: Any) -> _State:
+def _state(dist: Any, *, report: bool = True) -> _State:
+    """The build's state; with `report`, what it found is printed (once) and an error fails the build."""
     state = getattr(dist, _STATE, None)
     if state is None:
         state = _State(dist)
         setattr(dist, _STATE, state)
+    if report:
+        state.report([], "flue-skills")
     return state
 
 
+def _audit(
+    state: _State, archive: Path, origins: dict[str, Path], bundles: Any = (), prefixes: Any = (), sdist: bool = False
+) -> None:
+    """Audit one finished archive; delete it and fail the build on any problem."""
+    from flue_build.audit import audit
+    from flue_build.report import fail_on_errors
+    from flue_runtime.format.diagnostics import has_errors
+
+    problems = audit(archive, bundles, prefixes, origins, state.folders, state.root if sdist else None)
+    if has_errors(problems):
+        archive.unlink(missing_ok=True)
+    fail_on_errors(problems, f"flue-skills: {archive.name} audit failed")
+
+
 # --- command mixins -----------------------------------------------------------------
+
+
+class _EggInfo:
+    """Keep every file of a skill folder that the vetting did not keep out of the file list."""
+
+    filelist: Any
+
+    def find_sources(self) -> None:
+        super().find_sources()  # type: ignore[misc]
+        state = _state(self.distribution, report=False)  # type: ignore[attr-defined]
+        files = list(self.filelist.files)
+        state.vet((state.root / f for f in files), "egg_info")
+        kept = [f for f in files if state.folders.ships(state.root / f)]
+        if len(kept) != len(files):
+            self.filelist.files = kept
+            manifest = os.path.join(self.egg_info, "SOURCES.txt")  # type: ignore[attr-defined]
+            with open(manifest, "wb") as handle:  # as setuptools writes it: POSIX separators, UTF-8
+                handle.write("\n".join(f.replace(os.sep, "/") for f in kept).encode("utf-8"))
 
 
 class _BuildPy:
@@ -138,8 +208,14 @@ class _BuildPy:
             if folder.exists():
                 shutil.rmtree(folder)  # a bundle from an earlier build in the same folder
         if not editable:
+            copied = _build_outputs(self, state.root)
+            data_files = [source for source, _ in _data_files(self.distribution, state.root, "")]  # type: ignore[attr-defined]
+            state.vet([*copied, *data_files], "build_py")
             for dest in state.original_dests():
                 _remove(build_lib.joinpath(*dest.rstrip("/").split("/")))
+            for source, target in copied.items():
+                if not state.folders.ships(source):
+                    _remove(target)  # what a package-data pattern or a namespace package took from a skill folder
         for bundle in bundles:
             for item in bundle.files:
                 target = build_lib.joinpath(*item.dest.split("/"))
@@ -157,24 +233,26 @@ class _BuildPy:
 
 
 class _BdistWheel:
-    """Audit the finished wheel: exactly the vetted files in the bundles, no original copies."""
+    """Audit the finished wheel: the vetted files in the bundles, no original copies, nothing else of a skill folder."""
 
     def run(self) -> None:
         super().run()  # type: ignore[misc]
-        from flue_build.audit import audit_wheel
         from flue_build.pack import plan
-        from flue_build.report import fail_on_errors
 
         dist = self.distribution  # type: ignore[attr-defined]
         state = _state(dist)
         wheels = [Path(f) for kind, _, f in getattr(dist, "dist_files", []) if kind == "bdist_wheel"]
         if not wheels:
             return
-        wheel = wheels[-1]
-        problems = audit_wheel(wheel, plan(state.collection), state.original_dests())
-        if problems:
-            wheel.unlink(missing_ok=True)
-            fail_on_errors(problems, "flue-skills: wheel audit failed")
+        build_py = self.get_finalized_command("build_py")  # type: ignore[attr-defined]
+        build_lib = state.root / build_py.build_lib
+        origins = {
+            Path(os.path.relpath(target, build_lib)).as_posix(): source
+            for source, target in _build_outputs(build_py, state.root).items()
+        }
+        prefix = f"{getattr(self, 'data_dir', '')}/data/"
+        origins.update((dest, source) for source, dest in _data_files(dist, state.root, prefix))
+        _audit(state, wheels[-1], origins, plan(state.collection), state.original_dests())
 
 
 class _EditableWheel:
@@ -186,27 +264,49 @@ class _EditableWheel:
 
 
 class _Sdist:
-    """Put every vetted skill file and markdown target into the source distribution."""
+    """The source distribution: the vetted files of every skill folder it selects, and every
+    vetted file of a referenced skill and markdown target the project's rules do not exclude."""
 
     def make_distribution(self) -> None:
         from flue_build.pack import sdist_files
 
         state = _state(self.distribution)  # type: ignore[attr-defined]
         filelist = self.filelist  # type: ignore[attr-defined]
+        state.vet((state.root / f for f in filelist.files), "sdist")
+        filelist.files = [f for f in filelist.files if state.folders.ships(state.root / f)]
         present = {os.path.normpath(f) for f in filelist.files}
         for path in sdist_files(state.collection):
             relative = os.path.relpath(path, state.root)
             if os.path.normpath(relative) not in present:
                 filelist.append(relative)
         super().make_distribution()  # type: ignore[misc]
+        origins = {Path(os.path.normpath(f)).as_posix(): state.root / f for f in filelist.files}
+        for archive in getattr(self, "archive_files", None) or []:
+            _audit(state, Path(archive), origins, sdist=True)
 
 
 _MIXINS: dict[str, type] = {
+    "egg_info": _EggInfo,
     "build_py": _BuildPy,
     "bdist_wheel": _BdistWheel,
     "editable_wheel": _EditableWheel,
     "sdist": _Sdist,
 }
+
+
+def _build_outputs(build_py: Any, root: Path) -> dict[Path, Path]:
+    """What setuptools' build_py copies, modules and package data: absolute source → its copy."""
+    return {root / source: root / target for target, source in build_py.get_output_mapping().items()}
+
+
+def _data_files(dist: Any, root: Path, prefix: str) -> list[tuple[Path, str]]:
+    """`data_files` (absolute source, `prefix` + its path under the data folder)."""
+    out = []
+    for entry in getattr(dist, "data_files", None) or []:
+        folder, files = entry if isinstance(entry, tuple) else ("", [entry])
+        for name in files:
+            out.append((root / name, f"{prefix}{Path(folder, os.path.basename(name)).as_posix()}"))
+    return out
 
 
 def _remove(path: Path) -> None:

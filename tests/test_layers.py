@@ -19,8 +19,8 @@ RUNTIME_LAYERS = [
 ]
 BUILD_LAYERS = [
     ("flue_build.fswalk", "flue_build.report"),
-    ("flue_build.scan",),
-    ("flue_build.collect",),
+    ("flue_build.scan", "flue_build.backends"),
+    ("flue_build.collect", "flue_build.shipping", "flue_build.project"),
     ("flue_build.pack",),
     ("flue_build.audit",),
     ("flue_build.cli", "flue_build.setuptools_plugin", "flue_build.__main__"),

@@ -67,19 +67,18 @@ def check_paths(paths: list[Path], *, strict: bool = False) -> Report:
 
 
 def _check_project(path: Path, strict: bool, report: Report) -> None:
-    """Scan and collect as a build would (`ConfigError` propagates: nothing can be checked without config)."""
-    from flue_build.collect import check_project
+    """Scan and collect as a build would, and vet every other skill folder the build would select
+    (`ConfigError` propagates: nothing can be checked without config)."""
+    from flue_build.project import view_project
 
-    checked = check_project(path)
-    collection = checked.collection
+    view = view_project(path)
     shown = display_path(path)
-    diagnostics = apply_strict(collection.diagnostics, strict)
+    diagnostics = apply_strict(view.diagnostics, strict)
     # Diagnostics are relative to the project; show them relative to where the user stands.
     report.diagnostics.extend(_rebase(d, path) for d in diagnostics)
-    report.checked += len(collection.skills)
-    report.projects.append(
-        ProjectSummary(Path(shown), collection.modules, collection.references, len(collection.skills))
-    )
+    report.checked += view.skills
+    collection = view.collection
+    report.projects.append(ProjectSummary(Path(shown), collection.modules, collection.references, view.skills))
 
 
 def _rebase(diagnostic: Diagnostic, root: Path) -> Diagnostic:

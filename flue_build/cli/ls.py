@@ -89,16 +89,17 @@ def from_wheel(wheel: Path) -> list[ListedSkill]:
 
 
 def from_project(root: Path) -> list[ListedSkill]:
-    from flue_build.collect import check_project
+    """The bundles a wheel build of `root` would make, planned without building or running project code."""
     from flue_build.pack import plan
+    from flue_build.project import view_project
     from flue_runtime.format.diagnostics import has_errors
 
-    checked = check_project(root)
-    if has_errors(checked.collection.diagnostics):
+    view = view_project(root)
+    if has_errors(view.diagnostics):
         from flue_runtime.errors import SkillError
 
-        raise SkillError(checked.collection.diagnostics, f"{root}: the project would not build")
-    return from_manifests([_load(bundle.manifest, bundle.manifest_path) for bundle in plan(checked.collection)])
+        raise SkillError(view.diagnostics, f"{root}: the project would not build")
+    return from_manifests([_load(bundle.manifest, bundle.manifest_path) for bundle in plan(view.collection)])
 
 
 def from_installed(name: str) -> list[ListedSkill]:

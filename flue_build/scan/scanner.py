@@ -1,10 +1,14 @@
 """Find `skill(...)` and `markdown(...)` calls bound to `flue_runtime` in Python source, statically.
 
-A file whose bytes never mention `flue_runtime` cannot hold a reference and is skipped
-before parsing: that is what keeps a scan of thousands of modules fast. Names are
-resolved with Python's scoping rules, so `skill` rebound locally (a parameter, an
-assignment, a loop target) is not a reference, and an alias (`from flue_runtime import
-skill as s`, `import flue_runtime as fr`) is.
+A file whose text never mentions `flue_runtime` cannot hold a reference and is skipped
+before parsing (`flue_build.scan.prefilter`): that is what keeps a scan of thousands of
+modules fast. Names are resolved with Python's scoping rules, so `skill` rebound locally
+(a parameter, an assignment, a loop target) is not a reference, while every way of
+reaching flue's functions is: an import from `flue_runtime` or any of its modules, under
+any alias (`from flue_runtime.mount.resolve import skill as s`), a module alias and its
+attributes (`import flue_runtime.mount.resolve as r; r.skill(...)`), a simple alias by
+assignment (`load = skill`), in decorators too. Identifiers are compared as Python
+normalises them (NFKC), which the parser does for us.
 """
 
 from __future__ import annotations
@@ -19,18 +23,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from flue_build.scan.prefilter import MODULE, prefilter
 from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.vetting import refused
 from flue_runtime.mount.specs import Kind, example_spec, spec_problem
 
-MODULE = "flue_runtime"
-NEEDLE = MODULE.encode()
-
 _SKILL, _MARKDOWN, _MODULE, _OTHER = "skill", "markdown", "module", "other"
 _FLUE_NAMES = {"skill": _SKILL, "markdown": _MARKDOWN}
-_ALIAS = re.compile(rb"\bas\s+([A-Za-z_][A-Za-z0-9_]*)")
+#: Aliases resolving to aliases (`a = b`, `b = c`, ...) are followed this far, then given up on.
+_ALIAS_DEPTH = 64
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -49,34 +53,25 @@ class ScanResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-def might_reference(data: bytes) -> bool:
-    """False when the file cannot hold a reference, so it need not be parsed: it never names
-    `flue_runtime`, or it never follows `skill`, `markdown`, `flue_runtime` or an `as` alias
-    with a call or an attribute (a module that only imports `SkillReference` for typing)."""
-    return NEEDLE in data and _reference_pattern(data).search(data) is not None
-
-
-def _reference_pattern(data: bytes) -> re.Pattern[bytes]:
-    """A name flue's functions may be bound to (over-inclusive on purpose), then `(`, `.` or `)`,
-    with white space, line continuations and comments allowed in between."""
-    names = {b"skill", b"markdown", NEEDLE, *_ALIAS.findall(data)}
-    alternatives = b"|".join(re.escape(n) for n in sorted(names))
-    return re.compile(rb"\b(?:" + alternatives + rb")\b(?:\s|\\\r?\n|#[^\n]*)*[(.)]")
-
-
 def scan_file(path: Path, display: str | Callable[[], str]) -> ScanResult:
     """Every reference in one Python file; `display` names it in diagnostics (a callable: only when needed)."""
     try:
         data = read_regular(path).data or b""
     except (UnsafeFileError, OSError) as exc:
         return ScanResult(diagnostics=[refused(display() if callable(display) else display, exc)])
-    if not might_reference(data):
+    found = prefilter(data)
+    if not found.possible:
         return ScanResult()
-    return scan_source(data, display() if callable(display) else display)
+    return _scan(data, display() if callable(display) else display, found.hot)
 
 
 def scan_source(data: bytes, display: str) -> ScanResult:
     """Every reference in Python source bytes (the encoding cookie is honoured)."""
+    return _scan(data, display, prefilter(data).hot)
+
+
+def _scan(data: bytes, display: str, hot: frozenset[int] | None) -> ScanResult:
+    """`hot`: the lines a reference may start on (`flue_build.scan.prefilter`); None for all."""
     try:
         with warnings.catch_warnings():  # invalid escapes and the like: Python's business, not the build log's
             warnings.simplefilter("ignore")
@@ -103,7 +98,7 @@ def scan_source(data: bytes, display: str) -> ScanResult:
                 )
             ]
         )
-    binder = _Binder(_hot_lines(data))
+    binder = _Binder(hot)
     binder.run(tree)
     result = ScanResult()
     columns = _Columns(data)
@@ -114,21 +109,6 @@ def scan_source(data: bytes, display: str) -> ScanResult:
     result.calls.sort(key=lambda c: (c.line, c.column))
     result.diagnostics.sort(key=lambda d: (d.line or 0, d.column or 0))
     return result
-
-
-def _hot_lines(data: bytes) -> frozenset[int]:
-    """Lines where a reference could start (`_reference_pattern`). Function and class bodies
-    without such a line hold no reference and are not walked: most of a large module is
-    skipped after parsing.
-    """
-    pattern = _reference_pattern(data)
-    hot: set[int] = set()
-    line, position = 1, 0
-    for match in pattern.finditer(data):
-        line += data.count(b"\n", position, match.start())
-        position = match.start()
-        hot.add(line)
-    return frozenset(hot)
 
 
 def _check_call(node: ast.Call, kind: Kind, display: str, columns: _Columns, result: ScanResult) -> None:
@@ -190,7 +170,7 @@ class _Columns:
                 text = self._data.decode(encoding, "replace")
             except (SyntaxError, LookupError):
                 text = self._data.decode("utf-8", "replace")
-            self._lines = text.splitlines()
+            self._lines = _LINE_END.split(text)  # Python's line ends only (not str.splitlines's form feeds)
         if 0 < line <= len(self._lines):
             raw = self._lines[line - 1].encode("utf-8")
             return len(raw[:offset].decode("utf-8", "replace")) + 1
@@ -203,15 +183,49 @@ class _Columns:
 Position = tuple[int, int]
 
 
+class _Alias:
+    """A name bound by assignment (`load = skill`): it refers to whatever its value refers to.
+
+    Resolved at most once, lazily; an alias met again while it is being resolved (names
+    bound to each other in enclosing scopes) or past `_ALIAS_DEPTH` refers to nothing of flue's.
+    """
+
+    def __init__(self, value: ast.expr, scope: _Scope) -> None:
+        self.value = value
+        self.scope = scope
+        self.kind: str | None = None
+        self.state = "new"  # new, busy, done
+
+    def resolve(self, depth: int) -> str | None:
+        if self.state == "done":
+            return self.kind
+        if self.state == "busy" or depth > _ALIAS_DEPTH:
+            return _OTHER
+        self.state = "busy"
+        try:
+            self.kind = _expr_kind(self.value, self.scope, depth + 1)
+        finally:
+            self.state = "new"
+        self.state = "done"
+        return self.kind
+
+
+_Binding = str | _Alias
+
+
+def _resolve(what: _Binding, depth: int) -> str | None:
+    return what if isinstance(what, str) else what.resolve(depth)
+
+
 class _Scope:
     def __init__(self, kind: str, parent: _Scope | None) -> None:
         self.kind = kind  # module, function, class, comprehension
         self.parent = parent
-        self.bindings: dict[str, list[tuple[Position, str]]] = {}
+        self.bindings: dict[str, list[tuple[Position, _Binding]]] = {}
         self.globals: set[str] = set()
         self.nonlocals: set[str] = set()
 
-    def bind(self, name: str, what: str, where: Position) -> None:
+    def bind(self, name: str, what: _Binding, where: Position) -> None:
         self.bindings.setdefault(name, []).append((where, what))
 
     def module(self) -> _Scope:
@@ -220,12 +234,12 @@ class _Scope:
             scope = scope.parent
         return scope
 
-    def lookup(self, name: str, where: Position) -> str | None:
+    def lookup(self, name: str, where: Position, depth: int = 0) -> str | None:
         """What `name` read at `where` in this scope refers to: a flue kind, _OTHER, or None (a builtin).
 
         In the reading scope itself the last binding before the read wins (an import,
         then a loop target of the same name: the loop target); from an enclosing scope,
-        which is read later, any flue import of the name counts.
+        which is read later, any flue binding of the name counts.
         """
         scope: _Scope | None = self
         if name in self.globals:
@@ -240,26 +254,40 @@ class _Scope:
                     if scope is self:
                         before = [(position, what) for position, what in found if position < where]
                         if before:
-                            return max(before, key=lambda item: item[0])[1]
-                    flue = sorted({what for _, what in found} - {_OTHER})
+                            return _resolve(max(before, key=lambda item: item[0])[1], depth)
+                    flue = sorted({_resolve(what, depth) or _OTHER for _, what in found} - {_OTHER})
                     return flue[0] if flue else _OTHER
             first = False
             scope = scope.parent
         return None
 
 
+def _expr_kind(node: ast.expr, scope: _Scope, depth: int = 0) -> str | None:
+    """What an expression names: a flue kind (`skill`, `fr.skill`, `r.mount.resolve`), _OTHER, or None.
+
+    An attribute chain is followed from its root name without recursion; an attribute of
+    one of flue's modules is `skill`, `markdown`, or (over-inclusively) another module.
+    """
+    attributes: list[str] = []
+    while isinstance(node, ast.Attribute):
+        attributes.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return _OTHER
+    kind = scope.lookup(node.id, (node.lineno, node.col_offset), depth)
+    for attribute in reversed(attributes):
+        if kind != _MODULE:
+            return _OTHER
+        kind = _FLUE_NAMES.get(attribute, _MODULE)
+    return kind
+
+
 def _call_kind(func: ast.expr, scope: _Scope) -> Kind | None:
-    where = (func.lineno, func.col_offset)
-    if isinstance(func, ast.Name):
-        found = scope.lookup(func.id, where)
-        if found == _SKILL:
-            return "skill"
-        if found == _MARKDOWN:
-            return "markdown"
-        return None
-    if isinstance(func, ast.Attribute) and func.attr in _FLUE_NAMES and isinstance(func.value, ast.Name):
-        if scope.lookup(func.value.id, where) == _MODULE:
-            return "skill" if func.attr == "skill" else "markdown"
+    kind = _expr_kind(func, scope)
+    if kind == _SKILL:
+        return "skill"
+    if kind == _MARKDOWN:
+        return "markdown"
     return None
 
 
@@ -275,10 +303,10 @@ class _Binder:
     nodes are visited does not matter.
     """
 
-    def __init__(self, hot: frozenset[int]) -> None:
+    def __init__(self, hot: frozenset[int] | None) -> None:
         self.module = _Scope("module", None)
         self.calls: list[tuple[ast.Call, _Scope]] = []
-        self.hot = sorted(hot)
+        self.hot = None if hot is None else sorted(hot)
 
     def run(self, tree: ast.AST) -> None:
         pending: list[_Visit] = [(tree, self.module)]
@@ -288,10 +316,13 @@ class _Binder:
             children = handler(node, scope) if handler is not None else _children(node, scope)
             pending.extend(reversed(children))
 
-    def _cold(self, node: ast.stmt | ast.expr) -> bool:
-        """True when no line of `node` can start a reference: its inside need not be walked."""
+    def _cold(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
+        """True when no line of `node`, its decorators included, can start a reference: its inside need not be walked."""
+        if self.hot is None:
+            return False
+        start = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
         end = node.end_lineno or node.lineno
-        index = bisect.bisect_left(self.hot, node.lineno)
+        index = bisect.bisect_left(self.hot, start)
         return index >= len(self.hot) or self.hot[index] > end
 
     # bindings ---------------------------------------------------------------------
@@ -303,24 +334,58 @@ class _Binder:
 
     def visit_Import(self, node: ast.Import, scope: _Scope) -> list[_Visit]:
         for alias in node.names:
-            top = alias.name.split(".")[0]
             if alias.asname is None:
+                top = alias.name.split(".")[0]
                 scope.bind(top, _MODULE if top == MODULE else _OTHER, _at(node))
             else:
-                scope.bind(alias.asname, _MODULE if alias.name == MODULE else _OTHER, _at(node))
+                scope.bind(alias.asname, _MODULE if _is_ours(alias.name) else _OTHER, _at(node))
         return []
 
     def visit_ImportFrom(self, node: ast.ImportFrom, scope: _Scope) -> list[_Visit]:
-        ours = node.level == 0 and node.module == MODULE
+        ours = node.level == 0 and _is_ours(node.module)
         for alias in node.names:
             if alias.name == "*":
                 if ours:
                     for name, what in _FLUE_NAMES.items():
                         scope.bind(name, what, _at(node))
                 continue
-            what = _FLUE_NAMES.get(alias.name, _OTHER) if ours else _OTHER
+            # Anything else imported from flue's modules may be a module: its `.skill` is a reference.
+            what = _FLUE_NAMES.get(alias.name, _MODULE) if ours else _OTHER
             scope.bind(alias.asname or alias.name, what, _at(node))
         return []
+
+    def visit_Assign(self, node: ast.Assign, scope: _Scope) -> list[_Visit]:
+        out: list[_Visit] = [(node.value, scope)]
+        for target in node.targets:
+            out += self._assign(target, node.value, scope)
+        return out
+
+    def visit_AnnAssign(self, node: ast.AnnAssign, scope: _Scope) -> list[_Visit]:
+        out: list[_Visit] = [(node.annotation, scope)]
+        if node.value is None:
+            return out + [(node.target, scope)]
+        return out + [(node.value, scope)] + self._assign(node.target, node.value, scope)
+
+    def _assign(self, target: ast.expr, value: ast.expr, scope: _Scope) -> list[_Visit]:
+        """Bind a name to what `value` refers to (pairwise for `a, b = x, y`); walk any other target.
+
+        The binding takes effect where the value ends: in `skill = skill` the value still
+        reads the earlier binding.
+        """
+        if isinstance(target, ast.Name):
+            scope.bind(target.id, _Alias(value, scope), _end(value))
+            return []
+        if (
+            isinstance(target, (ast.Tuple, ast.List))
+            and isinstance(value, (ast.Tuple, ast.List))
+            and len(target.elts) == len(value.elts)
+            and not any(isinstance(e, ast.Starred) for e in [*target.elts, *value.elts])
+        ):
+            out: list[_Visit] = []
+            for inner, part in zip(target.elts, value.elts, strict=True):
+                out += self._assign(inner, part, scope)
+            return out
+        return [(target, scope)]
 
     def visit_Global(self, node: ast.Global, scope: _Scope) -> list[_Visit]:
         scope.globals.update(node.names)
@@ -354,7 +419,7 @@ class _Binder:
         target = scope
         while target.kind == "comprehension" and target.parent is not None:
             target = target.parent
-        target.bind(node.target.id, _OTHER, _at(node.target))
+        target.bind(node.target.id, _Alias(node.value, scope), _end(node.value))
         return [(node.value, scope)]
 
     def visit_Call(self, node: ast.Call, scope: _Scope) -> list[_Visit]:
@@ -445,3 +510,12 @@ def _children(node: ast.AST, scope: _Scope) -> list[_Visit]:
 
 def _at(node: ast.AST) -> Position:
     return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
+def _end(node: ast.expr) -> Position:
+    return (node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
+
+
+def _is_ours(module: str | None) -> bool:
+    """`flue_runtime` or any module inside it."""
+    return module is not None and (module == MODULE or module.startswith(MODULE + "."))

@@ -6,7 +6,6 @@ src/flat layout guess when it is not.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -57,22 +56,13 @@ def hatchling_sources(root: Path) -> list[Source] | None:
 
 
 def _setuptools_sources(root: Path) -> list[Source] | None:
-    """The modules setuptools' build_py would build (pyproject-configured projects only)."""
-    if (root / "setup.py").exists():
-        return None  # running setup.py is a build, not a check
+    """The modules setuptools' build_py would build, from the project's configuration read as
+    data: no setup.py, `cmdclass` or `attr:` value is run (`flue_build.backends.setuptools_rules`)."""
+    from flue_build.backends.setuptools_rules import find_all_modules, static_distribution
+
     try:
-        from setuptools.dist import Distribution
-    except ImportError:
-        return None
-    try:
-        with contextlib.chdir(root):
-            dist = Distribution({"script_name": "setup.py"})
-            dist.parse_config_files()
-            dist.set_defaults()
-            build_py = dist.get_command_obj("build_py")
-            build_py.ensure_finalized()
-            modules = build_py.find_all_modules()
-            return setuptools_modules(root, modules)
+        dist = static_distribution(root)
+        return None if dist is None else setuptools_modules(root, find_all_modules(root, dist))
     except Exception:  # an invalid configuration: setuptools reports it at build time
         return None
 

@@ -2,6 +2,7 @@
 
 A typed Python function becomes a tool: its signature gives the schema, its docstring
 the description (first paragraph) and the parameter descriptions (an `Args:` section).
+A parameter annotated `ToolContext` is left out of the schema: the harness fills it in.
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
+from flue_runtime.agents.context import ToolContext
 from flue_runtime.errors import SchemaError, ToolArgumentError, ToolDefinitionError
 from flue_runtime.format.schema_validator import Validator, Violation, describe
 
 ToolFunction = Callable[..., Any]
 #: Names the harness itself provides; a user tool may not take them.
-RESERVED = frozenset({"activate_skill", "read_skill_resource", "read", "write", "ls"})
+RESERVED = frozenset(
+    {"activate_skill", "read_skill_resource", "find_skills", "run_skill_script", "read", "write", "ls"}
+)
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 
 
@@ -31,6 +35,8 @@ class Tool:
     description: str
     parameters: dict[str, Any]
     function: Callable[..., Any | Awaitable[Any]]
+    #: The parameter that receives the running session's `ToolContext`, if the function has one.
+    context: str | None = None
     #: `parameters` compiled once; a keyword the validator cannot honour is refused here, not ignored later.
     validator: Validator = field(init=False, repr=False, compare=False)
 
@@ -67,6 +73,7 @@ def tool_from_function(function: ToolFunction | Tool, name: str | None = None, d
         raise ToolDefinitionError(f"tool {tool_name!r}: cannot read its type hints: {exc}") from exc
     properties: dict[str, Any] = {}
     required: list[str] = []
+    context: str | None = None
     for param in inspect.signature(function).parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise ToolDefinitionError(
@@ -74,6 +81,11 @@ def tool_from_function(function: ToolFunction | Tool, name: str | None = None, d
             )
         if param.name not in hints:
             raise ToolDefinitionError(f"tool {tool_name!r}: parameter {param.name!r} needs a type annotation")
+        if hints[param.name] is ToolContext:
+            if context is not None:
+                raise ToolDefinitionError(f"tool {tool_name!r}: only one parameter can take the ToolContext")
+            context = param.name
+            continue
         schema, _ = _schema_for(hints[param.name], f"tool {tool_name!r}, parameter {param.name!r}")
         if param.name in arg_docs:
             schema["description"] = arg_docs[param.name]
@@ -90,7 +102,7 @@ def tool_from_function(function: ToolFunction | Tool, name: str | None = None, d
         raise ToolDefinitionError(
             f"tool {tool_name!r} needs a docstring: the model reads it to know when to call the tool"
         )
-    return Tool(tool_name, text, parameters, function)
+    return Tool(tool_name, text, parameters, function, context)
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:

@@ -100,6 +100,13 @@ CODES: dict[str, Code] = _codes(
     ("FLU407", E, "referencing module is not inside a regular package"),
     ("FLU408", E, "skill folder overlaps Python code (holds `__init__.py` or the referencing module)"),
     ("FLU409", E, "built artifact holds a file that was not vetted"),
+    (
+        "FLU410",
+        W,
+        "skill folder in what the build selects is not referenced: only its vetted files ship, as plain files",
+    ),
+    ("FLU411", W, "vetted skill file left out of an artifact: the project's own exclusion rules exclude it"),
+    ("FLU412", E, "a referenced skill's `SKILL.md` or a `markdown()` target is excluded by the project's own rules"),
 )
 
 

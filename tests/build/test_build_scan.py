@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from flue_build.scan.scanner import might_reference, scan_file, scan_source, spec_problem
+from flue_build.scan.prefilter import might_reference
+from flue_build.scan.scanner import scan_file, scan_source, spec_problem
 
 
 def scan(source: str) -> tuple[list[tuple[str, str, int, int]], list[tuple[str, int | None, int | None]]]:
@@ -201,3 +202,135 @@ def test_cold_function_bodies_are_skipped_but_hot_ones_are_walked() -> None:
     calls, problems = scan(source)
     assert [c[1] for c in calls] == ["./a/SKILL.md", "./b.md"]
     assert problems == []  # `fr` in the method is a parameter: not a reference
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        pytest.param(
+            "from flue_runtime import skill\n\ndef register(x):\n    return lambda f: f\n\n"
+            '@register(skill("./skills/refunds/SKILL.md"))\ndef handler():\n    pass\n',
+            [("skill", "./skills/refunds/SKILL.md", 6, 17)],
+            id="decorator on a function",
+        ),
+        pytest.param(
+            'import flue_runtime as fr\n\n@register(\n    fr.skill("./a/SKILL.md"),\n)\nclass Agent:\n    pass\n',
+            [("skill", "./a/SKILL.md", 4, 14)],
+            id="decorator on a class, over several lines",
+        ),
+        pytest.param(
+            'from flue_runtime.mount.resolve import skill\nX = skill("./a/SKILL.md")\n',
+            [("skill", "./a/SKILL.md", 2, 11)],
+            id="from a module of flue_runtime",
+        ),
+        pytest.param(
+            'from flue_runtime.mount.resolve import markdown as md\nX = md("./a.md")\n',
+            [("markdown", "./a.md", 2, 8)],
+            id="from a module of flue_runtime, aliased",
+        ),
+        pytest.param(
+            'import flue_runtime.mount.resolve as r\nX = r.skill("./a/SKILL.md")\n',
+            [("skill", "./a/SKILL.md", 2, 13)],
+            id="a module alias",
+        ),
+        pytest.param(
+            'import flue_runtime.mount.resolve\nX = flue_runtime.mount.resolve.skill("./a/SKILL.md")\n',
+            [("skill", "./a/SKILL.md", 2, 38)],
+            id="a dotted module path",
+        ),
+        pytest.param(
+            'from flue_runtime import mount\nX = mount.resolve.skill("./a/SKILL.md")\n',
+            [("skill", "./a/SKILL.md", 2, 25)],
+            id="a module imported from flue_runtime",
+        ),
+        pytest.param(
+            'from flue_runtime import skill\nload = skill\n\ndef f():\n    return load("./a/SKILL.md")\n',
+            [("skill", "./a/SKILL.md", 5, 17)],
+            id="an alias by assignment, called in a function",
+        ),
+        pytest.param(
+            'import flue_runtime as fr\nload = fr.skill\nmd: object = fr.markdown\nA = load("./a/SKILL.md")\nB = md("./b.md")\n',
+            [("skill", "./a/SKILL.md", 4, 10), ("markdown", "./b.md", 5, 8)],
+            id="aliases of attributes, annotated too",
+        ),
+        pytest.param(
+            'from flue_runtime import skill, markdown\na, b = markdown, skill\nc = d = a\nX = b("./x/SKILL.md")\nY = d("./y.md")\n',
+            [("skill", "./x/SKILL.md", 4, 7), ("markdown", "./y.md", 5, 7)],
+            id="tuple and chained assignments",
+        ),
+        pytest.param(
+            'import flue_runtime\nr = flue_runtime.mount\nX = r.resolve.skill("./a/SKILL.md")\n',
+            [("skill", "./a/SKILL.md", 3, 21)],
+            id="a module alias by assignment",
+        ),
+        pytest.param(
+            'from flue_runtime import skill\nif (load := skill):\n    X = load("./a/SKILL.md")\n',
+            [("skill", "./a/SKILL.md", 3, 14)],
+            id="an assignment expression",
+        ),
+        pytest.param(
+            'from ｆlue_runtime import ｓkill as ｌoad\nX = ｌoad("./a/SKILL.md")\nY = ｓkill\n',
+            [("skill", "./a/SKILL.md", 2, 10)],
+            id="NFKC spellings of every name",
+        ),
+        pytest.param(
+            'from flue_runtime import skill\n\ndef f():\n    return ｓkill("./a/SKILL.md")\n',
+            [("skill", "./a/SKILL.md", 4, 18)],
+            id="an NFKC spelling inside a function body",
+        ),
+        pytest.param(
+            '# coding: utf-7\nfrom flue_runtime import +AHM-kill\n\ndef f():\n    return +AHM-kill("./a/SKILL.md")\n',
+            [("skill", "./a/SKILL.md", 5, 18)],
+            id="a UTF-7 encoded name",
+        ),
+        pytest.param(
+            'from flue_runtime import skill\r\rdef f():\r    return skill("./a/SKILL.md")\r',
+            [("skill", "./a/SKILL.md", 4, 18)],
+            id="lines ending in CR alone",
+        ),
+    ],
+)
+def test_every_way_of_reaching_skill_is_a_reference(source: str, expected: list[tuple[str, str, int, int]]) -> None:
+    data = source.encode("utf-8")
+    assert might_reference(data)
+    result = scan_source(data, "m.py")
+    assert result.diagnostics == []
+    assert [(c.kind, c.spec, c.line, c.column) for c in result.calls] == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "load = skill\ndef f(load):\n    return load(name)",
+        "load = skill\nload = other\nload(name)",
+        "def f():\n    load = other\n    return load(name)\nload = skill",
+        "from other import skill as s\nload = s\nload(name)",
+        "import flue_runtime as fr\nfr = other\nfr.skill(name)",
+        "skill = skill\nskill = None\nskill(name)",
+        "load = skill.__wrapped__\nload(name)",
+        "a = b\nb = a\na(name)",
+    ],
+)
+def test_an_alias_rebound_or_shadowed_is_not_a_reference(body: str) -> None:
+    source = "from flue_runtime import skill\n" + body + "\n"
+    result = scan_source(source.encode(), "m.py")
+    assert (result.calls, result.diagnostics) == ([], [])
+
+
+def test_an_alias_of_an_alias_refers_to_the_original() -> None:
+    calls, problems = scan("from flue_runtime import skill\nskill = skill\nload = skill\nX = load('./a/SKILL.md')\n")
+    assert problems == []
+    assert [c[1] for c in calls] == ["./a/SKILL.md"]
+
+
+def test_a_long_alias_chain_is_followed_without_recursion_limits() -> None:
+    chain = "".join(f"a{i + 1} = a{i}\n" for i in range(5000))
+    source = f"from flue_runtime import skill as a0\n{chain}X = a5000('./a/SKILL.md')\nY = a40('./b/SKILL.md')\n"
+    result = scan_source(source.encode(), "m.py")  # past the depth followed: not a reference, and no exception
+    assert [c.spec for c in result.calls] == ["./b/SKILL.md"]
+
+
+def test_the_prefilter_skips_a_module_that_only_binds_other_names() -> None:
+    assert not might_reference(b"from flue_runtime import SkillReference\nX: SkillReference = make()\n")
+    assert not might_reference("from ｆlue_runtime import SkillReference\n".encode())
+    assert might_reference(b"from flue_runtime import skill\nload = skill\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from buildsupport import ProjectFactory, Result, build, payload, sdist_names, wheel_files
 
-from flue_build.audit import audit_wheel
+from flue_build.audit import audit
 from flue_build.collect import check_project
 from flue_build.pack import plan
 
@@ -277,7 +277,7 @@ def test_audit_catches_originals_changes_and_missing_files(
 ) -> None:
     good = built["hatch-src"][1].wheel
     bundles = plan(check_project(from_sdist["hatch-src"]).collection)
-    assert audit_wheel(good, bundles, ["hatch_src_demo/skills/refunds/"]) == []
+    assert audit(good, bundles, ["hatch_src_demo/skills/refunds/"]) == []
     bad = tmp_path / good.name
     with zipfile.ZipFile(good) as source, zipfile.ZipFile(bad, "w") as target:
         for info in source.infolist():
@@ -287,9 +287,7 @@ def test_audit_catches_originals_changes_and_missing_files(
             if not info.filename.endswith("/reference.md"):
                 target.writestr(info, data)
         target.writestr("hatch_src_demo/skills/refunds/node_modules/x.js", "noise")
-    problems = {
-        d.path.split("/", 1)[1]: d.message for d in audit_wheel(bad, bundles, ["hatch_src_demo/skills/refunds/"])
-    }
+    problems = {d.path.split("/", 1)[1]: d.message for d in audit(bad, bundles, ["hatch_src_demo/skills/refunds/"])}
     assert len(problems) == 3
     assert any(p.endswith("/policy.md") and "bytes differ" in m for p, m in problems.items())
     assert any(p.endswith("/reference.md") and "missing" in m for p, m in problems.items())

@@ -26,9 +26,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flue_runtime import define_skill
-from flue_runtime.agents.sandbox import MemorySandbox
-from flue_runtime.agents.skill_tools import Mounted, sandbox_tools, skill_tools
+from flue_runtime.agents.configuration import HARNESS_TOOLS
+from flue_runtime.agents.sandbox_tools import SPECS as SANDBOX_SPECS
+from flue_runtime.agents.scripts import RUN_SKILL_SCRIPT
+from flue_runtime.agents.skill_tools import ACTIVATE_SKILL, FIND_SKILLS, READ_SKILL_RESOURCE
 from flue_runtime.agents.tools import Tool, check_arguments, tool_from_function
 from flue_runtime.errors import ToolArgumentError
 from flue_runtime.format import schema
@@ -360,10 +361,11 @@ def generated_tools(draw: st.DrawFn) -> Tool:
 
 
 def builtin_tools() -> list[Tool]:
-    """The tools the harness itself offers, every one of them (skill tools with support files, sandbox tools)."""
-    probe = define_skill(name="probe", description="A probe.", instructions="x\n", files={"a.md": "a"})
-    mounted = [Mounted(probe)]
-    return [*skill_tools(mounted), *sandbox_tools(MemorySandbox({}), mounted)]
+    """Every tool the harness itself offers, from the definitions it sends (a new one fails here until added)."""
+    specs = {spec["name"]: spec for spec in (ACTIVATE_SKILL, READ_SKILL_RESOURCE, FIND_SKILLS, RUN_SKILL_SCRIPT)}
+    specs.update(SANDBOX_SPECS)
+    assert set(specs) == set(HARNESS_TOOLS), set(HARNESS_TOOLS) ^ set(specs)
+    return [Tool(name, spec["description"], spec["parameters"], lambda **kwargs: "") for name, spec in specs.items()]
 
 
 BUILTIN = builtin_tools()

@@ -15,10 +15,12 @@ from hostile_support import (
     REFUSED,
     Built,
     Corpus,
+    LeakBuilds,
     Verdict,
     build_wheel,
     check_cases,
     corpus,
+    leak_builds,
     make_project,
     probe,
     scratch,
@@ -60,3 +62,34 @@ def dev_mode(hostile: Corpus) -> dict[str, dict[str, Any]]:
         "refused": probe(hostile.refused, [hostile.refused / "src"], REFUSED, hostile.refused),
         "accepted": probe(hostile.accepted, [hostile.accepted / "src"], ACCEPTED, hostile.accepted),
     }
+
+
+@pytest.fixture(scope="session")
+def leak_base() -> Iterator[Path]:
+    base = Path(tempfile.mkdtemp(prefix="flue-leaks-", dir=scratch()))
+    try:
+        yield base
+    finally:
+        corpus.remove(base)
+
+
+@pytest.fixture(scope="session")
+def shipped(leak_base: Path) -> dict[str, LeakBuilds]:
+    """The `shipped` project built by each backend: an sdist and a wheel from it, and a wheel from the tree."""
+    return leak_builds(leak_base, "shipped")
+
+
+@pytest.fixture(scope="session")
+def refused_leaks(leak_base: Path) -> dict[str, LeakBuilds]:
+    return leak_builds(leak_base, "refused")
+
+
+@pytest.fixture(scope="session")
+def noise_secrets(leak_base: Path) -> dict[str, LeakBuilds]:
+    return leak_builds(leak_base, "noise-secrets")
+
+
+@pytest.fixture(scope="session")
+def sneaked(leak_base: Path) -> dict[str, LeakBuilds]:
+    """The `audit` project: noise of a skill folder added behind the hook's back."""
+    return leak_builds(leak_base, "audit")

@@ -24,6 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "fixtures" / "hostile"))
 
+import artifacts  # noqa: E402
 import corpus  # noqa: E402
 
 EPOCH = "1700000000"
@@ -127,6 +128,10 @@ class Built:
     def wheels(self) -> list[Path]:
         return sorted(self.outdir.glob("*.whl"))
 
+    @property
+    def sdists(self) -> list[Path]:
+        return sorted(self.outdir.glob("*.tar.gz"))
+
 
 def build_wheel(project: Path, out: Path, backend: str | None = None) -> Built:
     """`python -m build --wheel` (no isolation: the dev environment's backends and hook), unprivileged, bounded.
@@ -144,6 +149,46 @@ def build_wheel(project: Path, out: Path, backend: str | None = None) -> Built:
         env,
     )
     return Built(proc.returncode, proc.stdout + proc.stderr, outdir, tmpdir)
+
+
+def build(project: Path, out: Path, *args: str) -> Built:
+    """`python -m build --no-isolation ARGS` (by default an sdist, then a wheel built from it),
+    unprivileged and bounded; the artifacts land in `out/dist`."""
+    outdir, tmpdir = out / "dist", out / "tmp"
+    outdir.mkdir(parents=True)
+    tmpdir.mkdir()
+    env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH, "TMPDIR": str(tmpdir)}
+    command = [sys.executable, "-m", "build", "--no-isolation", *args, "--outdir", str(outdir), str(project)]
+    proc = run(command, project, env)
+    return Built(proc.returncode, proc.stdout + proc.stderr, outdir, tmpdir)
+
+
+@dataclass
+class LeakBuilds:
+    """One `fixtures/hostile/artifacts.py` project for one backend, and its builds by name."""
+
+    tree: Path
+    builds: dict[str, Built]
+
+
+#: project → the builds each gets: name → `python -m build` arguments.
+LEAK_BUILDS = {
+    "shipped": {"from-sdist": (), "direct": ("--wheel",)},
+    "refused": {"sdist": ("--sdist",), "wheel": ("--wheel",)},
+    "noise-secrets": {"from-sdist": (), "direct": ("--wheel",)},
+    "audit": {"sdist": ("--sdist",), "wheel": ("--wheel",)},
+}
+
+
+def leak_builds(base: Path, project: str) -> dict[str, LeakBuilds]:
+    """`project` made for each backend under `base` and built every way `LEAK_BUILDS` says."""
+    out = {}
+    for backend in artifacts.BACKENDS:
+        folder = base / f"{project}-{backend}"
+        tree = artifacts.make(folder / "tree", project, backend)
+        builds = {name: build(tree, folder / name, *args) for name, args in LEAK_BUILDS[project].items()}
+        out[backend] = LeakBuilds(tree, builds)
+    return out
 
 
 def scratch() -> str | None:

@@ -1,0 +1,1 @@
+"""What each build backend selects and excludes, asked of the backend itself (never re-implemented)."""

@@ -1,0 +1,133 @@
+"""hatchling's own file selection and exclusion rules, for one build target (`wheel`, `sdist`).
+
+The hook and `flue-skills check` ask hatchling which files a target selects (its walk, its
+`force-include`, a wheel's `shared-data`, `shared-scripts` and `extra-metadata`) and whether
+its exclusion rules (VCS ignore files as hatchling reads them, global and per-target
+`exclude`, its built-in exclusions) leave a file out, and which rule did.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+
+class Placed(NamedTuple):
+    """A file the target selects: its absolute source, its path inside the artifact, and the
+    distribution path hatchling's reserved paths are keyed by (the same, but for a wheel's
+    shared data, scripts and extra metadata, which land under a prefix)."""
+
+    source: Path
+    archive: str
+    distribution: str
+
+
+def walked(builder: Any) -> list[Placed]:
+    """What the target's walk selects (`packages`, `only-include`, `include`, `exclude`, VCS ignore files)."""
+    return [
+        Placed(Path(f.path), f.distribution_path, f.distribution_path) for f in builder.recurse_selected_project_files()
+    ]
+
+
+def configured(builder: Any, wheel: bool) -> list[Placed]:
+    """What the target's configuration adds to its walk: `force-include`, and for a wheel its extras."""
+    forced = builder.recurse_forced_files(builder.config.force_include)
+    files = [Placed(Path(f.path), f.distribution_path, f.distribution_path) for f in forced]
+    return files + (wheel_extras(builder) if wheel else [])
+
+
+def wheel_extras(builder: Any, build_data: Mapping[str, Any] | None = None) -> list[Placed]:
+    """A wheel's shared data, shared scripts and extra metadata, where the wheel puts them."""
+    from hatchling.builders.utils import normalize_inclusion_map
+
+    project = builder.artifact_project_id
+    out: list[Placed] = []
+    for key, prefix in (
+        ("shared_data", f"{project}.data/data/"),
+        ("shared_scripts", f"{project}.data/scripts/"),
+        ("extra_metadata", f"{project}.dist-info/extra_metadata/"),
+    ):
+        mapping = dict(getattr(builder.config, key))
+        if build_data is not None:
+            mapping.update(normalize_inclusion_map(build_data.get(key, {}), builder.root))
+        out += [
+            Placed(Path(f.path), prefix + f.distribution_path, f.distribution_path)
+            for f in builder.recurse_explicit_files(mapping)
+        ]
+    return out
+
+
+def forced(builder: Any, build_data: Mapping[str, Any]) -> list[Placed]:
+    """What `build_data["force_include"]` (filled by the hooks) puts into the artifact."""
+    from hatchling.builders.utils import normalize_inclusion_map
+
+    mapping = normalize_inclusion_map(build_data.get("force_include", {}), builder.root)
+    return [
+        Placed(Path(f.path), f.distribution_path, f.distribution_path) for f in builder.recurse_forced_files(mapping)
+    ]
+
+
+class Exclusions:
+    """Whether the target's exclusion rules leave a project file out, and which rule."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        self.root = Path(config.root)
+
+    def __call__(self, path: Path) -> str | None:
+        from hatchling.builders.constants import EXCLUDED_DIRECTORIES, EXCLUDED_FILES
+
+        relative = Path(os.path.relpath(path, self.root)).as_posix()
+        if self.config.path_is_artifact(relative):
+            return None  # hatchling ships `artifacts` even when they are ignored
+        parts = relative.split("/")
+        for name in parts[:-1]:
+            if name in EXCLUDED_DIRECTORIES:
+                return f"hatchling never ships `{name}/` folders"
+        if parts[-1] in EXCLUDED_FILES:
+            return f"hatchling never ships `{parts[-1]}` files"
+        if not self.config.path_is_excluded(relative):
+            return None
+        return f"excluded by {self._rule(relative)}"
+
+    def _rule(self, relative: str) -> str:
+        """The pattern hatchling's exclude spec matched, and where it comes from."""
+        spec = self.config.exclude_spec
+        check = getattr(spec, "check_file", None)  # pathspec 0.12 and later
+        result = check(relative) if check is not None else None
+        index = getattr(result, "index", None)
+        if index is None:
+            return f"the hatch target `{self.config.plugin_name}`'s exclusion rules (`exclude`, VCS ignore files)"
+        for source, patterns in self._sources():
+            if index < len(patterns):
+                return f"{source(index)} (`{patterns[index].strip()}`)"
+            index -= len(patterns)
+        return "hatch's exclusion rules"
+
+    def _sources(self) -> Iterable[tuple[Any, list[str]]]:
+        """The pattern lists hatchling joins into its exclude spec, in its order, each with a namer."""
+        config = self.config
+        yield (lambda _: "hatchling's default exclusions"), list(config.default_global_exclude())
+        if not config.ignore_vcs:
+            vcs = config.load_vcs_exclusion_patterns()
+            yield self._vcs_namer(), vcs
+        if "exclude" in config.target_config:
+            key, table = f"tool.hatch.build.targets.{config.plugin_name}.exclude", config.target_config
+        else:
+            key, table = "tool.hatch.build.exclude", config.build_config
+        yield (lambda _: key), list(table.get("exclude", config.default_exclude()))
+
+    def _vcs_namer(self) -> Any:
+        lines: list[str] = []
+        for path in self.config.vcs_exclusion_files.get("git", []):
+            with open(path, encoding="utf-8") as handle:
+                count = len(handle.readlines())
+            shown = Path(os.path.relpath(path, self.root)).as_posix()
+            lines += [f"{shown} line {number}" for number in range(1, count + 1)]
+
+        def name(index: int) -> str:
+            return lines[index] if index < len(lines) else ".hgignore"
+
+        return name

@@ -1,0 +1,194 @@
+"""What of a skill folder may reach an artifact.
+
+Every folder holding a `SKILL.md` among the files a backend selects for a wheel or an
+sdist is a skill, referenced or not, and is vetted once per build: a referenced one by
+`collect`, the others here (FLU410 says they are not referenced). A file inside a skill
+folder ships only when it is one of the files the vetting kept, so a reference the scanner
+missed, a noise folder the vetting skipped or a backend's own walk (which follows links)
+can never carry anything else out. The project's own exclusion rules (asked of the
+backend, `ExcludedBy`) take vetted files out of the bundles (FLU411, FLU412).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from flue_build.collect import Collection, symlink_on_path
+from flue_runtime.format.config import FlueConfig
+from flue_runtime.format.diagnostics import Diagnostic, apply_strict
+from flue_runtime.format.markdown_file import MarkdownFile
+from flue_runtime.format.paths import display_path, is_inside
+from flue_runtime.format.records import SKILL_FILE
+from flue_runtime.format.skill_folder import VettedSkill, vet_skill
+
+#: Why the project's own rules leave a file (absolute path) out of an artifact, e.g.
+#: "excluded by .gitignore line 3 (`*.draft.md`)"; None when they keep it.
+ExcludedBy = Callable[[Path], str | None]
+
+
+@dataclass
+class SkillFolders:
+    """The skill folders one build meets, each vetted once, and what of each may ship.
+
+    `collection` holds the referenced skills (after the project's exclusions, see
+    `without_excluded`); `diagnostics` collects what vetting the others found.
+    """
+
+    collection: Collection
+    config: FlueConfig
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    _unreferenced: dict[Path, VettedSkill] = field(default_factory=dict)
+    _holds: dict[str, bool] = field(default_factory=dict)
+    _outer: dict[str, Path | None] = field(default_factory=dict)
+    _hashes: dict[Path, dict[str, str]] = field(default_factory=dict)
+
+    def folder_of(self, path: Path) -> Path | None:
+        """The outermost folder above `path` holding a `SKILL.md`: below the project root for a
+        path inside the project, anywhere for one outside it (a force-included folder)."""
+        return self._outermost(os.path.dirname(os.path.abspath(path)))
+
+    def _outermost(self, folder: str) -> Path | None:
+        """The outermost of `folder` and the folders above it that holds a `SKILL.md`, cached per
+        folder (the files of one folder share the answer); iterative, as trees may be deep."""
+        root = os.fspath(self.collection.root)
+        chain: list[str] = []
+        current = folder
+        while current not in self._outer:
+            parent = os.path.dirname(current)
+            if current == root or parent == current:  # the project root (no skill folder) or `/`
+                self._outer[current] = None
+                break
+            chain.append(current)
+            current = parent
+        found = self._outer[current]
+        for item in reversed(chain):  # top down: below a skill folder, the outermost stays the answer
+            if found is None and self._holds_skill(item):
+                found = Path(item)
+            self._outer[item] = found
+        return self._outer[folder]
+
+    def _holds_skill(self, folder: str) -> bool:
+        held = self._holds.get(folder)
+        if held is None:
+            held = self._holds[folder] = os.path.lexists(os.path.join(folder, SKILL_FILE))
+        return held
+
+    def meet(self, paths: Iterable[Path]) -> list[Diagnostic]:
+        """Vet every skill folder holding one of `paths` that this build has not vetted yet;
+        return what the vetting found (`config.strict` applied)."""
+        found: list[Diagnostic] = []
+        for path in paths:
+            folder = self.folder_of(path)
+            if folder is not None and folder not in self.collection.skills and folder not in self._unreferenced:
+                found += self._vet(folder)
+        self.diagnostics += found
+        return found
+
+    def _vet(self, folder: Path) -> list[Diagnostic]:
+        shown = display_path(folder, self.collection.root)
+        link = symlink_on_path(self.collection.root, folder)
+        if link is not None:
+            self._unreferenced[folder] = VettedSkill(folder, None, (), 0, ())
+            problem = Diagnostic.make(
+                "FLU301",
+                shown,
+                f"skill folder reached through the symbolic link {display_path(link, self.collection.root)}; refused",
+                "replace the link with the real folder: links are never followed into an artifact",
+            )
+            return apply_strict([problem], self.config.strict)
+        vetted = vet_skill(folder, display=shown, allow=self.config.allow, limits=self.config.limits)
+        self._unreferenced[folder] = vetted
+        notice = Diagnostic.make(
+            "FLU410",
+            shown,
+            f"skill `{folder.name}` is not referenced by any `skill()` call the build found: "
+            "it ships as plain files, only those the vetting kept",
+            f'reference it (`skill("./.../{folder.name}/{SKILL_FILE}")`) to bundle it, or leave the folder out '
+            "of the build with the backend's own exclusion rules",
+        )
+        return apply_strict([notice, *vetted.diagnostics], self.config.strict)
+
+    @property
+    def unreferenced(self) -> list[Path]:
+        """The skill folders met that no reference names."""
+        return sorted(self._unreferenced)
+
+    def skill(self, folder: Path) -> VettedSkill | None:
+        return self.collection.skills.get(folder) or self._unreferenced.get(folder)
+
+    def referenced(self, folder: Path) -> bool:
+        return folder in self.collection.skills
+
+    def recorded(self, path: Path) -> str | None:
+        """The SHA-256 the vetting recorded for `path`; None when it is not a file the vetting kept."""
+        folder = self.folder_of(path)
+        vetted = self.skill(folder) if folder is not None else None
+        if folder is None or vetted is None:
+            return None
+        hashes = self._hashes.get(folder)
+        if hashes is None:
+            hashes = self._hashes[folder] = {f.path: f.sha256 for f in vetted.files}
+        return hashes.get(Path(os.path.abspath(path)).relative_to(folder).as_posix())
+
+    def ships(self, path: Path) -> bool:
+        """True when `path` is outside every skill folder, or a file the vetting kept."""
+        return self.folder_of(path) is None or self.recorded(path) is not None
+
+
+def without_excluded(
+    collection: Collection, excluded_by: ExcludedBy, artifact: str, *, strict: bool = False
+) -> tuple[Collection, list[Diagnostic]]:
+    """The collection with the vetted files the project's own rules leave out of `artifact`
+    taken out of its bundled skills and markdown targets, and one diagnostic per file:
+    FLU411 for a support file, FLU412 (an error) for a `SKILL.md` or a `markdown()` target."""
+    problems: list[Diagnostic] = []
+    skills: dict[Path, VettedSkill] = {}
+    for folder, vetted in collection.skills.items():
+        kept = []
+        for packed in vetted.files:
+            path = folder.joinpath(*packed.path.split("/"))
+            rule = excluded_by(path) if is_inside(collection.root, folder) else None
+            if rule is None:
+                kept.append(packed)
+                continue
+            shown = collection.display(path)
+            if packed.path == SKILL_FILE:
+                problems.append(
+                    Diagnostic.make(
+                        "FLU412",
+                        shown,
+                        f"the {SKILL_FILE} of a referenced skill is left out of the {artifact}: {rule}",
+                        "a skill cannot ship without its SKILL.md: change the rule, or stop referencing the skill",
+                    )
+                )
+            else:
+                problems.append(
+                    Diagnostic.make(
+                        "FLU411",
+                        shown,
+                        f"left out of the {artifact}: {rule}",
+                        "the project's own exclusions win; move the file out of the skill folder if it is not "
+                        "meant to ship, or change the rule if it is",
+                    )
+                )
+        skills[folder] = vetted if len(kept) == len(vetted.files) else replace(vetted, files=tuple(kept))
+    markdown: dict[Path, MarkdownFile] = {}
+    for path, text in collection.markdown.items():
+        rule = excluded_by(path) if is_inside(collection.root, path) else None
+        if rule is None:
+            markdown[path] = text
+        else:
+            problems.append(
+                Diagnostic.make(
+                    "FLU412",
+                    collection.display(path),
+                    f"a `markdown()` target is left out of the {artifact}: {rule}",
+                    "the reference cannot resolve without its file: change the rule, or remove the reference",
+                )
+            )
+    problems = apply_strict(problems, strict)
+    filtered = replace(collection, skills=skills, markdown=markdown, diagnostics=[*collection.diagnostics, *problems])
+    return filtered, problems
