@@ -39,11 +39,13 @@ _LAZY = {
     "LocalSandbox": "flue_runtime.agents.sandbox",
     "MemorySandbox": "flue_runtime.agents.sandbox",
     "Tool": "flue_runtime.agents.tools",
+    "ToolContext": "flue_runtime.agents.context",
 }
 
 __all__ = sorted([*_LAZY, *errors.__all__])
 
 if TYPE_CHECKING:  # what __getattr__ loads, re-exported for type checkers (`X as X`)
+    from flue_runtime.agents.context import ToolContext as ToolContext
     from flue_runtime.agents.harness import Harness as Harness
     from flue_runtime.agents.harness import PromptResult as PromptResult
     from flue_runtime.agents.harness import Session as Session

@@ -19,11 +19,13 @@ __all__ = [
     "LoopError",
     "MissingBuildHookError",
     "ModelError",
+    "NotExportedError",
     "NotInstalledError",
     "PageError",
     "ReadOnlyError",
     "ResourceNotFoundError",
     "SandboxError",
+    "SchemaError",
     "ScriptExhaustedError",
     "SessionConflictError",
     "SkillDefinitionError",
@@ -169,6 +171,10 @@ class BuildError(FlueError, SystemExit):
 # --- mounting --------------------------------------------------------------------------
 
 
+class SchemaError(FlueError, ValueError):
+    """A JSON Schema the run-time validator cannot honour: a keyword it does not implement, or a malformed value."""
+
+
 class SpecError(FlueError, ValueError):
     """A spec that is not of the form `skill()`/`markdown()` accept."""
 
@@ -183,6 +189,18 @@ class MissingBuildHookError(SkillNotFoundError):
 
 class UnknownPackageError(SkillNotFoundError):
     """A package spec whose first segment is not an importable package."""
+
+
+class NotExportedError(SkillNotFoundError):
+    """A package spec into a distribution that declares `[tool.flue] exports` and does not list it.
+
+    `spec` is the spec as written; `exports` what the distribution does export.
+    """
+
+    def __init__(self, message: str, spec: str, exports: Sequence[str]) -> None:
+        self.spec = spec
+        self.exports = tuple(exports)
+        super().__init__(message)
 
 
 class BundleError(FlueError):

@@ -1,35 +1,40 @@
 """The harness: renders an agent, keeps sessions, and runs the loop of model turns and tool calls.
 
-At session start the system prompt is fixed (instructions, `use_instruction` texts, the
-skill catalog) and stays byte-identical for the whole conversation; later changes to
-the mounted skills are announced in an appended message instead.
+The agent is rendered before every model turn, with the session's state as it is then (a
+tool may have changed it). The system prompt is fixed when the session starts and stays
+byte-identical; later changes to the instructions or the skills are announced in an
+appended message, and the harness's tools keep constant definitions whose set only grows,
+so the prefix a provider caches stays valid. Workspace skills are discovered at every prompt.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import inspect
 import json
 import os
 import uuid
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flue_runtime.agents.hooks import Render, render
-from flue_runtime.agents.prompt import Entry, announcement, system_prompt
+from flue_runtime.agents.configuration import HARNESS_TOOLS, Configuration
+from flue_runtime.agents.context import ToolContext, set_value
+from flue_runtime.agents.hooks import render
+from flue_runtime.agents.prompt import announcement, instructions_announcement
 from flue_runtime.agents.sandbox import Sandbox
-from flue_runtime.agents.skill_tools import Mounted, sandbox_tools, skill_tools
+from flue_runtime.agents.skill_tools import CATALOG_BUDGET
 from flue_runtime.agents.stores import MemoryStore, SessionRecord, Store, open_store
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import discover_workspace_skills
 from flue_runtime.errors import FlueError, HookError, LoopError, SessionConflictError, ToolArgumentError, ToolFailure
 from flue_runtime.models import Model, ModelRequest, ToolCall, resolve_model
 from flue_runtime.models.base import Message, ToolSpec
+from flue_runtime.mount.reference import SkillReference
 
 AgentFunction = Callable[[], object]
 T = TypeVar("T")
+Workspace = list[tuple[SkillReference, str]]
 #: How often `set_state` writes again after losing a race with other workers' saves.
 _STATE_ATTEMPTS = 10
 
@@ -44,7 +49,11 @@ class PromptResult:
 
 
 class Harness:
-    """Runs `agent` in sessions. `sandbox` and `model` are defaults the agent's hooks may override."""
+    """Runs `agent` in sessions. `sandbox` and `model` are defaults the agent's hooks may override.
+
+    `catalog_budget` bounds the catalog's skill lines (bytes); past it, one line says how many
+    more skills there are and `find_skills` searches them all. None lists every skill.
+    """
 
     def __init__(
         self,
@@ -54,14 +63,20 @@ class Harness:
         store: Store | str | os.PathLike[str] | None = None,
         model: Model | str | None = None,
         max_steps: int = 50,
+        catalog_budget: int | None = CATALOG_BUDGET,
     ) -> None:
         if not callable(agent):
             raise HookError(f"Harness() takes an agent function, not {type(agent).__name__}")
+        if catalog_budget is not None and (
+            not isinstance(catalog_budget, int) or isinstance(catalog_budget, bool) or catalog_budget < 1
+        ):
+            raise HookError(f"catalog_budget must be a positive number of bytes or None, not {catalog_budget!r}")
         self.agent = agent
         self.sandbox = sandbox
         self.store = open_store(store)
         self.model = model
         self.max_steps = max_steps
+        self.catalog_budget = catalog_budget
         self._models: dict[str, Model] = {}
 
     def resolved_model(self, chosen: Model | str) -> Model:
@@ -77,28 +92,33 @@ class Harness:
         """The session `session_id`: resumed from the store when it exists there."""
         return Session(self, session_id, self.store)
 
-    async def prompt(self, text: str) -> PromptResult:
-        """A one-off prompt in a fresh, unsaved session with the same rendered config."""
-        return await Session(self, f"prompt-{uuid.uuid4().hex}", MemoryStore()).prompt(text)
+    async def prompt(self, text: str, *, state: Mapping[str, Any] | None = None) -> PromptResult:
+        """A one-off prompt in a fresh, unsaved session, rendered with `state` (default: none)."""
+        return await Session(self, f"prompt-{uuid.uuid4().hex}", MemoryStore(), state=state).prompt(text)
 
-    def prompt_sync(self, text: str) -> PromptResult:
-        return _run(self.prompt(text))
+    def prompt_sync(self, text: str, *, state: Mapping[str, Any] | None = None) -> PromptResult:
+        return _run(self.prompt(text, state=state))
+
+    def configure(self, state: Mapping[str, Any], workspace: Callable[[Sandbox], Workspace]) -> Configuration:
+        """Render the agent with `state`; `workspace` gives the workspace skills of the sandbox it uses."""
+        rendered = render(self.agent, dict(state))
+        sandbox: Sandbox | None = rendered.sandbox or self.sandbox
+        return Configuration.of(rendered, sandbox, workspace(sandbox) if sandbox else [], self.catalog_budget)
 
 
 class Session:
     """One conversation with an agent."""
 
-    def __init__(self, harness: Harness, session_id: str, store: Store) -> None:
+    def __init__(
+        self, harness: Harness, session_id: str, store: Store, *, state: Mapping[str, Any] | None = None
+    ) -> None:
         self.harness = harness
         self.id = session_id
         self._store = store
+        self._initial_state = dict(state or {})
         self._record: SessionRecord | None = None
-        #: The record the running prompt builds (None between prompts).
-        self._working: SessionRecord | None = None
-        self._workspace: list[Mounted] | None = None
-        self._render: Render | None = None
-        self._mounted: list[Mounted] = []
-        self._tools: list[Tool] = []
+        self._working: SessionRecord | None = None  # the record a running prompt works on
+        self._config: Configuration | None = None
 
     # --- what the model sees -----------------------------------------------------------
 
@@ -112,28 +132,31 @@ class Session:
 
     @property
     def tools(self) -> list[ToolSpec]:
-        self._start()
-        return [tool.spec() for tool in self._tools]
+        record = self._start()
+        if self._config is None:
+            self._config = self.harness.configure(record.state, discover_workspace_skills)
+        return [tool.spec() for tool in self._config.tools(record.tools)]
 
     @property
     def state(self) -> dict[str, Any]:
-        return dict(self._start().state)
+        return dict((self._working or self._start()).state)
 
     def set_state(self, key: str, value: Any) -> None:
-        """Change a persisted `use_state` value; the next prompt renders with it.
+        """Change a persisted `use_state` value.
 
-        While a prompt runs (from a tool), the change is saved with the prompt's turn. Between
-        prompts it is written on the session as stored now (another worker may have added turns),
-        and a save that lost a race is simply made again on fresh state: setting a key is harmless
-        to repeat, unlike a turn."""
-        json.dumps(value)  # state is stored as JSON: refuse what cannot be
+        While a prompt runs (from a tool), the next model turn renders with it and it is saved
+        with the prompt's turn. Between prompts it is written on the session as stored now
+        (another worker may have added turns), and a save that lost a race is simply made again
+        on fresh state: setting a key is harmless to repeat, unlike a turn; the next prompt
+        renders with it.
+        """
         if self._working is not None:
-            self._working.state[key] = value
+            set_value(self._working.state, key, value)
             return
         for attempt in range(_STATE_ATTEMPTS):
             self._record = None
             record = self._start()
-            record.state[key] = value
+            set_value(record.state, key, value)
             try:
                 self._store.save(self.id, record)
                 return
@@ -145,32 +168,49 @@ class Session:
     # --- the loop ---------------------------------------------------------------------
 
     async def prompt(self, text: str) -> PromptResult:
+        if self._working is not None:
+            raise FlueError(f"session {self.id!r} is already running a prompt; await it before the next one")
         # The store is called from a worker thread: a session waiting for the database (another
         # process holding SQLite's write lock) must not stall every other session on the loop.
         # Every prompt starts from the session as stored: another worker may have added turns.
         loaded = await asyncio.to_thread(self._store.load, self.id)
         self._record = loaded
-        record = self._start(loaded, read=True)
-        start = len(record.messages)
-        working = dataclasses.replace(
-            record, messages=list(record.messages), state=dict(record.state), announced=list(record.announced)
-        )
+        # A new session's record is filled in by its first model turn (`_begin`).
+        working = (loaded or SessionRecord("", state=dict(self._initial_state))).copy()
         self._working = working
         try:
-            return await self._turn(working, text, start)
+            return await self._loop(working, text)
         except SessionConflictError:
             self._record = None  # another worker's turn landed first: read it before anything else
             raise
         finally:
             self._working = None
 
-    async def _turn(self, working: SessionRecord, text: str, start: int) -> PromptResult:
-        self._refresh(working)
-        working.messages.append({"role": "user", "content": text})
-        model = self._model()
-        for _ in range(self.harness.max_steps):
-            request = ModelRequest(working.system_prompt, list(working.messages), [t.spec() for t in self._tools])
-            response = await model.complete(request)
+    def prompt_sync(self, text: str) -> PromptResult:
+        """`prompt` for code that is not async."""
+        return _run(self.prompt(text))
+
+    async def _loop(self, working: SessionRecord, text: str) -> PromptResult:
+        start = len(working.messages)
+        discovered: dict[int, Workspace] = {}  # workspace skills, found once per prompt and sandbox
+
+        async def workspace(sandbox: Sandbox) -> Workspace:
+            if id(sandbox) not in discovered:
+                discovered[id(sandbox)] = await asyncio.to_thread(discover_workspace_skills, sandbox)
+            return discovered[id(sandbox)]
+
+        for step in range(self.harness.max_steps):
+            rendered = render(self.harness.agent, working.state)
+            sandbox: Sandbox | None = rendered.sandbox or self.harness.sandbox
+            found = await workspace(sandbox) if sandbox else []
+            config = Configuration.of(rendered, sandbox, found, self.harness.catalog_budget)
+            if not working.messages:  # the conversation starts now: the system prompt says it all
+                _begin(working, config)
+            tools = self._turn(working, config)
+            if step == 0:
+                working.messages.append({"role": "user", "content": text})
+            request = ModelRequest(working.system_prompt, list(working.messages), [t.spec() for t in tools])
+            response = await self._model(config).complete(request)
             calls = [call.with_id() for call in response.tool_calls]
             assistant: Message = {"role": "assistant", "content": response.text}
             if calls:
@@ -180,14 +220,10 @@ class Session:
                 await asyncio.to_thread(self._store.save, self.id, working)
                 self._record = working
                 return PromptResult(response.text, working.messages[start:], self.id)
-            working.messages.extend(await self._run_tools(calls))
+            working.messages.extend(await self._run_tools(calls, tools, working))
         raise LoopError(
             f"the model was still calling tools after {self.harness.max_steps} steps; raise Harness(max_steps=...)"
         )
-
-    def prompt_sync(self, text: str) -> PromptResult:
-        """`prompt` for code that is not async."""
-        return _run(self.prompt(text))
 
     # --- internals ----------------------------------------------------------------------
 
@@ -196,73 +232,61 @@ class Session:
         if self._record is not None:
             return self._record
         record = loaded if read else self._store.load(self.id)
-        rendered = self._rerender(record.state if record else {})
-        entries = _entries(self._mounted)
+        state = record.state if record else self._initial_state
+        config = self.harness.configure(state, discover_workspace_skills)
         if record is None:
-            record = SessionRecord(
-                system_prompt(rendered.instructions, rendered.texts, entries), announced=list(entries)
-            )
+            record = SessionRecord("", state=dict(state))
+            _begin(record, config)
+        self._config = config
         self._record = record
         return record
 
-    def _sandbox(self, rendered: Render) -> Sandbox | None:
-        sandbox: Sandbox | None = rendered.sandbox or self.harness.sandbox
-        return sandbox
-
-    def _rerender(self, state: dict[str, Any]) -> Render:
-        rendered = render(self.harness.agent, state)
-        sandbox = self._sandbox(rendered)
-        if self._workspace is None:
-            self._workspace = (
-                [Mounted(skill, folder) for skill, folder in discover_workspace_skills(sandbox)] if sandbox else []
-            )
-        declared = {skill.name: skill for skill in rendered.skills}
-        for mounted in self._workspace:
-            clash = declared.get(mounted.skill.name)
-            if clash is not None:
-                raise HookError(
-                    f"workspace skill {mounted.skill.name!r} ({mounted.workspace_folder}) has the same name as a "
-                    f"declared skill ({clash.origin}); rename the workspace skill's folder and name, or stop declaring the other one"
-                )
-        self._mounted = [Mounted(skill) for skill in rendered.skills] + self._workspace
-        self._tools = skill_tools(self._mounted)
-        if sandbox is not None:
-            self._tools += sandbox_tools(sandbox, self._mounted)
-        self._tools += rendered.tools
-        self._render = rendered
-        return rendered
-
-    def _refresh(self, record: SessionRecord) -> None:
-        """Render with the current state; announce catalog changes in an appended message."""
-        self._rerender(record.state)
-        entries = _entries(self._mounted)
-        note = announcement(record.announced, entries)
+    def _turn(self, record: SessionRecord, config: Configuration) -> list[Tool]:
+        """Announce what changed since the model was last told; the tools for the turn."""
+        if record.instructions is None:  # a record saved before instructions were tracked
+            record.instructions = config.instructions
+        note = instructions_announcement(record.instructions, config.instructions)
+        if note is not None:
+            record.messages.append({"role": "user", "content": note, "instructions_update": True})
+            record.instructions = config.instructions
+        entries = config.entries
+        note = announcement(record.announced, entries, config.skills.budget, config.skills.searchable)
         if note is not None:
             record.messages.append({"role": "user", "content": note, "catalog_update": True})
             record.announced = list(entries)
+        offered = {*record.tools, *config.needed()}
+        record.tools = [name for name in HARNESS_TOOLS if name in offered]
+        self._config = config
+        return config.tools(record.tools)
 
-    def _model(self) -> Model:
-        chosen = (self._render.model if self._render else None) or self.harness.model
+    def _model(self, config: Configuration) -> Model:
+        chosen = config.render.model or self.harness.model
         if chosen is None:
             raise HookError(
                 "no model: call use_model('provider/model') or use_model(ScriptedModel([...])) in the agent"
             )
         return self.harness.resolved_model(chosen)
 
-    async def _run_tools(self, calls: Sequence[ToolCall]) -> list[Message]:
-        by_name = {tool.name: tool for tool in self._tools}
-        results = await asyncio.gather(*(self._call(by_name.get(call.name), call) for call in calls))
+    async def _run_tools(
+        self, calls: Sequence[ToolCall], tools: Sequence[Tool], working: SessionRecord
+    ) -> list[Message]:
+        by_name = {tool.name: tool for tool in tools}
+        context = ToolContext(self.id, working.state, lambda text: self.harness.prompt(text, state=working.state))
+        results = await asyncio.gather(*(self._call(by_name.get(call.name), call, tools, context) for call in calls))
         return [
             {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content, "is_error": failed}
             for call, (content, failed) in zip(calls, results)
         ]
 
-    async def _call(self, tool: Tool | None, call: ToolCall) -> tuple[str, bool]:
+    @staticmethod
+    async def _call(tool: Tool | None, call: ToolCall, tools: Sequence[Tool], context: ToolContext) -> tuple[str, bool]:
         if tool is None:
-            names = ", ".join(t.name for t in self._tools) or "none"
+            names = ", ".join(t.name for t in tools) or "none"
             return f"Error: there is no tool named {call.name!r}. Available tools: {names}.", True
         try:
             arguments = tool.check_arguments(call.arguments)
+            if tool.context is not None:
+                arguments[tool.context] = context
             result = tool.function(**arguments)
             if inspect.isawaitable(result):
                 result = await result
@@ -273,8 +297,12 @@ class Session:
         return _as_text(result), False
 
 
-def _entries(mounted: Sequence[Mounted]) -> list[Entry]:
-    return [(m.skill.name, m.skill.description) for m in mounted]
+def _begin(record: SessionRecord, config: Configuration) -> None:
+    """Fix what a conversation starts with: the system prompt, and so what the model knows."""
+    record.system_prompt = config.system_prompt()
+    record.announced = list(config.entries)
+    record.instructions = config.instructions
+    record.tools = [name for name in HARNESS_TOOLS if name in config.needed()]
 
 
 def _as_text(result: object) -> str:

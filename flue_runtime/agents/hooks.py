@@ -1,20 +1,22 @@
 """Agents and hooks: an agent is a function that calls `use_*` hooks and returns its instructions.
 
-The harness renders the agent (calls it) inside a render context at every prompt; the
-hooks record what the agent mounts. Custom hooks are plain functions calling hooks.
+The harness renders the agent (calls it) inside a render context before every model
+turn; the hooks record what the agent mounts. Custom hooks are plain functions calling hooks.
 """
 
 from __future__ import annotations
 
 import contextvars
 import functools
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from flue_runtime.agents.tools import RESERVED, Tool, ToolFunction, tool_from_function
 from flue_runtime.errors import HookError
 from flue_runtime.models import Model
+from flue_runtime.mount.define import define_skill
 from flue_runtime.mount.reference import SkillReference
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -99,12 +101,19 @@ def use_state(key: str, default: Any = None) -> Any:
     return _render("use_state").state.get(key, default)
 
 
-def use_skill(skill: SkillReference) -> SkillReference:
-    """Mount a skill: its catalog line goes into the prompt, its files under /.flue/skills/<name>/."""
+def use_skill(skill: SkillReference | Mapping[str, Any]) -> SkillReference:
+    """Mount a skill: its catalog line goes into the prompt, its files under /.flue/skills/<name>/.
+
+    `skill` is a `SkillReference` (from `skill()` or `define_skill()`), or a mapping with
+    `define_skill`'s keys, held to the same rules.
+    """
     current = _render("use_skill")
+    if isinstance(skill, Mapping):
+        skill = _defined(skill)
     if not isinstance(skill, SkillReference):
         raise HookError(
-            f"use_skill() takes a SkillReference (from skill(), define_skill()), not {type(skill).__name__}"
+            "use_skill() takes a SkillReference (from skill(), define_skill()) or a mapping of define_skill's "
+            f"arguments, not {type(skill).__name__}"
         )
     for mounted in current.skills:
         if mounted.name == skill.name:
@@ -116,6 +125,25 @@ def use_skill(skill: SkillReference) -> SkillReference:
             )
     current.skills.append(skill)
     return skill
+
+
+_DEFINE_KEYS = tuple(inspect.signature(define_skill).parameters)
+
+
+def _defined(definition: Mapping[Any, Any]) -> SkillReference:
+    """`define_skill(**definition)`, with unknown keys named (its own errors say what else is wrong)."""
+    unknown = [key for key in definition if key not in _DEFINE_KEYS]
+    if unknown:
+        raise HookError(
+            f"use_skill() got a mapping with unknown key{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(repr(k) for k in unknown)}; its keys are define_skill's: {', '.join(_DEFINE_KEYS)}"
+        )
+    missing = [key for key in ("name", "description", "instructions") if key not in definition]
+    if missing:
+        raise HookError(
+            f"use_skill() got a mapping without {', '.join(repr(k) for k in missing)}; define_skill needs them"
+        )
+    return define_skill(**definition)
 
 
 def use_tool(tool: ToolFunction | Tool, *, name: str | None = None, description: str | None = None) -> Tool:

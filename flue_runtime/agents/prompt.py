@@ -1,41 +1,71 @@
-"""The system prompt and the skill catalog: one line per skill, and announcements of changes.
+"""The system prompt, and the messages that announce changes to what it said.
 
-The system prompt is fixed when a session starts; later changes to the set of skills
-are told to the model in an appended message, so the prompt stays byte-identical and
-provider prompt caches stay valid.
+The system prompt is fixed when a session starts: the agent's instructions (with its
+`use_instruction` texts), then the skill catalog. When either changes later, an
+appended message tells the model, so the prompt stays byte-identical and provider
+prompt caches stay valid.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-CATALOG_HEADING = "## Available Skills"
-PREAMBLE = (
-    "Skills hold instructions for specific tasks. Before starting work that matches a skill's "
-    "description, call `activate_skill` with its name and follow the instructions it returns."
+from flue_runtime.agents.reading import utf8_size
+from flue_runtime.agents.skill_tools import (
+    CATALOG_HEADING,
+    PREAMBLE,
+    Entry,
+    catalog,
+    catalog_line,
+    listed,
+    names_text,
 )
 
-Entry = tuple[str, str]  # (name, description)
+__all__ = [
+    "CATALOG_HEADING",
+    "PREAMBLE",
+    "Entry",
+    "announcement",
+    "catalog",
+    "catalog_line",
+    "instructions_announcement",
+    "instructions_text",
+    "system_prompt",
+]
 
 
-def catalog_line(name: str, description: str) -> str:
-    return f"- **{name}** — {' '.join(description.split())}"
+def instructions_text(instructions: str, extra: Iterable[str]) -> str:
+    """The agent's instructions, then each `use_instruction` text, blank-line separated."""
+    return "\n\n".join(part for part in (instructions.strip(), *(text.strip() for text in extra)) if part)
 
 
-def catalog(entries: Sequence[Entry]) -> str:
-    """The `## Available Skills` section; empty when no skill is mounted."""
-    if not entries:
-        return ""
-    return "\n".join([CATALOG_HEADING, "", PREAMBLE, "", *(catalog_line(n, d) for n, d in entries)])
+def system_prompt(instructions: str, catalog_text: str) -> str:
+    return "\n\n".join(part for part in (instructions, catalog_text) if part) + "\n"
 
 
-def system_prompt(instructions: str, extra: Iterable[str], entries: Sequence[Entry]) -> str:
-    parts = [instructions.strip(), *(text.strip() for text in extra), catalog(entries)]
-    return "\n\n".join(part for part in parts if part) + "\n"
+def instructions_announcement(before: str, after: str) -> str | None:
+    """A message giving the model its new instructions, or None if they did not change."""
+    if before == after:
+        return None
+    if not after:
+        return (
+            "[Your instructions changed: the instructions at the start of the conversation no longer apply, "
+            "and there are none in their place.]"
+        )
+    return (
+        "[Your instructions changed. Follow these from now on, in place of the instructions at the start "
+        "of the conversation:]\n\n" + after
+    )
 
 
-def announcement(before: Sequence[Entry], after: Sequence[Entry]) -> str | None:
-    """A message telling the model how the skills changed since `before`, or None if they did not."""
+def announcement(
+    before: Sequence[Entry], after: Sequence[Entry], budget: int | None = None, searchable: bool = False
+) -> str | None:
+    """A message telling the model how the skills changed since `before`, or None if they did not.
+
+    New and changed lines share the catalog's `budget`; past it, how many more (find_skills
+    finds them: a cut here means the whole catalog does not fit either).
+    """
     old, new = dict(before), dict(after)
     added = [(n, d) for n, d in after if n not in old]
     removed = [n for n, _ in before if n not in new]
@@ -45,12 +75,18 @@ def announcement(before: Sequence[Entry], after: Sequence[Entry]) -> str | None:
     lines = ["[The available skills changed.]"]
     if not before:
         lines.append(PREAMBLE)
-    if added:
-        lines += ["New skills:", *(catalog_line(n, d) for n, d in added)]
-    if changed:
-        lines += ["Changed descriptions:", *(catalog_line(n, d) for n, d in changed)]
+    room = budget
+    for title, items in (("New skills:", added), ("Changed descriptions:", changed)):
+        if not items:
+            continue
+        shown = listed(items, room)
+        shown_lines = [catalog_line(n, d) for n, d in items[:shown]]
+        lines += [title, *shown_lines]
+        if shown < len(items):
+            lines.append(f"(and {len(items) - shown:,} more, not listed here: find_skills searches them)")
+        if room is not None:
+            room -= sum(utf8_size(line) + 1 for line in shown_lines)
     if removed:
-        lines.append("No longer available: " + ", ".join(removed))
-    names = ", ".join(n for n, _ in after) or "none"
-    lines.append(f"Available skills now: {names}")
+        lines.append("No longer available: " + names_text(removed, False))
+    lines.append(f"Available skills now: {names_text([n for n, _ in after], searchable)}")
     return "\n".join(lines)

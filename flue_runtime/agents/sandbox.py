@@ -2,20 +2,24 @@
 
 Sandbox paths are POSIX and rooted at the sandbox: `/notes.md`, `notes.md` and
 `./notes.md` name the same file. Nothing outside the root is reachable: `..` is refused,
-and on disk a symlink that resolves outside the root is refused too.
+and on disk a symlink that resolves outside the root is refused too. Files are opened as
+streams (`open_read`), so a tool reading a page of a huge file never loads all of it.
+Only a `LocalSandbox` made with `allow_exec=True` lets a skill's scripts run.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
-from flue_runtime.errors import SandboxError
+from flue_runtime.errors import SandboxError, UnsafeFileError
 from flue_runtime.format.paths import skill_path
+from flue_runtime.format.safe_read import open_regular
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill, vet_tree
 from flue_runtime.format.trees import MemoryTree
 
@@ -48,8 +52,15 @@ def sandbox_path(path: str) -> str:
 class Sandbox(Protocol):
     """What the file tools and workspace discovery need from a sandbox."""
 
+    #: Whether skills' scripts may run here (`run_skill_script`); only a `LocalSandbox` can allow it.
+    allow_exec: bool
+
     def describe(self) -> str: ...
     def read_bytes(self, path: str) -> bytes: ...
+    def open_read(self, path: str) -> tuple[BinaryIO, int]:
+        """A regular file opened for reading, and its size."""
+
+    def is_executable(self, path: str) -> bool: ...
     def write_bytes(self, path: str, data: bytes) -> None: ...
     def list(self, path: str) -> list[Entry]: ...
     def is_dir(self, path: str) -> bool: ...
@@ -57,12 +68,20 @@ class Sandbox(Protocol):
 
 
 class LocalSandbox:
-    """A folder on disk."""
+    """A folder on disk. `allow_exec=True` lets skills' scripts run here, each for at most `exec_timeout` seconds."""
 
-    def __init__(self, root: str | os.PathLike[str] = ".") -> None:
+    def __init__(
+        self, root: str | os.PathLike[str] = ".", *, allow_exec: bool = False, exec_timeout: float = 60.0
+    ) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise SandboxError(f"sandbox root {self.root} is not a folder")
+        if not isinstance(allow_exec, bool):
+            raise SandboxError(f"allow_exec must be True or False, not {allow_exec!r}")
+        if not exec_timeout > 0:
+            raise SandboxError(f"exec_timeout must be a number of seconds above 0, not {exec_timeout!r}")
+        self.allow_exec = allow_exec
+        self.exec_timeout = float(exec_timeout)
 
     def describe(self) -> str:
         return str(self.root)
@@ -78,12 +97,22 @@ class LocalSandbox:
         return full
 
     def read_bytes(self, path: str) -> bytes:
-        full = self._resolve(path)
-        if full.is_dir():
-            raise SandboxError(f"{path!r} is a folder; use ls to list it")
-        if not stat.S_ISREG(os.stat(full).st_mode):
-            raise SandboxError(f"{path!r} is not a regular file")
-        return full.read_bytes()
+        handle, _ = self.open_read(path)
+        with handle:
+            return handle.read()
+
+    def open_read(self, path: str) -> tuple[BinaryIO, int]:
+        full = self._resolve(path)  # a link inside the sandbox is followed; one leading out is refused there
+        try:
+            fd, info = open_regular(full, follow=True)  # never waits on a FIFO: refuses it
+        except IsADirectoryError:
+            raise SandboxError(f"{path!r} is a folder; use ls to list it") from None
+        except UnsafeFileError as exc:
+            raise SandboxError(f"{path!r} {exc.reason}") from None
+        return os.fdopen(fd, "rb"), info.st_size
+
+    def is_executable(self, path: str) -> bool:
+        return bool(os.stat(self._resolve(path)).st_mode & 0o111)
 
     def write_bytes(self, path: str, data: bytes) -> None:
         rel = sandbox_path(path)
@@ -118,10 +147,13 @@ class LocalSandbox:
 
 
 class MemorySandbox:
-    """Files in memory: for tests, and agents that must not touch the disk."""
+    """Files in memory: for tests, and agents that must not touch the disk (nothing runs here)."""
+
+    allow_exec = False
 
     def __init__(self, files: Mapping[str, str | bytes] | None = None) -> None:
         self._files: dict[str, bytes] = {}
+        self._folders: set[str] = set()  # every folder holding a file, at any depth
         for path, content in (files or {}).items():
             self.write_bytes(path, content.encode("utf-8") if isinstance(content, str) else bytes(content))
 
@@ -136,18 +168,28 @@ class MemorySandbox:
             raise SandboxError(f"{path!r} is a folder; use ls to list it")
         raise SandboxError(f"{path!r} does not exist in the sandbox")
 
+    def open_read(self, path: str) -> tuple[BinaryIO, int]:
+        data = self.read_bytes(path)
+        return io.BytesIO(data), len(data)
+
+    def is_executable(self, path: str) -> bool:
+        return False
+
     def write_bytes(self, path: str, data: bytes) -> None:
         rel = sandbox_path(path)
         if not rel:
             raise SandboxError("cannot write to the sandbox root; name a file")
         if self.is_dir(rel):
             raise SandboxError(f"{path!r} is a folder")
+        parents = []
         parent = rel.rpartition("/")[0]
         while parent:
             if parent in self._files:
                 raise SandboxError(f"{parent!r} is a file, so {path!r} cannot be created under it")
+            parents.append(parent)
             parent = parent.rpartition("/")[0]
         self._files[rel] = bytes(data)
+        self._folders.update(parents)
 
     def list(self, path: str) -> list[Entry]:
         rel = sandbox_path(path)
@@ -163,7 +205,7 @@ class MemorySandbox:
 
     def is_dir(self, path: str) -> bool:
         rel = sandbox_path(path)
-        return rel == "" or any(name.startswith(rel + "/") for name in self._files)
+        return rel == "" or rel in self._folders
 
     def vet(self, path: str) -> VettedSkill:
         """The skill folder at `path`, through the same walk as a folder on disk (held to the default limits)."""

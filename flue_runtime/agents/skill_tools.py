@@ -1,220 +1,375 @@
-"""The tools a model uses on skills and on the sandbox: activate_skill, read_skill_resource, read, write, ls.
+"""The skill tools' results as plain functions of a set of mounted skills: one implementation.
 
-Each is built for one render from the skills mounted in it, so the tool list and the
-catalog never disagree. Skill files are served only through the mounted skills'
-own file lists (the virtual tree at /.flue/skills); nothing there can be written.
+`MountedSkills` answers what a model asks about skills: the catalog text, the activation
+result for a name, a page of a skill file, the best catalog lines for a query. The
+harness's tools call exactly these, and every other surface (an MCP server, a framework
+adapter) should too, so a model sees the same text for the same skills everywhere. The
+tool definitions are constants: byte-identical whatever is mounted, so a provider's
+prompt cache survives a catalog change.
+
+Every result has a budget: activation and file pages at most `MAX_BYTES` of text, the
+catalog `CATALOG_BUDGET` bytes of skill lines, lists of names and matches a bounded count.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+import io
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from flue_runtime.agents.reading import MAX_BYTES, page
-from flue_runtime.agents.sandbox import Sandbox, sandbox_path
+from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, page, text_window, utf8_size
 from flue_runtime.agents.tools import Tool
-from flue_runtime.errors import FlueError, PageError, SandboxError, ToolFailure
+from flue_runtime.agents.workspace import WorkspaceSource
+from flue_runtime.errors import FlueError, ToolFailure
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.vfs import SKILLS_ROOT, SkillTree
 
+CATALOG_HEADING = "## Available Skills"
+PREAMBLE = (
+    "Skills hold instructions for specific tasks. Before starting work that matches a skill's "
+    "description, call `activate_skill` with its name and follow the instructions it returns."
+)
+#: Bytes of skill lines the catalog lists by default (about a hundred skills); `Harness(catalog_budget=...)`.
+CATALOG_BUDGET = 16 * 1024
+#: At most this many catalog lines come back from `find_skills`.
+FIND_LIMIT = 20
+#: At most this many names in a result that lists names (an unknown skill, a changed catalog).
+NAMES_LIMIT = 50
+#: Bytes of an activation result the list of support files may take (some 500 paths).
+FILES_BUDGET = MAX_BYTES // 2
+SCRIPTS_DIR = "scripts/"
+
+Entry = tuple[str, str]  # (name, description)
+
+_OFFSET = {"type": "integer", "minimum": 0, "description": "first line (text, 1-based) or byte (binary)"}
+_LIMIT = {"type": "integer", "minimum": 1, "description": "at most this many lines (text) or bytes (binary)"}
+_COLUMN = {
+    "type": "integer",
+    "minimum": 1,
+    "description": "first character of the line at offset (1-based), to read on in a line longer than a page",
+}
+
+ACTIVATE_SKILL: dict[str, Any] = {
+    "name": "activate_skill",
+    "description": (
+        "Load a skill's full instructions (and the list of its support files) by its name from the "
+        "Available Skills list. Call it before starting work that matches the skill's description."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {"name": {"type": "string", "description": "The skill's name, as the catalog lists it"}},
+        "required": ["name"],
+        "additionalProperties": False,
+    },
+}
+READ_SKILL_RESOURCE: dict[str, Any] = {
+    "name": "read_skill_resource",
+    "description": (
+        f"Read a support file of an activated skill by its path under {SKILLS_ROOT}/<skill>/. Text comes with "
+        "line numbers, at most 2,000 lines or 50 KB per call (the result says how to read on); binary files "
+        "come as base64."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": f"e.g. {SKILLS_ROOT}/<skill>/reference.md"},
+            "offset": _OFFSET,
+            "limit": _LIMIT,
+            "column": _COLUMN,
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+}
+FIND_SKILLS: dict[str, Any] = {
+    "name": "find_skills",
+    "description": (
+        "Search all available skills, including those the Available Skills list leaves out, by what you "
+        "need to do. Returns the best-matching catalog lines; activate one with activate_skill."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {"query": {"type": "string", "description": "a few words about the task, e.g. 'fill pdf form'"}},
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+}
+
+
+# --- the catalog --------------------------------------------------------------------------
+
+
+def catalog_line(name: str, description: str) -> str:
+    return f"- **{name}** — {' '.join(description.split())}"
+
+
+def listed(entries: Sequence[Entry], budget: int | None) -> int:
+    """How many of `entries`, in order, fit `budget` bytes of catalog lines (all of them when None)."""
+    if budget is None:
+        return len(entries)
+    used = 0
+    for count, (name, description) in enumerate(entries):
+        used += utf8_size(catalog_line(name, description)) + 1
+        if used > budget:
+            return count
+    return len(entries)
+
+
+def unlisted_line(count: int) -> str:
+    return (
+        f"({count:,} more skill{'s are' if count != 1 else ' is'} not listed here: call `find_skills` with a few "
+        "words about the task to find them.)"
+    )
+
+
+def catalog(entries: Sequence[Entry], budget: int | None = None) -> str:
+    """The `## Available Skills` section: lines in order while they fit `budget`, then how many more; '' for none."""
+    if not entries:
+        return ""
+    shown = listed(entries, budget)
+    lines = [CATALOG_HEADING, "", PREAMBLE, "", *(catalog_line(n, d) for n, d in entries[:shown])]
+    if shown < len(entries):
+        lines.append(unlisted_line(len(entries) - shown))
+    return "\n".join(lines)
+
+
+def names_text(names: Sequence[str], searchable: bool) -> str:
+    """`names` joined, at most `NAMES_LIMIT` of them, then how many more."""
+    if len(names) <= NAMES_LIMIT:
+        return ", ".join(names) or "none"
+    more = f"and {len(names) - NAMES_LIMIT:,} more"
+    return ", ".join(names[:NAMES_LIMIT]) + (f", {more} (find_skills searches them all)" if searchable else f", {more}")
+
+
+# --- the set of mounted skills -----------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Mounted:
-    """A skill in the catalog, and whether it came from the workspace."""
+    """A skill in the catalog, and its folder when it came from the workspace."""
 
     skill: SkillReference
     workspace_folder: str | None = None
 
 
+class MountedSkills:
+    """Mounted skills, in catalog order, and every result a model gets about them.
+
+    `budget` is the catalog's (bytes of skill lines); past it, `find_skills` is needed.
+    """
+
+    def __init__(self, skills: Iterable[SkillReference | Mounted], *, budget: int | None = CATALOG_BUDGET) -> None:
+        self.mounted = tuple(s if isinstance(s, Mounted) else Mounted(s) for s in skills)
+        self.budget = budget
+        self.tree = SkillTree([m.skill for m in self.mounted])
+        self._by_name = {m.skill.name: m for m in self.mounted}
+
+    @property
+    def entries(self) -> list[Entry]:
+        return [(m.skill.name, m.skill.description) for m in self.mounted]
+
+    @property
+    def names(self) -> list[str]:
+        return [m.skill.name for m in self.mounted]
+
+    def __len__(self) -> int:
+        return len(self.mounted)
+
+    def get(self, name: str) -> Mounted | None:
+        return self._by_name.get(name)
+
+    # --- which tools the set needs ----------------------------------------------------------
+
+    @property
+    def searchable(self) -> bool:
+        """The catalog does not list every skill: `find_skills` is needed."""
+        return listed(self.entries, self.budget) < len(self.mounted)
+
+    @property
+    def has_resources(self) -> bool:
+        """Some skill has support files (or instructions longer than one activation result)."""
+        return any(m.skill.resources or _long(m.skill) for m in self.mounted)
+
+    @property
+    def has_scripts(self) -> bool:
+        return any(f.path.startswith(SCRIPTS_DIR) for m in self.mounted for f in m.skill.files)
+
+    def tool_names(self) -> list[str]:
+        """The skill tools this set needs, in their fixed order."""
+        if not self.mounted:
+            return []
+        needs = {"activate_skill": True, "read_skill_resource": self.has_resources, "find_skills": self.searchable}
+        return [name for name, needed in needs.items() if needed]
+
+    def tool(self, name: str) -> Tool:
+        """The skill tool `name`, its definition constant, its function this set's."""
+        functions: dict[str, tuple[dict[str, Any], Callable[..., str]]] = {
+            "activate_skill": (ACTIVATE_SKILL, self.activate),
+            "read_skill_resource": (READ_SKILL_RESOURCE, self.read_resource),
+            "find_skills": (FIND_SKILLS, self.find),
+        }
+        spec, function = functions[name]
+        return Tool(spec["name"], spec["description"], spec["parameters"], function)
+
+    # --- results ---------------------------------------------------------------------------
+
+    def catalog(self) -> str:
+        """The `## Available Skills` section (see `catalog`)."""
+        return catalog(self.entries, self.budget)
+
+    def activate(self, name: str) -> str:
+        """The instructions of skill `name` (one page at most) and its support files' virtual paths.
+
+        An unknown name is a normal result that lists names (bounded), so the model can correct
+        itself. A workspace skill is vetted again here: its file list is the one on disk now.
+        """
+        found = self._by_name.get(name)
+        if found is None:
+            return self._unknown(name)
+        skill = found.skill
+        if isinstance(skill.source, WorkspaceSource):
+            try:
+                skill.source.relist()
+            except FlueError as exc:
+                raise ToolFailure(str(exc)) from exc
+        footer = self._files_text(found)
+        room = MAX_BYTES - HINT_ROOM - utf8_size(footer) - 2 * utf8_size(skill.name) - 32
+        return "\n".join([f'<skill name="{skill.name}">', _instructions_page(skill, room), "</skill>", "", footer])
+
+    def read_resource(
+        self, path: str, offset: int | None = None, limit: int | None = None, column: int | None = None
+    ) -> str:
+        """A page of a skill file under /.flue/skills."""
+        try:
+            return page(self.tree.read(path), path, "read_skill_resource", offset, limit, column)
+        except (FlueError, ValueError) as exc:
+            raise ToolFailure(str(exc)) from exc
+
+    def find(self, query: str) -> str:
+        """The catalog lines that best match `query` (at most `FIND_LIMIT`), best first."""
+        terms = _words(query)
+        if not terms:
+            raise ToolFailure("give find_skills a few words about the task, like 'fill pdf form'")
+        scored = []
+        for index, m in enumerate(self.mounted):
+            score = _score(terms, m.skill.name, m.skill.description)
+            if score:
+                scored.append((-score, index, m.skill))
+        if not scored:
+            return f"No skill matches {query!r}. Try other words, or fewer."
+        scored.sort(key=lambda item: (item[0], item[1]))
+        best = [catalog_line(s.name, s.description) for _, _, s in scored[:FIND_LIMIT]]
+        head = f"{len(scored):,} skill{'s match' if len(scored) != 1 else ' matches'} {query!r}"
+        if len(scored) > FIND_LIMIT:
+            head += f"; the best {FIND_LIMIT}"
+        return "\n".join([head + ":", *best, "Activate one with activate_skill."])
+
+    # --- parts ------------------------------------------------------------------------------
+
+    def _unknown(self, name: str) -> str:
+        names = self.names
+        text = f"There is no skill named {name!r}."
+        if len(names) > NAMES_LIMIT:
+            close = difflib.get_close_matches(name, names, n=10)
+            if close:
+                text += f" Similar names: {', '.join(close)}."
+            if self.searchable:
+                return text + f" There are {len(names):,} skills: call find_skills with a few words to search them."
+        return text + f" Available skills: {names_text(names, self.searchable)}."
+
+    @staticmethod
+    def _files_text(mounted: Mounted) -> str:
+        skill = mounted.skill
+        lines = []
+        if mounted.workspace_folder is not None:
+            lines.append(f"Base folder: {mounted.workspace_folder} (paths in these instructions are relative to it)")
+        resources = sorted(skill.resources)
+        if not resources:
+            return "\n".join([*lines, "This skill has no support files."])
+        lines.append("Support files (read them with read_skill_resource when the instructions call for them):")
+        used = 0
+        for count, path in enumerate(resources):
+            line = f"- {SKILLS_ROOT}/{skill.name}/{path}"
+            used += utf8_size(line) + 1
+            if used > FILES_BUDGET:
+                lines.append(
+                    f"[{len(resources) - count:,} more files under {SKILLS_ROOT}/{skill.name}/ (the ls tool lists them)]"
+                )
+                break
+            lines.append(line)
+        return "\n".join(lines)
+
+
 def _long(skill: SkillReference) -> bool:
     """Instructions too long for one activation result (known from SKILL.md's size, without reading it)."""
-    return any(f.path == SKILL_FILE and f.size > MAX_BYTES for f in skill.files)
+    return any(f.path == SKILL_FILE and f.size > MAX_BYTES - 1024 for f in skill.files)
 
 
-def _activation(mounted: Mounted) -> str:
-    skill = mounted.skill
-    instructions = skill.instructions.strip("\n")
-    parts = [f'<skill name="{skill.name}">', _first_page(skill, instructions), "</skill>", ""]
-    if mounted.workspace_folder is not None:
-        parts.append(f"Base folder: {mounted.workspace_folder} (paths in these instructions are relative to it)")
-    if skill.resources:
-        parts.append("Support files (read them with read_skill_resource when the instructions call for them):")
-        parts.extend(f"- {SKILLS_ROOT}/{skill.name}/{path}" for path in sorted(skill.resources))
-    else:
-        parts.append("This skill has no support files.")
-    return "\n".join(parts)
-
-
-def _first_page(skill: SkillReference, instructions: str) -> str:
-    """The instructions, or as many whole lines as fit in MAX_BYTES and where the rest is."""
-    if len(instructions.encode("utf-8")) <= MAX_BYTES:
-        return instructions
-    lines = instructions.splitlines()
-    kept: list[str] = []
-    size = 0
-    for line in lines:
-        size += len(line.encode("utf-8")) + 1
-        if kept and size > MAX_BYTES:
-            break
-        kept.append(line)
-    skipped = len(lines) - len(kept)
-    # The body is the end of SKILL.md: its line numbers there follow from the file's own count.
-    first = len(skill.read_text(SKILL_FILE).splitlines()) - skipped + 1
-    kept.append(
-        f"[the instructions are longer than {MAX_BYTES // 1024} KB: {skipped} more lines; read them with "
-        f"read_skill_resource path={SKILLS_ROOT}/{skill.name}/{SKILL_FILE} offset={first}]"
+def _instructions_page(skill: SkillReference, room: int) -> str:
+    """The instructions, or the first `room` bytes of them and where in SKILL.md the rest is."""
+    body = skill.instructions
+    text = body.strip("\n")
+    if utf8_size(text) <= room:
+        return text
+    window = text_window(io.BytesIO(text.encode("utf-8")), 1, 1, len(text), room, numbered=False)
+    assert window.next is not None  # the text is larger than the room
+    line, column = window.next
+    # The body is the end of SKILL.md: its first line there follows from the newlines before it.
+    skill_md = skill.read_bytes(SKILL_FILE).decode("utf-8", "replace")
+    first = skill_md.count("\n") - body.count("\n") + (len(body) - len(body.lstrip("\n"))) + 1
+    more = window.lines - len(window.rows) + (column > 1)
+    where = f"offset={first + line - 1}" + (f" and column={column}" if column > 1 else "")
+    hint = (
+        f"[the instructions are longer than {MAX_BYTES // 1024} KB: {more} more line{'s' if more != 1 else ''}; "
+        f"read them with read_skill_resource path={SKILLS_ROOT}/{skill.name}/{SKILL_FILE} {where}]"
     )
-    return "\n".join(kept)
+    return window.text(numbered=False) + "\n" + hint
 
 
-def skill_tools(mounted: Sequence[Mounted]) -> list[Tool]:
-    """`activate_skill` when any skill is mounted, `read_skill_resource` when any has support files
-    (or instructions too long for one activation result)."""
-    if not mounted:
-        return []
-    by_name = {m.skill.name: m for m in mounted}
-    tree = SkillTree([m.skill for m in mounted])
-
-    def activate_skill(name: str) -> str:
-        found = by_name.get(name)
-        if found is None:
-            return f"There is no skill named {name!r}. Available skills: {', '.join(by_name)}."
-        return _activation(found)
-
-    tools = [
-        Tool(
-            "activate_skill",
-            "Load a skill's full instructions (and the list of its support files) by its name from the "
-            "Available Skills list. Call it before starting work that matches the skill's description.",
-            {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "description": "The skill's name, e.g. " + repr(mounted[0].skill.name)}
-                },
-                "required": ["name"],
-                "additionalProperties": False,
-            },
-            activate_skill,
-        )
-    ]
-    if any(m.skill.resources or _long(m.skill) for m in mounted):
-
-        def read_skill_resource(path: str, offset: int | None = None, limit: int | None = None) -> str:
-            try:
-                data = tree.read(path)
-            except (FlueError, ValueError) as exc:
-                raise ToolFailure(str(exc)) from exc
-            try:
-                return page(data, path, "read_skill_resource", offset, limit)
-            except PageError as exc:
-                raise ToolFailure(str(exc)) from exc
-
-        tools.append(
-            Tool(
-                "read_skill_resource",
-                f"Read a support file of an activated skill by its path under {SKILLS_ROOT}/<skill>/. Text comes "
-                "with line numbers, at most 2,000 lines or 50 KB per call (use offset to read on); binary files "
-                "come as base64.",
-                {
-                    "type": "object",
-                    "properties": {
-                        "path": {"type": "string", "description": f"e.g. {SKILLS_ROOT}/<skill>/reference.md"},
-                        "offset": {
-                            "type": "integer",
-                            "minimum": 0,
-                            "description": "first line (text, 1-based) or byte (binary)",
-                        },
-                        "limit": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "description": "at most this many lines (text) or bytes (binary)",
-                        },
-                    },
-                    "required": ["path"],
-                    "additionalProperties": False,
-                },
-                read_skill_resource,
-            )
-        )
-    return tools
+_WORD = re.compile(r"[a-z0-9]+")
 
 
-def sandbox_tools(sandbox: Sandbox, mounted: Sequence[Mounted]) -> list[Tool]:
-    """`read`, `write` and `ls` over the sandbox, with /.flue/skills mounted read-only."""
-    tree = SkillTree([m.skill for m in mounted])
-
-    def read(path: str, offset: int | None = None, limit: int | None = None) -> str:
-        try:
-            data = tree.read(path) if tree.is_skill_path(path) else sandbox.read_bytes(path)
-            return page(data, path, "read", offset, limit)
-        except (FlueError, PageError, OSError, ValueError) as exc:
-            raise ToolFailure(str(exc)) from exc
-
-    def write(path: str, content: str) -> str:
-        try:
-            if tree.is_skill_path(path) or tree.is_skill_path(path.casefold()):
-                # also `/.FLUE/Skills/...`: on a case-insensitive disk that is the same folder
-                tree.write(path, content.encode("utf-8"))
-            sandbox.write_bytes(path, content.encode("utf-8"))
-        except (FlueError, OSError, ValueError) as exc:
-            raise ToolFailure(str(exc)) from exc
-        return f"wrote {len(content.encode('utf-8'))} bytes to {sandbox_path(path)}"
-
-    def ls(path: str = "/") -> str:
-        try:
-            if tree.is_skill_path(path) or (mounted and tree.is_skill_path(path.rstrip("/") + "/")):
-                entries = [(e.name, e.is_dir, e.size) for e in tree.list(path)]
-            else:
-                entries = [(e.name, e.is_dir, e.size) for e in sandbox.list(path)]
-                if mounted and sandbox_path(path) == "" and not any(name == ".flue" for name, _, _ in entries):
-                    entries.insert(0, (".flue", True, 0))
-        except (FlueError, OSError, ValueError) as exc:
-            raise ToolFailure(str(exc)) from exc
-        if not entries:
-            return "(empty folder)"
-        return "\n".join(f"{name}/" if is_dir else f"{name}  ({size} bytes)" for name, is_dir, size in entries)
-
-    path_spec = {"type": "string", "description": "a path inside the sandbox, or under /.flue/skills/ for skill files"}
-    return [
-        Tool(
-            "read",
-            "Read a file from the sandbox, or a skill file under /.flue/skills/<skill>/. Text comes with line "
-            "numbers, at most 2,000 lines or 50 KB per call (use offset to read on); binary files come as base64.",
-            {
-                "type": "object",
-                "properties": {
-                    "path": path_spec,
-                    "offset": {
-                        "type": "integer",
-                        "minimum": 0,
-                        "description": "first line (text, 1-based) or byte (binary)",
-                    },
-                    "limit": {"type": "integer", "minimum": 1, "description": "at most this many lines or bytes"},
-                },
-                "required": ["path"],
-                "additionalProperties": False,
-            },
-            read,
-        ),
-        Tool(
-            "write",
-            "Write a UTF-8 text file in the sandbox (folders are created). /.flue/skills is read-only.",
-            {
-                "type": "object",
-                "properties": {"path": path_spec, "content": {"type": "string"}},
-                "required": ["path", "content"],
-                "additionalProperties": False,
-            },
-            write,
-        ),
-        Tool(
-            "ls",
-            "List a folder of the sandbox (default: its root), or of /.flue/skills.",
-            {"type": "object", "properties": {"path": path_spec}, "additionalProperties": False},
-            ls,
-        ),
-    ]
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
 
 
-__all__ = ["Mounted", "SandboxError", "ToolFailure", "sandbox_tools", "skill_tools"]
+def _score(terms: Sequence[str], name: str, description: str) -> int:
+    """How well `terms` match a skill: a whole name counts most, a word of the name, then the description."""
+    name_words = set(name.split("-"))
+    described = set(_words(description))
+    score = 0
+    for term in terms:
+        if term == name:
+            score += 8
+        elif term in name_words:
+            score += 4
+        elif len(term) >= 3 and term in name:
+            score += 2
+        if term in described:
+            score += 2
+        elif len(term) >= 3 and any(word.startswith(term) for word in described):
+            score += 1
+    return score
+
+
+def skill_tools(skills: Iterable[SkillReference | Mounted], *, budget: int | None = CATALOG_BUDGET) -> list[Tool]:
+    """The skill tools a set of skills needs, ready to offer a model."""
+    found = MountedSkills(skills, budget=budget)
+    return [found.tool(name) for name in found.tool_names()]
+
+
+__all__ = [
+    "ACTIVATE_SKILL",
+    "CATALOG_BUDGET",
+    "FIND_SKILLS",
+    "READ_SKILL_RESOURCE",
+    "Mounted",
+    "MountedSkills",
+    "catalog",
+    "catalog_line",
+    "skill_tools",
+]

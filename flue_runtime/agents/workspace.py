@@ -1,16 +1,19 @@
 """Workspace skills: the skills a project keeps in `<sandbox>/.agents/skills/<name>/SKILL.md`.
 
-Found at session start; a malformed one is skipped with a warning naming the problem;
-the instructions are re-read from the sandbox at every activation, so edits show up.
+Discovered at every prompt, each folder vetted by the packing rules: a malformed one
+(or one holding a secret or a link) is skipped with a warning naming the problem. At
+activation the folder is vetted again and its file list read anew, and the instructions
+are re-read at every activation, so edits show up in a running session.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
 from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.errors import SandboxError, WorkspaceSkillWarning
+from flue_runtime.format.skill_folder import VettedSkill
 from flue_runtime.format.validate import SKILL_FILE, check_skill_md
 from flue_runtime.format.vetting import PackedFile
 from flue_runtime.mount.reference import SkillReference
@@ -18,21 +21,33 @@ from flue_runtime.mount.reference import SkillReference
 WORKSPACE_DIR = ".agents/skills"
 
 
-@dataclass(frozen=True)
 class WorkspaceSource:
     """A skill folder inside a sandbox, read live."""
 
-    sandbox: Sandbox
-    folder: str
-    listing: tuple[PackedFile, ...]
-
     live = True
+
+    def __init__(self, sandbox: Sandbox, folder: str, listing: tuple[PackedFile, ...]) -> None:
+        self.sandbox = sandbox
+        self.folder = folder
+        self.listing = listing
+
+    def relist(self) -> None:
+        """Vet the folder again and take its file list as it is now (`SandboxError` if it is refused now)."""
+        vetted = self.sandbox.vet(self.folder)
+        if vetted.metadata is None or not vetted.ok:
+            problems = _problems(vetted)
+            warnings.warn(f"workspace skill {self.folder} refused: {problems}", WorkspaceSkillWarning, stacklevel=2)
+            raise SandboxError(f"workspace skill {self.folder} cannot be used now: {problems}")
+        self.listing = vetted.files
 
     def files(self) -> tuple[PackedFile, ...]:
         return self.listing
 
     def read(self, path: str) -> bytes:
         return self.sandbox.read_bytes(f"{self.folder}/{path}")
+
+    def is_executable(self, path: str) -> bool:
+        return self.sandbox.is_executable(f"{self.folder}/{path}")
 
     def instructions(self) -> str:
         checked = check_skill_md(self.read(SKILL_FILE), f"{self.folder}/{SKILL_FILE}", self.folder.rpartition("/")[2])
@@ -45,6 +60,10 @@ class WorkspaceSource:
 
     def describe(self) -> str:
         return f"workspace skill {self.folder}"
+
+
+def _problems(vetted: VettedSkill) -> str:
+    return "; ".join(d.format().splitlines()[0] for d in vetted.diagnostics if d.is_error) or "no valid SKILL.md"
 
 
 def discover_workspace_skills(sandbox: Sandbox) -> list[tuple[SkillReference, str]]:
@@ -69,8 +88,30 @@ def discover_workspace_skills(sandbox: Sandbox) -> list[tuple[SkillReference, st
             warnings.warn(f"workspace skill {folder} skipped: {exc}", WorkspaceSkillWarning, stacklevel=2)
             continue
         if vetted.metadata is None or not vetted.ok:
-            problems = "; ".join(d.format().splitlines()[0] for d in vetted.diagnostics if d.is_error)
-            warnings.warn(f"workspace skill {folder} skipped: {problems}", WorkspaceSkillWarning, stacklevel=2)
+            warnings.warn(f"workspace skill {folder} skipped: {_problems(vetted)}", WorkspaceSkillWarning, stacklevel=2)
             continue
         found.append((SkillReference(vetted.metadata, WorkspaceSource(sandbox, folder, vetted.files)), folder))
     return found
+
+
+def without_clashes(
+    workspace: Sequence[tuple[SkillReference, str]], declared: Mapping[str, SkillReference]
+) -> list[tuple[SkillReference, str]]:
+    """`workspace` less the skills named like a declared one, each skipped with a warning naming both.
+
+    The declared skill wins: nothing written into the workspace (by a user, or by the model
+    through the sandbox) can take a declared skill's place or stop the agent from starting.
+    """
+    kept = []
+    for skill, folder in workspace:
+        clash = declared.get(skill.name)
+        if clash is None:
+            kept.append((skill, folder))
+            continue
+        warnings.warn(
+            f"workspace skill {folder} skipped: its name {skill.name!r} is taken by the declared skill from "
+            f"{clash.origin}, which wins; rename the workspace skill (folder and name) to offer both",
+            WorkspaceSkillWarning,
+            stacklevel=2,
+        )
+    return kept

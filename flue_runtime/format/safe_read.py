@@ -100,20 +100,8 @@ def read_regular(
     (FLU311: checked before reading, and never more than `limit + 1` bytes read);
     `OSError` when the OS refuses, `IsADirectoryError` for a folder.
     """
+    fd, info = open_regular(path, follow=follow)
     try:
-        fd = os.open(path, _FOLLOW if follow else _FLAGS)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP and _is_link(path):
-            raise UnsafeFileError(os.fspath(path), "FLU301", "is a symbolic link") from None
-        raise
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
-        if not stat.S_ISREG(info.st_mode):
-            raise UnsafeFileError(
-                os.fspath(path), "FLU307", f"is not a regular file ({kind(info.st_mode)})", info.st_mode
-            )
         if limit is not None and info.st_size > limit:
             raise UnsafeFileError(os.fspath(path), "FLU311", f"holds {info.st_size:,} bytes, over {limit:,}")
         reader = _Reader(keep=keep, digest=digest, scan=scan)
@@ -131,6 +119,32 @@ def read_regular(
         return reader.result((info.st_mtime_ns, info.st_size, info.st_ino))
     finally:
         os.close(fd)
+
+
+def open_regular(path: str | os.PathLike[str], *, follow: bool = False) -> tuple[int, os.stat_result]:
+    """A descriptor open on the regular file at `path`, and its `fstat`: for a caller that reads in pages.
+
+    The same refusals as `read_regular` (a link unless `follow`, anything but a regular file,
+    `IsADirectoryError` for a folder); the caller closes the descriptor.
+    """
+    try:
+        fd = os.open(path, _FOLLOW if follow else _FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and _is_link(path):
+            raise UnsafeFileError(os.fspath(path), "FLU301", "is a symbolic link") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeFileError(
+                os.fspath(path), "FLU307", f"is not a regular file ({kind(info.st_mode)})", info.st_mode
+            )
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
 
 
 def inspect_bytes(data: bytes, *, digest: bool = False, scan: bool = False) -> FileBytes:

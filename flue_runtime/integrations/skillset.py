@@ -2,7 +2,7 @@
 
 MCP and every framework adapter go through `Skillset`: the catalog text, the skill tools'
 definitions and their results all come from the harness's own functions
-(`flue_runtime.agents.prompt`, `flue_runtime.agents.skill_tools`), so a model sees the same
+(`flue_runtime.agents.skill_tools.MountedSkills`), so a model sees the same
 texts whichever host runs it. This module is the one seam between the integrations and
 the agent layer.
 """
@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from flue_runtime.agents.prompt import catalog
-from flue_runtime.agents.skill_tools import Mounted, skill_tools
+from flue_runtime.agents.skill_tools import MountedSkills
 from flue_runtime.agents.tools import Tool
 from flue_runtime.errors import HookError, ToolArgumentError, ToolFailure
 from flue_runtime.mount.reference import SkillReference
@@ -44,13 +43,14 @@ class Skillset:
                     "pass each name once (a host addresses a skill by its name)"
                 )
             seen[skill.name] = skill
-        self.tools: tuple[Tool, ...] = tuple(skill_tools([Mounted(skill) for skill in self.skills]))
+        self._mounted = MountedSkills(self.skills)  # the harness's catalog budget: find_skills past it
+        self.tools: tuple[Tool, ...] = tuple(self._mounted.tool(name) for name in self._mounted.tool_names())
         self._by_name = {tool.name: tool for tool in self.tools}
 
     @property
     def catalog(self) -> str:
         """The `## Available Skills` section the harness puts in its system prompt ('' without skills)."""
-        return catalog([(skill.name, skill.description) for skill in self.skills])
+        return self._mounted.catalog()
 
     def call(self, name: str, arguments: object) -> ToolResult:
         """Call skill tool `name` (one of `tools`) as the harness does: arguments checked, a failure told as an error result."""

@@ -69,6 +69,12 @@ def define_skill(
             problem("allowed-tools", "`allowed_tools` must be a string or a list of tool names without spaces")
     if not isinstance(instructions, str):
         problem("instructions", f"`instructions` must be a string, not {type(instructions).__name__}")
+    elif not instructions.strip():
+        problem(
+            "instructions",
+            "`instructions` is blank: activating the skill would give the model nothing to follow",
+            "write the steps the model should take once it activates the skill (the body of its SKILL.md)",
+        )
     problems.extend(_field_problems(fields, where))
     packed_files, notices = _check_files(files, problem)
     for key, given in [*fields.items(), ("instructions", instructions)]:
@@ -197,6 +203,9 @@ class _DefinedSource:
 
     def instructions(self) -> str:
         return self._instructions
+
+    def is_executable(self, path: str) -> bool:
+        return False  # bytes given in code carry no mode
 
     def describe(self) -> str:
         return f"define_skill(name={self._fields.name!r})"

@@ -93,6 +93,9 @@ class DiskSource:
             self._body, self._stamp = checked.body, stamp
         return self._body
 
+    def is_executable(self, path: str) -> bool:
+        return bool(os.lstat(self._vetted.directory.joinpath(*path.split("/"))).st_mode & 0o111)
+
     def describe(self) -> str:
         return f"{self._vetted.directory} (from disk)"
 

@@ -34,6 +34,9 @@ class SkillSource(Protocol):
     def instructions(self) -> str:
         """The body of SKILL.md."""
 
+    def is_executable(self, path: str) -> bool:
+        """Whether one of `files()` carries an executable bit where it is installed (scripts keep it)."""
+
     def describe(self) -> str:
         """Where the skill comes from, for messages."""
 
@@ -112,6 +115,13 @@ class SkillReference:
                 f"skill {self.name!r} has no file {clean!r}; its files: {', '.join(f.path for f in self.source.files())}"
             )
         return self.source.read(clean)
+
+    def is_executable(self, path: str) -> bool:
+        """Whether the file at `path` is executable as installed (a wheel keeps a script's executable bit)."""
+        clean = skill_path(path)
+        if not any(f.path == clean for f in self.source.files()):
+            raise ResourceNotFoundError(f"skill {self.name!r} has no file {clean!r}")
+        return self.source.is_executable(clean)
 
     def read_text(self, path: str, encoding: str = "utf-8") -> str:
         return self.read_bytes(path).decode(encoding)

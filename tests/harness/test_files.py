@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from harness_support import tool_results
 
-from flue_runtime import Harness, HookError, LocalSandbox, MemorySandbox, agent, define_skill, use_model, use_skill
+from flue_runtime import Harness, LocalSandbox, MemorySandbox, agent, use_model, use_skill
 from flue_runtime.agents.reading import MAX_BYTES, MAX_LINES, page
 from flue_runtime.errors import WorkspaceSkillWarning
 from flue_runtime.models import ScriptedModel, ToolCall
@@ -203,20 +203,6 @@ def test_workspace_edits_show_at_the_next_activation(workspace: Path) -> None:
     session.prompt_sync("two")
     assert "# PDF tools, edited" not in str(model.requests[1].messages[-1]["content"])
     assert "# PDF tools, edited" in str(model.requests[3].messages[-1]["content"])
-
-
-def test_workspace_clash_with_a_declared_skill_is_an_error(tmp_path: Path) -> None:
-    shutil.copytree(FIXTURES / "skills" / "good" / "refunds", tmp_path / ".agents" / "skills" / "refunds")
-    declared = define_skill(name="refunds", description="Declared.", instructions="x")
-
-    @agent
-    def a() -> str:
-        use_model(ScriptedModel(["ok"]))
-        use_skill(declared)
-        return "x"
-
-    with pytest.raises(HookError, match=r"workspace skill 'refunds' \(.agents/skills/refunds\) has the same name"):
-        Harness(a, sandbox=LocalSandbox(tmp_path)).session("s").prompt_sync("go")
 
 
 def test_workspace_secret_and_symlink_are_skipped(tmp_path: Path) -> None:

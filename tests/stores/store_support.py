@@ -180,15 +180,13 @@ def read_back(location: str) -> dict[str, dict[str, Any]]:
 def assert_conversation(index: int, record: dict[str, Any], turns: int) -> None:
     """Exactly this session's turns, in order, each with its own skill's text and nothing else's.
 
-    A VIP session was told once, before its first question, that `vip` joined the catalog."""
+    The state was set before the first question: a VIP session's system prompt lists `vip` from the
+    start (the conversation starts at the first prompt), so nothing is announced."""
     skill, _, marker = expected_skill(index)
     other = "REFUNDS-POLICY" if marker == "VIP-PERKS" else "VIP-PERKS"
     messages = list(record["messages"])
-    if index % 2 and turns:
-        announcement = messages.pop(0)
-        assert (
-            announcement["catalog_update"] is True and "Available skills now: refunds, vip" in announcement["content"]
-        )
+    if turns:
+        assert ("- **vip** — VIP care." in record["system_prompt"]) == (index % 2 == 1)
     assert not any(m.get("catalog_update") for m in messages)
     roles = [m["role"] for m in messages]
     assert roles == ["user", "assistant", "tool", "tool", "assistant"] * turns, roles

@@ -41,6 +41,21 @@ def test_a_record_round_trips_exactly_and_each_save_moves_its_version_on(backend
     assert store.session_ids() == ["x"]
 
 
+def test_what_the_model_was_told_round_trips(backend: Backend) -> None:
+    """The harness's record of what it told the model: the catalog, the instructions, the tools offered."""
+    record = SessionRecord(
+        "sys", [], {}, [("a", "b")], instructions="Be brief ✓ \ud800", tools=["activate_skill", "ls"]
+    )
+    backend.open().save("x", record)
+    again = backend.open().load("x")
+    assert again == record and again is not None
+    assert (again.instructions, again.tools, again.announced) == (
+        "Be brief ✓ \ud800",
+        ["activate_skill", "ls"],
+        [("a", "b")],
+    )
+
+
 def test_a_save_from_an_old_version_is_refused_and_writes_nothing(backend: Backend) -> None:
     store, other = backend.open(), backend.open()
     store.save("x", SessionRecord("sys", [{"role": "user", "content": "hello"}]))

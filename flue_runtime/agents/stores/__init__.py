@@ -1,4 +1,4 @@
-"""Where sessions keep their conversation, state and announced catalog between prompts.
+"""Where sessions keep their conversation, state and what the model was told between prompts.
 
 Every store keeps one contract: a save replaces a session's record whole or not at all, and only
 if the store still holds the version the record was loaded at. A save that finds a newer version
@@ -9,6 +9,7 @@ is ever silently lost, and prompting again runs on the fresh state.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import re
 import threading
@@ -31,6 +32,20 @@ class SessionRecord:
     #: The stored version this record was loaded at (0: not stored yet); a save moves it on.
     #: Not part of equality: two records with the same content are equal whatever their age.
     version: int = field(default=0, compare=False)
+    #: The instructions the model was last told (system prompt or announcement); None: as the system prompt says.
+    instructions: str | None = None
+    #: The harness tools offered so far, by name: the set only grows, so tool definitions stay cached.
+    tools: list[str] = field(default_factory=list)
+
+    def copy(self) -> SessionRecord:
+        """A copy a prompt can work on while the session keeps this one (the same version)."""
+        return dataclasses.replace(
+            self,
+            messages=list(self.messages),
+            state=dict(self.state),
+            announced=list(self.announced),
+            tools=list(self.tools),
+        )
 
 
 class Store(Protocol):

@@ -2,6 +2,11 @@
 
 JSON with every non-ASCII character escaped: any string a conversation holds (a lone surrogate
 from a decoded file included) stores and reads back unchanged, whatever the database's encoding.
+
+The `announced` column holds what the model was told: an object with the catalog (`[name,
+description]` pairs), the instructions and the harness tools offered (since the schema step
+that says so: SQLite 3, PostgreSQL 2); before, the catalog list alone (read back with no
+instructions and no tools).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ def dump(value: Any) -> str:
 
 @dataclass(frozen=True)
 class EncodedRecord:
-    """A record's columns: the state, the announced catalog and each message as JSON text."""
+    """A record's columns: the state, what the model was told, and each message as JSON text."""
 
     system_prompt: str
     state: str
@@ -32,18 +37,29 @@ class EncodedRecord:
         return cls(
             record.system_prompt,
             dump(record.state),
-            dump([list(entry) for entry in record.announced]),
+            dump(
+                {
+                    "catalog": [list(entry) for entry in record.announced],
+                    "instructions": record.instructions,
+                    "tools": record.tools,
+                }
+            ),
             [dump(message) for message in record.messages],
         )
 
 
 def decode(system_prompt: str, state: str, announced: str, bodies: Iterable[str], version: int) -> SessionRecord:
+    told = json.loads(announced)
+    if isinstance(told, list):  # written before schema version 3: the catalog alone
+        told = {"catalog": told}
     return SessionRecord(
         system_prompt,
         [json.loads(body) for body in bodies],
         json.loads(state),
-        [(name, description) for name, description in json.loads(announced)],
+        [(name, description) for name, description in told["catalog"]],
         version,
+        told.get("instructions"),
+        list(told.get("tools", [])),
     )
 
 

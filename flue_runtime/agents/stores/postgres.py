@@ -58,6 +58,9 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (session_id, seq)
         )""",
     ),
+    # 2: `announced` may hold an object (the catalog, the instructions, the tools offered: see
+    # encoding.py); no table changes, but an older release must not read such a row
+    (),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 

@@ -44,6 +44,9 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (  # 2: a version per session, so a save can tell that another worker's turn landed first
         "ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 1",
     ),
+    # 3: `announced` may hold an object (the catalog, the instructions, the tools offered: see
+    # encoding.py); no table changes, but an older release must not read such a row
+    (),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 

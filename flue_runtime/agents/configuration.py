@@ -1,0 +1,84 @@
+"""One rendering of the agent with everything a model turn needs: its skills, prompt texts and tools.
+
+The harness makes one before every model turn (and `ToolContext.prompt` runs with the
+latest). Workspace skills come after the declared ones; one named like a declared skill
+is left out with a warning. The harness's own tools have constant definitions, in a
+fixed order, ahead of the agent's tools; which of them a session offers only grows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from flue_runtime.agents.hooks import Render
+from flue_runtime.agents.prompt import instructions_text, system_prompt
+from flue_runtime.agents.sandbox import Sandbox
+from flue_runtime.agents.sandbox_tools import SandboxFiles
+from flue_runtime.agents.scripts import Scripts, exec_root
+from flue_runtime.agents.skill_tools import Entry, Mounted, MountedSkills
+from flue_runtime.agents.tools import Tool
+from flue_runtime.agents.workspace import without_clashes
+from flue_runtime.mount.reference import SkillReference
+
+#: The harness's tools, in the order they are offered.
+HARNESS_TOOLS = ("activate_skill", "read_skill_resource", "find_skills", "run_skill_script", "read", "write", "ls")
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """What one render of the agent mounted, with the skills the workspace adds."""
+
+    render: Render
+    sandbox: Sandbox | None
+    skills: MountedSkills
+
+    @classmethod
+    def of(
+        cls,
+        rendered: Render,
+        sandbox: Sandbox | None,
+        workspace: Sequence[tuple[SkillReference, str]],
+        budget: int | None,
+    ) -> Configuration:
+        declared = {skill.name: skill for skill in rendered.skills}
+        found = without_clashes(workspace, declared)
+        mounted = [Mounted(skill) for skill in rendered.skills] + [Mounted(skill, folder) for skill, folder in found]
+        return cls(rendered, sandbox, MountedSkills(mounted, budget=budget))
+
+    @property
+    def instructions(self) -> str:
+        return instructions_text(self.render.instructions, self.render.texts)
+
+    @property
+    def entries(self) -> list[Entry]:
+        return self.skills.entries
+
+    def system_prompt(self) -> str:
+        """The system prompt a session starting now gets."""
+        return system_prompt(self.instructions, self.skills.catalog())
+
+    def needed(self) -> list[str]:
+        """The harness tools this configuration needs."""
+        names = self.skills.tool_names()
+        if self.skills.has_scripts and exec_root(self.sandbox) is not None:
+            names.append("run_skill_script")
+        if self.sandbox is not None:
+            names += ["read", "write", "ls"]
+        return names
+
+    def tools(self, offered: Iterable[str] = ()) -> list[Tool]:
+        """The harness tools `offered` before plus those needed now, in their fixed order, then the agent's."""
+        names = {*offered, *self.needed()}
+        files = SandboxFiles(self.sandbox, self.skills.tree)
+        tools = []
+        for name in HARNESS_TOOLS:
+            if name not in names:
+                continue
+            if name == "run_skill_script":
+                tools.append(Scripts(self.skills, self.sandbox).tool())
+            elif name in ("read", "write", "ls"):
+                tools.append(files.tool(name))
+            else:
+                tools.append(self.skills.tool(name))
+        return tools + self.render.tools

@@ -1,0 +1,63 @@
+"""`ToolContext`: what a tool may reach of the session that called it.
+
+A tool asks for it with a parameter annotated `ToolContext` (any name). The harness fills
+it in at each call; it never appears in the tool's JSON schema, so the model cannot see
+or set it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from flue_runtime.errors import HookError
+
+if TYPE_CHECKING:
+    from flue_runtime.agents.harness import PromptResult
+
+
+class ToolContext:
+    """The running session, as a tool sees it: its id, its state, and one-off prompts.
+
+    `set_state` changes the state the running prompt works with: the agent is rendered
+    with it before the next model turn (a skill it unlocks is announced there), and it is
+    saved with the prompt's turn. `prompt` runs a one-off prompt with the agent as
+    rendered now (same instructions, catalog with workspace skills, and tools) in a fresh
+    conversation that is not saved.
+    """
+
+    def __init__(
+        self, session_id: str, state: dict[str, Any], prompt: Callable[[str], Awaitable[PromptResult]]
+    ) -> None:
+        self.session_id = session_id
+        self._state = state
+        self._prompt = prompt
+
+    @property
+    def state(self) -> Mapping[str, Any]:
+        """The session's `use_state` values as they are now (read-only)."""
+        return MappingProxyType(self._state)
+
+    def set_state(self, key: str, value: Any) -> None:
+        """Change a persisted `use_state` value; the agent renders with it from the next model turn."""
+        set_value(self._state, key, value)
+
+    async def prompt(self, text: str) -> PromptResult:
+        """`harness.prompt(text)` with the session's current state: a one-off conversation."""
+        return await self._prompt(text)
+
+    def __repr__(self) -> str:
+        return f"ToolContext(session_id={self.session_id!r})"
+
+
+def set_value(state: dict[str, Any], key: str, value: Any) -> None:
+    """Put `value` at `key`, refusing what the store could not keep (state is saved as JSON)."""
+    if not isinstance(key, str):
+        raise HookError(f"a state key must be a string, not {type(key).__name__}")
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError) as exc:
+        raise HookError(f"state {key!r}: the value must be JSON data (it is saved as JSON): {exc}") from exc
+    state[key] = value

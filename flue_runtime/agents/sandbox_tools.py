@@ -1,0 +1,124 @@
+"""The file tools over a sandbox: read, write and ls, with /.flue/skills mounted read-only.
+
+`read` and `ls` serve skill paths from the mounted skills' own file lists (the virtual
+tree) and everything else from the sandbox; nothing under /.flue/skills can be written.
+Results are pages: `read` streams the file, `ls` lists a bounded number of entries.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import Any
+
+from flue_runtime.agents.reading import entries_page, page_stream
+from flue_runtime.agents.sandbox import Sandbox, sandbox_path
+from flue_runtime.agents.tools import Tool
+from flue_runtime.errors import FlueError, PageError, ToolFailure
+from flue_runtime.mount.vfs import SkillTree
+
+_PATH = {"type": "string", "description": "a path inside the sandbox, or under /.flue/skills/ for skill files"}
+
+READ: dict[str, Any] = {
+    "name": "read",
+    "description": (
+        "Read a file from the sandbox, or a skill file under /.flue/skills/<skill>/. Text comes with line "
+        "numbers, at most 2,000 lines or 50 KB per call (the result says how to read on); binary files come "
+        "as base64."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "path": _PATH,
+            "offset": {"type": "integer", "minimum": 0, "description": "first line (text, 1-based) or byte (binary)"},
+            "limit": {"type": "integer", "minimum": 1, "description": "at most this many lines or bytes"},
+            "column": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "first character of the line at offset (1-based), to read on in a line longer than a page",
+            },
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+}
+WRITE: dict[str, Any] = {
+    "name": "write",
+    "description": "Write a UTF-8 text file in the sandbox (folders are created). /.flue/skills is read-only.",
+    "parameters": {
+        "type": "object",
+        "properties": {"path": _PATH, "content": {"type": "string"}},
+        "required": ["path", "content"],
+        "additionalProperties": False,
+    },
+}
+LS: dict[str, Any] = {
+    "name": "ls",
+    "description": (
+        "List a folder of the sandbox (default: its root), or of /.flue/skills, at most 1,000 entries per call "
+        "(the result says how to list on)."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "path": _PATH,
+            "offset": {"type": "integer", "minimum": 0, "description": "first entry (1-based)"},
+            "limit": {"type": "integer", "minimum": 1, "description": "at most this many entries"},
+        },
+        "additionalProperties": False,
+    },
+}
+SPECS = {spec["name"]: spec for spec in (READ, WRITE, LS)}
+
+
+class SandboxFiles:
+    """`read`, `write` and `ls` over `sandbox` (None: no sandbox now, every call says so) and `tree`."""
+
+    def __init__(self, sandbox: Sandbox | None, tree: SkillTree) -> None:
+        self.sandbox = sandbox
+        self.tree = tree
+
+    def tool(self, name: str) -> Tool:
+        spec = SPECS[name]
+        functions: dict[str, Callable[..., str]] = {"read": self.read, "write": self.write, "ls": self.ls}
+        function = functions[name]
+        return Tool(spec["name"], spec["description"], spec["parameters"], function)
+
+    def _require(self) -> Sandbox:
+        if self.sandbox is None:
+            raise ToolFailure("the agent has no sandbox now; the file tools cannot be used")
+        return self.sandbox
+
+    def read(self, path: str, offset: int | None = None, limit: int | None = None, column: int | None = None) -> str:
+        try:
+            if self.tree.is_skill_path(path):
+                data = self.tree.read(path)
+                return page_stream(io.BytesIO(data), len(data), path, "read", offset, limit, column)
+            handle, size = self._require().open_read(path)
+            with handle:
+                return page_stream(handle, size, path, "read", offset, limit, column)
+        except (FlueError, PageError, OSError, ValueError) as exc:
+            raise ToolFailure(str(exc)) from exc
+
+    def write(self, path: str, content: str) -> str:
+        try:
+            if self.tree.is_skill_path(path) or self.tree.is_skill_path(path.casefold()):
+                # also `/.FLUE/Skills/...`: on a case-insensitive disk that is the same folder
+                self.tree.write(path, content.encode("utf-8"))
+            self._require().write_bytes(path, content.encode("utf-8"))
+        except (FlueError, OSError, ValueError) as exc:
+            raise ToolFailure(str(exc)) from exc
+        return f"wrote {len(content.encode('utf-8'))} bytes to {sandbox_path(path)}"
+
+    def ls(self, path: str = "/", offset: int | None = None, limit: int | None = None) -> str:
+        mounted = bool(self.tree.list())
+        try:
+            if self.tree.is_skill_path(path) or (mounted and self.tree.is_skill_path(path.rstrip("/") + "/")):
+                entries = [(e.name, e.is_dir, e.size) for e in self.tree.list(path)]
+            else:
+                entries = [(e.name, e.is_dir, e.size) for e in self._require().list(path)]
+                if mounted and sandbox_path(path) == "" and not any(name == ".flue" for name, _, _ in entries):
+                    entries.insert(0, (".flue", True, 0))
+            return entries_page(entries, path, "ls", offset, limit)
+        except (FlueError, OSError, ValueError) as exc:
+            raise ToolFailure(str(exc)) from exc

@@ -1,0 +1,295 @@
+"""`run_skill_script`: run a script a mounted skill ships under `scripts/`, never from the workspace.
+
+The skill's files are materialised once per content id into a private cache folder
+outside the sandbox (`$XDG_CACHE_HOME/flue-skills/skills/<id>/<name>/`, else under
+`~/.cache`): each checked against the skill's file list (size and SHA-256), read-only,
+executable where the installed package has the bit. Every run checks the copy again, so
+a changed copy is rebuilt, never run. The script runs with the sandbox folder as its
+working directory, a `.py` file under the current interpreter and anything else through
+its shebang, with a small environment (no API keys), a timeout, and output bounded to
+one tool result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import shutil
+import signal
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, utf8_size
+from flue_runtime.agents.sandbox import LocalSandbox, Sandbox
+from flue_runtime.agents.skill_tools import SCRIPTS_DIR, MountedSkills
+from flue_runtime.agents.tools import Tool
+from flue_runtime.errors import FlueError, ToolFailure
+from flue_runtime.format.paths import skill_path
+from flue_runtime.format.records import PackedFile, content_id
+from flue_runtime.mount.reference import SkillReference
+
+RUN_SKILL_SCRIPT: dict[str, Any] = {
+    "name": "run_skill_script",
+    "description": (
+        "Run a script that a skill ships in its scripts/ folder, when the skill's instructions call for it. "
+        "It runs with the sandbox folder as working directory (.py files under Python) and returns the exit "
+        "status and the output (at most 50 KB)."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "skill": {"type": "string", "description": "the skill's name"},
+            "script": {"type": "string", "description": "the script's path in the skill, e.g. scripts/extract.py"},
+            "args": {"type": "array", "items": {"type": "string"}, "description": "command-line arguments"},
+            "stdin": {"type": "string", "description": "text for the script's standard input"},
+        },
+        "required": ["skill", "script"],
+        "additionalProperties": False,
+    },
+}
+#: The environment variables a script keeps; everything else (API keys included) stays out.
+KEPT_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM")
+_CHUNK = 64 * 1024
+
+
+def exec_root(sandbox: Sandbox | None) -> LocalSandbox | None:
+    """The sandbox when scripts may run in it."""
+    return sandbox if isinstance(sandbox, LocalSandbox) and sandbox.allow_exec else None
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base, "flue-skills", "skills")
+
+
+class Scripts:
+    """`run_skill_script` over the skills of `skills` and a sandbox that may allow execution."""
+
+    def __init__(self, skills: MountedSkills, sandbox: Sandbox | None) -> None:
+        self.skills = skills
+        self.sandbox = exec_root(sandbox)
+
+    def tool(self) -> Tool:
+        spec = RUN_SKILL_SCRIPT
+        return Tool(spec["name"], spec["description"], spec["parameters"], self.run)
+
+    async def run(self, skill: str, script: str, args: list[str] | None = None, stdin: str | None = None) -> str:
+        sandbox = self.sandbox
+        if sandbox is None:
+            raise ToolFailure("scripts cannot run now: the agent's sandbox does not allow it")
+        mounted = self.skills.get(skill)
+        if mounted is None:
+            raise ToolFailure(f"there is no skill named {skill!r}; available: {', '.join(self.skills.names) or 'none'}")
+        path = _script_path(mounted.skill, script)
+        root = cache_root()
+        if root.resolve() == sandbox.root or sandbox.root in root.resolve().parents:
+            raise ToolFailure(
+                f"the script cache {root} is inside the sandbox; set XDG_CACHE_HOME to a folder outside it"
+            )
+        try:
+            folder = await asyncio.to_thread(materialise, mounted.skill, root)
+        except (FlueError, OSError) as exc:
+            raise ToolFailure(f"cannot prepare skill {skill!r} to run {path}: {exc}") from exc
+        return await run_script(folder, path, args or [], stdin, sandbox.root, sandbox.exec_timeout)
+
+
+def _script_path(skill: SkillReference, script: str) -> str:
+    try:
+        path = skill_path(script)
+    except ValueError as exc:
+        raise ToolFailure(str(exc)) from exc
+    if not path.startswith(SCRIPTS_DIR):
+        path = SCRIPTS_DIR + path
+    scripts = sorted(f.path for f in skill.files if f.path.startswith(SCRIPTS_DIR))
+    if path not in scripts:
+        raise ToolFailure(f"skill {skill.name!r} has no script {path!r}; its scripts: {', '.join(scripts) or 'none'}")
+    return path
+
+
+# --- the verified copy ------------------------------------------------------------------------------
+
+
+def materialise(skill: SkillReference, root: Path) -> Path:
+    """The folder holding a verified, read-only copy of `skill`'s files (made once per content id)."""
+    files = skill.files
+    modes = {f.path: 0o555 if skill.is_executable(f.path) else 0o444 for f in files}
+    final = root / content_id(files)
+    folder = final / skill.name
+    if final.exists():
+        if _intact(folder, files, modes):
+            return folder
+        _remove(final)  # changed after it was made: never run it, make it again
+    root.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    root.mkdir(mode=0o700, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=root))
+    try:
+        for entry in files:
+            data = skill.read_bytes(entry.path)
+            if len(data) != entry.size or hashlib.sha256(data).hexdigest() != entry.sha256:
+                raise FlueError(f"{entry.path} differs from the skill's file list (changed since it was listed)")
+            target = staging.joinpath(skill.name, *entry.path.split("/"))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            os.chmod(target, modes[entry.path])
+        for current, _, _ in sorted(os.walk(staging), reverse=True):  # deepest first: a sealed folder takes no files
+            os.chmod(current, 0o555)
+        try:
+            os.rename(staging, final)
+        except OSError:
+            if not final.exists():
+                raise
+            # Another session made it first: use theirs (checked below).
+    finally:
+        if staging.exists():
+            _remove(staging)
+    if not _intact(folder, files, modes):
+        raise FlueError(f"the copy at {folder} does not match the skill's file list")
+    return folder
+
+
+def _intact(folder: Path, files: tuple[PackedFile, ...], modes: dict[str, int]) -> bool:
+    """Exactly `files`, as regular read-only files with their sizes, hashes and executable bits."""
+    expected = {f.path: f for f in files}
+    found = 0
+    for current, dirs, names in os.walk(folder):
+        for name in dirs:
+            if stat.S_ISLNK(os.lstat(os.path.join(current, name)).st_mode):
+                return False
+        for name in names:
+            full = os.path.join(current, name)
+            entry = expected.get(os.path.relpath(full, folder).replace(os.sep, "/"))
+            info = os.lstat(full)
+            if entry is None or not stat.S_ISREG(info.st_mode) or info.st_size != entry.size:
+                return False
+            if stat.S_IMODE(info.st_mode) & 0o333 != modes[entry.path] & 0o333:
+                return False  # writable, or an executable bit added or lost
+            with open(full, "rb") as handle:
+                if hashlib.file_digest(handle, "sha256").hexdigest() != entry.sha256:
+                    return False
+            found += 1
+    return found == len(expected)
+
+
+def _remove(path: Path) -> None:
+    for current, _, _ in os.walk(path):
+        os.chmod(current, 0o700)
+    shutil.rmtree(path)
+
+
+# --- running ----------------------------------------------------------------------------------------
+
+
+async def run_script(folder: Path, script: str, args: list[str], stdin: str | None, cwd: Path, timeout: float) -> str:
+    """Run `script` of the copy at `folder` in `cwd`; the exit status and the output, bounded."""
+    full = folder.joinpath(*script.split("/"))
+    if script.endswith(".py"):
+        argv = [sys.executable, str(full), *args]
+    elif os.access(full, os.X_OK):
+        argv = [str(full), *args]
+    else:
+        raise ToolFailure(
+            f"{script} is not executable: its package did not keep an executable bit for it "
+            "(a .py script runs under Python; any other needs the bit, set before the build)"
+        )
+    env = {key: os.environ[key] for key in KEPT_ENVIRONMENT if key in os.environ}
+    env.setdefault("PATH", os.defpath)
+    env.update(PYTHONDONTWRITEBYTECODE="1", FLUE_SKILL_DIR=str(folder))
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # its own process group: a timeout stops its children too
+        )
+    except OSError as exc:
+        raise ToolFailure(f"cannot run {script}: {exc}") from exc
+    budget = (MAX_BYTES - HINT_ROOM) // 2
+    out, err = _Capture(budget), _Capture(budget)
+    try:
+        await asyncio.wait_for(
+            asyncio.gather(
+                _feed(process, stdin), _drain(process.stdout, out), _drain(process.stderr, err), process.wait()
+            ),
+            timeout,
+        )
+        status = _status(process.returncode)
+    except TimeoutError:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        await process.wait()
+        status = f"none: timed out after {timeout:g} s, and was stopped"
+    return "\n".join([f"exit status: {status}", out.section("stdout"), err.section("stderr")])
+
+
+async def _feed(process: asyncio.subprocess.Process, stdin: str | None) -> None:
+    if process.stdin is None or stdin is None:
+        return
+    try:
+        process.stdin.write(stdin.encode("utf-8"))
+        await process.stdin.drain()
+        process.stdin.close()
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the script did not read it all
+
+
+async def _drain(stream: asyncio.StreamReader | None, capture: _Capture) -> None:
+    while stream is not None and (chunk := await stream.read(_CHUNK)):
+        capture.add(chunk)
+
+
+def _status(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"killed by signal {-code} ({signal.Signals(-code).name})"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return str(code)
+
+
+class _Capture:
+    """The first and last bytes of a stream, within `budget`, and how many there were."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.budget // 2 - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            del self.tail[: -(self.budget // 2)]
+
+    def section(self, name: str) -> str:
+        if not self.total:
+            return f"--- {name}: empty ---"
+        left_out = self.total - len(self.head) - len(self.tail)
+        if not left_out:
+            return f"--- {name} ---\n{_fit(self.head + self.tail, self.budget)}"
+        half = self.budget // 2
+        return (
+            f"--- {name} ({self.total:,} bytes; the first and last {half:,} shown) ---\n"
+            f"{_fit(self.head, half)}\n[... {left_out:,} bytes left out ...]\n{_fit(self.tail, half)}"
+        )
+
+
+def _fit(data: bytes | bytearray, budget: int) -> str:
+    """`data` as text (undecodable bytes as U+FFFD, one final line break dropped), cut to `budget` bytes of UTF-8."""
+    text = bytes(data).decode("utf-8", "replace").removesuffix("\n")
+    if utf8_size(text) > budget:
+        text = text.encode("utf-8")[:budget].decode("utf-8", "ignore")
+    return text

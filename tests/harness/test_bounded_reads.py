@@ -1,0 +1,253 @@
+"""Issue 12 item 7: no tool result exceeds its budget, and a read costs memory bounded by the
+page, not the file. A line longer than a page comes in pieces, each naming the offset and
+column to read on from; `ls` pages its entries; a FIFO is refused, not waited on."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness_support import tool_results
+
+from flue_runtime import (
+    Harness,
+    LocalSandbox,
+    MemorySandbox,
+    SkillWarning,
+    agent,
+    define_skill,
+    use_model,
+    use_skill,
+)
+from flue_runtime.agents.reading import MAX_BYTES, MAX_ENTRIES, utf8_size
+from flue_runtime.agents.sandbox_tools import SandboxFiles
+from flue_runtime.models import ModelRequest, ModelResponse, ScriptedModel, ToolCall
+from flue_runtime.mount.vfs import SkillTree
+
+#: One line of 5 MB, like a minified JSON file.
+MINIFIED = json.dumps([{"id": i, "name": f"item {i}", "tags": ["a", "b"]} for i in range(120_000)])
+CONTINUE = re.compile(r"call (\w+) with offset=(\d+)(?: and column=(\d+))? to read on\]$")
+
+
+def run(
+    turns: list[Any], *, sandbox: object = None, skills: tuple[Any, ...] = (), max_steps: int = 50
+) -> ScriptedModel:
+    model = ScriptedModel(turns)
+
+    @agent
+    def a() -> str:
+        use_model(model)
+        for s in skills:
+            use_skill(s)
+        return "x"
+
+    Harness(a, sandbox=sandbox, max_steps=max_steps).session("s").prompt_sync("go")  # type: ignore[arg-type]
+    return model
+
+
+def test_one_long_line_never_makes_a_result_larger_than_its_budget() -> None:
+    assert len(MINIFIED) > 5_000_000 and "\n" not in MINIFIED
+    with pytest.warns(SkillWarning, match="FLU305"):  # a large file: packed, with a warning
+        data = define_skill(name="data", description="Data.", instructions="Use it.", files={"items.json": MINIFIED})
+    huge = define_skill(name="huge", description="One long line.", instructions=MINIFIED)
+    model = run(
+        [
+            [
+                ToolCall("read", {"path": "items.json", "limit": 1}),
+                ToolCall("read_skill_resource", {"path": "/.flue/skills/data/items.json", "limit": 1}),
+                ToolCall("read", {"path": "/.flue/skills/data/items.json"}),
+                ToolCall("activate_skill", {"name": "huge"}),
+            ],
+            "ok",
+        ],
+        sandbox=MemorySandbox({"items.json": MINIFIED}),
+        skills=(data, huge),
+    )
+    results = tool_results(model)
+    assert all(r["is_error"] is False for r in results), results
+    for result in results:
+        assert utf8_size(result["content"]) <= MAX_BYTES
+    by_read = results[0]["content"]
+    assert by_read.startswith("     1\t" + MINIFIED[:1000])
+    assert by_read.endswith("call read with offset=1 and column=" + by_read.rsplit("column=", 1)[1])
+    activation = results[3]["content"]
+    assert activation.startswith('<skill name="huge">\n' + MINIFIED[:1000])
+    hint = activation.split("\n</skill>")[0].splitlines()[-1]
+    line, column = re.search(r"SKILL\.md offset=(\d+) and column=(\d+)\]$", hint).groups()  # type: ignore[union-attr]
+    shown = activation.splitlines()[1]
+    assert shown == MINIFIED[: int(column) - 1]
+    assert huge.read_text("SKILL.md").splitlines()[int(line) - 1] == MINIFIED  # the hint names the right line
+
+
+def follow_hints(request: ModelRequest) -> ModelResponse:
+    """A model that reads on wherever the last result says, until it says nothing more."""
+    last = request.messages[-1]
+    if last["role"] != "tool":
+        return ModelResponse(tool_calls=(ToolCall("read", {"path": "wide.json"}),))
+    found = CONTINUE.search(last["content"])
+    if found is None:
+        return ModelResponse(text="done")
+    tool, offset, column = found.groups()
+    arguments: dict[str, Any] = {"path": "wide.json", "offset": int(offset)}
+    if column:
+        arguments["column"] = int(column)
+    return ModelResponse(tool_calls=(ToolCall(tool, arguments),))
+
+
+def test_the_pieces_of_a_long_line_join_to_exactly_the_file() -> None:
+    text = "head\n" + MINIFIED[:700_000] + "\ntail é\n"
+    model = run([follow_hints] * 40, sandbox=MemorySandbox({"wide.json": text}), max_steps=40)
+    pieces = []
+    for request in model.requests[1:]:
+        [result] = tool_results(model, model.requests.index(request))
+        content = result["content"]
+        assert utf8_size(content) <= MAX_BYTES and result["is_error"] is False
+        body = content.rsplit("\n[", 1)[0] if CONTINUE.search(content) else content
+        pieces.append(body)
+    rows: dict[int, str] = {}
+    for body in pieces:
+        for row in body.split("\n"):
+            number, _, part = row.partition("\t")
+            rows[int(number)] = rows.get(int(number), "") + part
+    assert rows == {1: "head", 2: MINIFIED[:700_000], 3: "tail é"}
+    assert len(pieces) > 14  # one line in many pages
+
+
+PROBE = textwrap.dedent(
+    """
+    import json, resource, sys
+    from flue_runtime import Harness, LocalSandbox, agent, use_model
+    from flue_runtime.models import ScriptedModel, ToolCall
+
+    def peak_kib():
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+    model = ScriptedModel([[ToolCall("read", {"path": "small.txt"})], "ok", [ToolCall("read", {"path": sys.argv[2]})], "ok"])
+
+    @agent
+    def a():
+        use_model(model)
+        return "x"
+
+    session = Harness(a, sandbox=LocalSandbox(sys.argv[1])).session("s")
+    session.prompt_sync("warm up")  # every module imported, one page read
+    before = peak_kib()
+    session.prompt_sync("read the big one")
+    after = peak_kib()
+    result = model.requests[-1].messages[-1]
+    print(json.dumps({"before": before, "after": after, "content": result["content"], "is_error": result["is_error"]}))
+    """
+)
+
+
+def read_in_a_fresh_process(root: Path, name: str) -> dict[str, Any]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(root), name], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    found: dict[str, Any] = json.loads(proc.stdout)
+    return found
+
+
+def test_reading_page_one_of_a_1_gib_file_costs_a_page_of_memory(tmp_path: Path) -> None:
+    (tmp_path / "small.txt").write_text("small\n")
+    with open(tmp_path / "zeros.bin", "wb") as handle:  # sparse: no disk space taken
+        handle.truncate(1 << 30)
+    head = "".join(f"line {i}: some text\n" for i in range(10_000))  # 190 KB of text, then 1 GiB of NUL
+    with open(tmp_path / "text.log", "wb") as handle:
+        handle.write(head.encode())
+        handle.truncate(1 << 30)
+    binary = read_in_a_fresh_process(tmp_path, "zeros.bin")
+    assert binary["is_error"] is False and binary["content"].startswith("[binary file zeros.bin, 1073741824 bytes")
+    text = read_in_a_fresh_process(tmp_path, "text.log")
+    assert text["is_error"] is False and text["content"].startswith("     1\tline 0: some text\n")
+    assert "lines 1-" in text["content"] and "of 10001;" in text["content"]  # the NULs make one last line
+    for found in (binary, text):
+        assert utf8_size(found["content"]) <= MAX_BYTES
+        assert found["after"] - found["before"] < 10 * 1024, found  # KiB: less than 10 MB more at peak
+
+
+def test_ls_pages_its_entries() -> None:
+    names = [f"file-{i:06d}.txt" for i in range(100_000)]
+    sandbox = MemorySandbox({f"big/{name}": "" for name in names})
+    model = run(
+        [[ToolCall("ls", {"path": "big"})], [ToolCall("ls", {"path": "big", "offset": 1001})], "ok"], sandbox=sandbox
+    )
+    [first] = tool_results(model, 1)
+    [second] = tool_results(model, 2)
+    for result in (first, second):
+        assert utf8_size(result["content"]) <= MAX_BYTES and result["is_error"] is False
+    assert first["content"].splitlines()[-1] == (
+        f"[big: entries 1-{MAX_ENTRIES} of 100000; call ls with offset={MAX_ENTRIES + 1} to read on]"
+    )
+    assert second["content"].splitlines()[0] == f"{names[1000]}  (0 bytes)"
+    # Paging on to the end lists every entry once, in order.
+    names = names[:5500]
+    files = SandboxFiles(MemorySandbox({f"big/{name}": "" for name in names}), SkillTree([]))
+    seen: list[str] = []
+    offset = 1
+    while True:
+        rows = files.ls("big", offset=offset).splitlines()
+        more = rows[-1].startswith("[big: entries")
+        seen += [row.split("  ")[0] for row in (rows[:-1] if more else rows)]
+        if not more:
+            break
+        offset = int(rows[-1].rsplit("offset=", 1)[1].split()[0])
+    assert seen == names
+
+
+def test_ls_pages_a_folder_on_disk(tmp_path: Path) -> None:
+    for i in range(1500):
+        (tmp_path / f"n{i:04d}").write_text("x")
+    model = run(
+        [[ToolCall("ls", {"limit": 2000}), ToolCall("ls", {"offset": 1499})], "ok"], sandbox=LocalSandbox(tmp_path)
+    )
+    first, last = tool_results(model)
+    assert len(first["content"].splitlines()) == MAX_ENTRIES + 1
+    assert last["content"] == "n1498  (1 bytes)\nn1499  (1 bytes)"
+
+
+def test_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    probe = textwrap.dedent(
+        """
+        import json, sys
+        from flue_runtime import Harness, LocalSandbox, agent, use_model
+        from flue_runtime.models import ScriptedModel, ToolCall
+        model = ScriptedModel([[ToolCall("read", {"path": "pipe"})], "ok"])
+
+        @agent
+        def a():
+            use_model(model)
+            return "x"
+
+        Harness(a, sandbox=LocalSandbox(sys.argv[1])).session("s").prompt_sync("go")
+        print(json.dumps(model.requests[-1].messages[-1]))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["is_error"] is True and "'pipe' is not a regular file" in result["content"]
+
+
+def test_an_activation_lists_a_bounded_number_of_support_files() -> None:
+    many = define_skill(
+        name="many",
+        description="Many files.",
+        instructions="Pick one.",
+        files={f"docs/chapter-{i:05d}/section.md": "x" for i in range(2000)},
+    )
+    model = run([[ToolCall("activate_skill", {"name": "many"})], "ok"], skills=(many,))
+    [result] = tool_results(model)
+    assert utf8_size(result["content"]) <= MAX_BYTES
+    listed = [line for line in result["content"].splitlines() if line.startswith("- /.flue/skills/many/")]
+    assert 300 < len(listed) < 2000 and listed[0] == "- /.flue/skills/many/docs/chapter-00000/section.md"
+    assert result["content"].endswith(
+        f"[{2000 - len(listed):,} more files under /.flue/skills/many/ (the ls tool lists them)]"
+    )
