@@ -53,8 +53,9 @@ class DiskTree:
         self.root = os.fspath(root)
 
     def _full(self, path: str) -> str:
-        # Plain strings: a pathlib object per entry cost a tenth of vetting 10,000 files.
-        return os.path.join(self.root, path) if path else self.root
+        # Plain strings: a pathlib object per entry cost a tenth of vetting 10,000 files, and
+        # os.path.join another 5% (`path` is clean and relative: the walk built it).
+        return f"{self.root}{os.sep}{path}" if path else self.root
 
     def names(self, folder: str) -> list[str]:
         with os.scandir(self._full(folder)) as entries:
