@@ -167,3 +167,21 @@ def test_the_readme_shows_what_the_builds_print(
     assert in_order(build_failure, failed.output), failed.output
     failed = pip(make_venv(tmp_path / "venv"), tree, ".")
     assert in_order(pip_failure, failed.output), failed.output
+
+
+@pytest.mark.slow
+def test_unreferenced_skills_in_a_wheel_are_counted_apart(project: ProjectFactory, tmp_path: Path) -> None:
+    tree = project("hatch-src")
+    extra = tree / "src" / "hatch_src_demo" / "skills" / "extra"
+    extra.mkdir()
+    text = "---\nname: extra\ndescription: Not referenced by any module. Use never.\n---\nBody.\n"
+    (extra / "SKILL.md").write_text(text)
+    result = run(
+        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(tmp_path / "out"), "."], tree
+    )
+    assert result.returncode == 0, result.output
+    size = format_size(len(text.encode()))
+    assert ours(result.output) == [
+        f"flue-skills: hatch_src_demo-0.1.0-py3-none-any.whl: {shipped(tree, 'hatch-src')} bundled in "
+        f"hatch_src_demo/_flue_skills/; 1 unreferenced skill (1 file, {size}) as plain files"
+    ]
