@@ -31,9 +31,10 @@ from flue_runtime.format.vetting import format_size
 
 @dataclass(frozen=True)
 class BundleFile:
-    """One vetted file and where it goes inside the wheel."""
+    """One vetted file (its absolute path: a string, as a build handles ten thousand of them) and where
+    it goes inside the wheel."""
 
-    source: Path
+    source: str
     dest: str
     size: int
     sha256: str
@@ -98,14 +99,17 @@ def _reference(
         source = os.fspath(target.path) if editable else None
         markdown.setdefault(vetted_md.id, MarkdownEntry(vetted_md.id, vetted_md.size, vetted_md.sha256, source))
         dest = f"{path}/{markdown[vetted_md.id].path}"
-        files.setdefault(dest, BundleFile(target.path, dest, vetted_md.size, vetted_md.sha256, vetted_md.crc32))
+        files.setdefault(
+            dest, BundleFile(os.fspath(target.path), dest, vetted_md.size, vetted_md.sha256, vetted_md.crc32)
+        )
         return Reference("markdown", vetted_md.id)
     vetted = collection.skills[target.path]
-    entry = _skill_entry(vetted, os.fspath(target.path) if editable else None)
+    folder = os.fspath(target.path)
+    entry = _skill_entry(vetted, folder if editable else None)
     skills.setdefault(entry.id, entry)
     for packed in vetted.files:
         dest = f"{path}/{entry.directory}/{packed.path}"
-        origin = target.path.joinpath(*packed.path.split("/"))
+        origin = os.path.join(folder, *packed.path.split("/"))
         files.setdefault(dest, BundleFile(origin, dest, packed.size, packed.sha256, packed.crc32))
     return Reference("skill", entry.id)
 
@@ -144,7 +148,7 @@ def force_include(bundles: list[BundlePlan], staging: Path) -> dict[str, str]:
         manifest.write_bytes(bundle.manifest)
         out[os.fspath(manifest)] = bundle.manifest_path
         for item in bundle.files:
-            source = os.fspath(item.source)
+            source = item.source
             if source in out:
                 copy = staging / "copies" / item.dest
                 copy_checked(item, copy)

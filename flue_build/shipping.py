@@ -26,7 +26,7 @@ from flue_runtime.format.skill_folder import VettedSkill, vet_skill
 
 #: Why the project's own rules leave a file (absolute path) out of an artifact, e.g.
 #: "excluded by .gitignore line 3 (`*.draft.md`)"; None when they keep it.
-ExcludedBy = Callable[[Path], str | None]
+ExcludedBy = Callable[[str | os.PathLike[str]], str | None]
 
 
 @dataclass
@@ -151,13 +151,14 @@ def without_excluded(
             skills[folder] = vetted
             continue
         kept = []
+        base = os.fspath(folder)
         for packed in vetted.files:
-            path = folder / packed.path
-            rule = excluded_by(path)
+            file = os.path.join(base, *packed.path.split("/"))
+            rule = excluded_by(file)
             if rule is None:
                 kept.append(packed)
                 continue
-            shown = collection.display(path)
+            shown = display_path(file, collection.root)
             if packed.path == SKILL_FILE:
                 problems.append(
                     Diagnostic.make(

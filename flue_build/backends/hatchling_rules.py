@@ -96,7 +96,7 @@ class Exclusions:
         self.root = Path(config.root)
         self.walked = {os.fspath(item.source) for item in walked}
 
-    def __call__(self, path: Path) -> str | None:
+    def __call__(self, path: str | os.PathLike[str]) -> str | None:
         from hatchling.builders.constants import EXCLUDED_DIRECTORIES, EXCLUDED_FILES
 
         if os.fspath(path) in self.walked:

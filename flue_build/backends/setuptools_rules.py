@@ -43,7 +43,7 @@ class Exclusions:
         )
         self.manifest = _manifest_exclusions(root, [os.path.relpath(p, root) for p in candidates])
 
-    def __call__(self, path: Path) -> str | None:
+    def __call__(self, path: str | os.PathLike[str]) -> str | None:
         relative = os.path.relpath(path, self.root)
         return self._package_data(relative) or self.manifest.get(relative)
 

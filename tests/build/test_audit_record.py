@@ -9,6 +9,7 @@ import hashlib
 import zipfile
 from pathlib import Path
 
+import pytest
 from buildsupport import Result
 
 from flue_build.audit import audit
@@ -79,6 +80,7 @@ def test_a_second_entry_of_one_name_fails_the_audit(
     twice = tmp_path / wheel.name
     with zipfile.ZipFile(wheel) as archive:
         data = archive.read(policy)
-    rewrite(wheel, twice, {}, {policy: data})
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        rewrite(wheel, twice, {}, {policy: data})
     problems = audit(twice, bundles, ORIGINALS).problems
     assert [d.message for d in problems] == ["a second entry of this name: which one an installer keeps is undefined"]

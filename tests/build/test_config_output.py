@@ -28,8 +28,8 @@ def test_each_problem_is_printed_once_then_one_line_says_what_is_wrong(
     shown = f"{tmp_path}/pyproject.toml"
     assert code == 1
     assert lines == [
-        f"{shown}: tool.flue.allow[0]: must be a string, not a number",
         f"{shown}: tool.flue.strict: must be true or false, not a string",
+        f"{shown}: tool.flue.allow[0]: must be a string, not a number",
         f"flue-skills check: error: {shown}: invalid [tool.flue] configuration (2 problems)",
     ]
 
