@@ -1,4 +1,4 @@
-"""The `flue-skills` command: check, new, schema, ls, mcp, export."""
+"""The `flue-skills` command: check, new, schema, ls, prompt, run, mcp, export."""
 
 from __future__ import annotations
 
@@ -47,8 +47,10 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("target", metavar="TARGET")
     ls.add_argument("--format", choices=("text", "json"), default="text")
 
-    from flue_build.cli import export, serve
+    from flue_build.cli import chat, export, prompt, serve
 
+    prompt.add_parser(commands)
+    chat.add_parser(commands)
     serve.add_parser(commands)
     export.add_parser(commands)
     return parser
@@ -58,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        if hasattr(args, "run"):  # commands that carry their own handler (mcp, export)
+        if hasattr(args, "run"):  # commands that carry their own handler (prompt, run, mcp, export)
             return _run(args)
         if args.command == "check":
             return _check(parser, args)
