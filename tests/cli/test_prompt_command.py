@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
-import importlib
 import warnings
 
 import cli_agents
