@@ -34,6 +34,7 @@ class FlueConfig:
     """What `[tool.flue]` says, with paths made absolute against the project root.
 
     `packages` is None when the table does not name them: scan what the backend builds.
+    `in_project` is False when no pyproject.toml was found (`project_config`): the defaults.
     """
 
     root: Path
@@ -41,6 +42,12 @@ class FlueConfig:
     strict: bool = False
     packages: tuple[Path, ...] | None = None
     limits: Limits = DEFAULT_LIMITS
+    in_project: bool = True
+
+    @property
+    def allow_list(self) -> tuple[Path, ...] | None:
+        """`allow` for the packing rules; None outside any project, where no `[tool.flue] allow` exists to point to."""
+        return self.allow if self.in_project else None
 
 
 def read_pyproject(root: Path) -> dict[str, Any]:
@@ -80,7 +87,7 @@ def project_config(start: Path) -> FlueConfig:
             except ConfigError:
                 return FlueConfig(folder)
             return parse_config(folder, table, strict=False)
-    return FlueConfig(start)
+    return FlueConfig(start, in_project=False)
 
 
 def parse_config(root: Path, table: Any, *, strict: bool = True) -> FlueConfig:

@@ -164,4 +164,3 @@ def test_model_replaces_the_agents_own_and_a_failed_turn_is_not_saved(cli: CLI, 
     sent = fake_api.bodies[0]
     assert sent["model"] == "gpt-test" and "**refunds**" in sent["messages"][0]["content"]
     assert typed(store, "o") == ["where is B-7?"]
-
