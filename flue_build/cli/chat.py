@@ -133,6 +133,10 @@ def _converse(session: Session) -> bool:
         text = line.strip()
         if not text:
             continue
+        if (
+            not interactive
+        ):  # a terminal shows what was typed; piped input is echoed so the output reads as a transcript
+            print(f"> {text}", flush=True)
         try:
             result = session.prompt_sync(text)
         except Exception as exc:  # the model, the store or the agent's code failed: the turn was not saved

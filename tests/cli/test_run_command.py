@@ -38,7 +38,12 @@ def typed(store: Path, session: str) -> list[str]:
 def test_a_conversation_shows_tool_calls_as_they_happen(cli: CLI) -> None:
     done = cli.run("run", "cli_agents:support", stdin="hello\n\nI want a refund\n")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["You said 1 thing(s) so far: hello", *REFUND_TURN]
+    assert done.stdout.splitlines() == [
+        "> hello",
+        "You said 1 thing(s) so far: hello",
+        "> I want a refund",
+        *REFUND_TURN,
+    ]
     assert done.stderr.startswith("cli_agents:support with ScriptedModel: session run-")
     assert "(new, not kept: add --store PATH to keep it). End with Ctrl-D; Ctrl-C stops." in done.stderr
 
@@ -57,7 +62,7 @@ def test_a_session_resumes_across_two_runs(cli: CLI) -> None:
     second = cli.run("run", "cli_agents:support", "--store", str(store), "--session", "case-7", stdin="again\n")
     assert second.returncode == 0, second.stderr
     assert "session case-7 (resumed after 2 prompts, kept in " in second.stderr
-    assert second.stdout == "You said 3 thing(s) so far: hi | refund? | again\n"
+    assert second.stdout == "> again\nYou said 3 thing(s) so far: hi | refund? | again\n"
     assert typed(store, "case-7") == ["hi", "refund?", "again"]
 
 
@@ -93,8 +98,13 @@ def test_ctrl_c_during_a_slow_tool_stops_and_keeps_the_last_complete_turn(cli: C
         assert child.stdin is not None and child.stdout is not None
         child.stdin.write(f"hello\n{request_}\n")
         child.stdin.flush()
-        seen = [child.stdout.readline(), child.stdout.readline()]
-        assert seen == ["You said 1 thing(s) so far: hello\n", f'  -> {tool} {{"query": "{request_}"}}\n']
+        seen = [child.stdout.readline() for _ in range(4)]
+        assert seen == [
+            "> hello\n",
+            "You said 1 thing(s) so far: hello\n",
+            f"> {request_}\n",
+            f'  -> {tool} {{"query": "{request_}"}}\n',
+        ]
         child.send_signal(signal.SIGINT)  # the tool is running now: it sleeps for a minute
         out, err = child.communicate(timeout=30)
     finally:
@@ -155,9 +165,11 @@ def test_model_replaces_the_agents_own_and_a_failed_turn_is_not_saved(cli: CLI, 
     )  # fmt: skip
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
+        "> where is B-7?",
         '  -> order_status {"order_id": "B-7"}',
         "  <- order_status returned: B-7: delivered 3 days ago",
         "B-7 is on its way.",
+        "> and now?",
     ]
     assert "with openai/gpt-test: session o" in done.stderr
     assert "flue-skills run: error: " in done.stderr and "; this turn was not saved" in done.stderr
