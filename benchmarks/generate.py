@@ -2,6 +2,7 @@
 
     python benchmarks/generate.py scan DIR [--modules 5000] [--size-mb 30] [--references 200] [--skills 100]
     python benchmarks/generate.py pack DIR [--skills 1000] [--files 10] [--binary-every 50]
+    python benchmarks/generate.py corpus DIR [--skills 1241]
 
 - `scan`: a hatchling project (flue-skills hook enabled) whose package holds `modules`
   Python modules of realistic code, `size_mb` MB in all, `references` skill() calls
@@ -13,6 +14,9 @@
   every one referenced from `benchpack/agents.py` (`SKILLS = (skill(...), ...)`).
   `hook=False` writes the same tree without the hook: the skill files are then plain
   package data. The mount benchmarks use the wheel built from it.
+- `corpus`: a folder of `skills` skill folders shaped like a public collection (the
+  validation benchmark's input): optional fields, other agents' extensions, a few
+  broken names, block-scalar descriptions, and support files from none to dozens.
 """
 
 from __future__ import annotations
@@ -270,6 +274,125 @@ def write_skill(folder: Path, rng: random.Random, name: str, files: int, binary:
     return written
 
 
+# --- a collection of skills, shaped like published ones ------------------------------------------
+
+#: Top-level fields published skills carry beyond the spec (other agents' extensions, packaging habits).
+_EXTRA_FIELDS = (
+    ("version", lambda rng: f"{rng.randint(0, 3)}.{rng.randint(0, 12)}.{rng.randint(0, 9)}"),
+    ("author", lambda rng: f"{rng.choice(_WORDS).title()} {rng.choice(_WORDS).title()}"),
+    ("tags", lambda rng: "[" + ", ".join(rng.sample(_WORDS, 3)) + "]"),
+    ("argument-hint", lambda rng: f'"[{rng.choice(_WORDS)}]"'),
+    ("user-invocable", lambda rng: "true"),
+)
+
+
+def corpus_skill_md(rng: random.Random, name: str, body_bytes: int) -> str:
+    """A SKILL.md with the variety of a public collection: optional fields, extensions, a few mistakes."""
+    roll = rng.random()
+    shown = name
+    if roll < 0.02:
+        shown = name.replace("-", " ").title()  # a display name where the slug belongs (FLU204)
+    elif roll < 0.04:
+        shown = name.rsplit("-", 1)[0]  # differs from its folder (FLU205)
+    text = description(rng)
+    if rng.random() < 0.4:  # longer descriptions, up to the limit's neighbourhood
+        text += " " + " ".join(_sentence(rng, 10, 24) for _ in range(rng.randint(1, 6)))
+    lines = ["---", f"name: {shown}"]
+    if rng.random() < 0.5:
+        lines.append(f"description: {json.dumps(text)}")
+    else:  # a folded block scalar, as many authors write long descriptions
+        lines += ["description: >-", *(f"  {chunk}" for chunk in _wrap(text, 80))]
+    if rng.random() < 0.45:
+        lines.append(f"license: {rng.choice(['MIT', 'Apache-2.0', 'Proprietary. LICENSE.txt has complete terms'])}")
+    if rng.random() < 0.1:
+        lines.append(f"compatibility: Requires {rng.choice(['git', 'python3', 'network access', 'Docker'])}")
+    if rng.random() < 0.3:
+        lines.append("metadata:")
+        for key in rng.sample(_WORDS, rng.randint(1, 4)):
+            lines.append(f'  {key}: "{rng.choice(_WORDS)} {rng.randint(1, 99)}"')
+    if rng.random() < 0.2:
+        tools = rng.sample(["Read", "Write", "Edit", "Grep", "Glob", "Bash(git:*)", "Bash(python:*)"], 3)
+        lines.append(f"allowed-tools: {(', ' if rng.random() < 0.25 else ' ').join(tools)}")
+    if rng.random() < 0.15:
+        for key, value in rng.sample(_EXTRA_FIELDS, rng.randint(1, 2)):
+            lines.append(f"{key}: {value(rng)}")
+    lines += ["---", "", f"# {name.replace('-', ' ').title()}", ""]
+    size = sum(len(line) + 1 for line in lines)
+    step = 0
+    while size < body_bytes:
+        step += 1
+        para = [f"## {rng.choice(_VERBS).title()} the {rng.choice(_WORDS)} ({step})", ""]
+        para += [" ".join(_sentence(rng) for _ in range(rng.randint(2, 6))), ""]
+        if rng.random() < 0.35:
+            para += ["```bash", f"python scripts/{rng.choice(_VERBS)}.py --{rng.choice(_WORDS)}", "```", ""]
+        lines += para
+        size += sum(len(line) + 1 for line in para)
+    return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    out, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            out.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return [*out, line]
+
+
+@dataclass
+class Corpus:
+    root: Path
+    skills: int
+    files: int
+    bytes: int
+    skill_md_bytes: int
+
+
+def make_skill_corpus(root: Path, *, skills: int = 1241, seed: int = SEED) -> Corpus:
+    """A folder of `skills` skill folders, sized like a public collection.
+
+    About half are a SKILL.md alone (2-12 KB, as most published skills); a third add a few
+    references and scripts; the rest are large skills with many support files and an
+    asset (a template or an image, 20-300 KB of binary).
+    """
+    rng = random.Random(seed + 1)
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    files = size = md_size = 0
+    for index in range(skills):
+        name = skill_name(index)
+        folder = root / name
+        folder.mkdir()
+        text = corpus_skill_md(rng, name, int(rng.lognormvariate(8.4, 0.6)))
+        (folder / "SKILL.md").write_text(text, encoding="utf-8")
+        files += 1
+        size += len(text.encode())
+        md_size += len(text.encode())
+        roll = rng.random()
+        support = 0 if roll < 0.5 else rng.randint(1, 5) if roll < 0.85 else rng.randint(6, 25)
+        for number in range(support):
+            path, kind, low, high = _SUPPORT[number % len(_SUPPORT)]
+            if number >= len(_SUPPORT):
+                path = f"references/topic-{number}.md"
+            target = folder / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if number == 5:  # the large skills' asset
+                data = rng.randbytes(rng.randint(20_000, 300_000))
+                target = folder / "assets" / rng.choice(["template.docx", "logo.png", "form.pdf"])
+                target.parent.mkdir(exist_ok=True)
+                target.write_bytes(data)
+                size += len(data)
+            else:
+                content = _text_file(rng, kind, rng.randint(low, high * 2))
+                target.write_text(content, encoding="utf-8")
+                size += len(content.encode())
+            files += 1
+    return Corpus(root, skills, files, size, md_size)
+
+
 # --- projects ---------------------------------------------------------------------------------
 
 
@@ -435,8 +558,13 @@ def main() -> None:
     pack.add_argument("--files", type=int, default=10)
     pack.add_argument("--binary-every", type=int, default=50)
     pack.add_argument("--no-hook", action="store_true")
+    corpus = sub.add_parser("corpus")
+    corpus.add_argument("dir", type=Path)
+    corpus.add_argument("--skills", type=int, default=1241)
     args = parser.parse_args()
-    if args.what == "scan":
+    if args.what == "corpus":
+        print(make_skill_corpus(args.dir, skills=args.skills))
+    elif args.what == "scan":
         print(
             make_scan_project(
                 args.dir, modules=args.modules, size_mb=args.size_mb, references=args.references, skills=args.skills

@@ -23,6 +23,7 @@ __all__ = [
     "ReadOnlyError",
     "ResourceNotFoundError",
     "SandboxError",
+    "SchemaError",
     "ScriptExhaustedError",
     "SessionConflictError",
     "SkillDefinitionError",
@@ -128,6 +129,10 @@ class ConfigError(FlueError):
 
 
 # --- mounting --------------------------------------------------------------------------
+
+
+class SchemaError(FlueError, ValueError):
+    """A JSON Schema the run-time validator cannot honour: a keyword it does not implement, or a malformed value."""
 
 
 class SpecError(FlueError, ValueError):

@@ -28,12 +28,19 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     data = json.loads(results.read_text())
-    assert set(data) == {"scan", "pack", "mount", "import", "memory", "catalog"}
+    assert set(data) == {"scan", "pack", "mount", "import", "memory", "catalog", "validate"}
     assert all(section["rows"] for section in data.values())
     assert "## Results" in proc.stdout
     # The generators are seeded: the same inputs every run.
     memory = {row["figure"]: row["value"] for row in data["memory"]["rows"]}
     assert memory["installed: references holding their instructions after mounting"] == "0 of 20"
+    # The validation probes ran over the whole generated corpus, and the first validations each measured.
+    validate = data["validate"]["data"]
+    assert validate["skills"] == 30 and validate["frontmatter_cpu_s"] > 0 and validate["vet_cpu_s"] > 0
+    [first] = [value["first_ms"] for key, value in validate.items() if isinstance(value, dict)]
+    assert {"define", "workspace", "workspace_yaml", "tools"} <= set(first)
+    # No `import flue_runtime` micro-target any more (issue 11): no import row has a target.
+    assert all(not row["target"] for row in data["import"]["rows"])
 
 
 def test_generators_are_deterministic(tmp_path: Path) -> None:
@@ -45,6 +52,7 @@ def test_generators_are_deterministic(tmp_path: Path) -> None:
     for name in ("a", "b"):
         generate.make_scan_project(tmp_path / name / "scan", modules=30, size_mb=0.1, references=6, skills=3)
         generate.make_pack_project(tmp_path / name / "pack", skills=4, files=5, binary_every=2)
+        generate.make_skill_corpus(tmp_path / name / "corpus", skills=12)
 
     def tree(root: Path) -> dict[str, bytes]:
         return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

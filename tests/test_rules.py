@@ -267,7 +267,10 @@ def test_unknown_fields_warn() -> None:
     warnings = {d.message: d for d in result.diagnostics}
     assert set(codes(result)) == {"FLU210"}
     assert all(d.severity is Severity.WARNING for d in result.diagnostics)
-    assert 'metadata: {version: "1.0"}' in warnings["unknown field `version`"].hint
+    # issue 15: the block form, never a flow mapping (which some validators reject)
+    assert warnings["unknown field `version`"].hint.endswith(
+        'move it under `metadata:`, whose values are strings:\nmetadata:\n  version: "1.0"'
+    )
     assert "extension" in warnings["unknown field `argument-hint`"].hint
     assert "did you mean `allowed-tools`?" in warnings["unknown field `allowed_tools`"].hint
     assert warnings["unknown field `version`"].line == 4

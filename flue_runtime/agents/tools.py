@@ -14,11 +14,12 @@ import re
 import types
 import typing
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
 from flue_runtime.agents.context import ToolContext
-from flue_runtime.errors import ToolArgumentError, ToolDefinitionError
+from flue_runtime.errors import SchemaError, ToolArgumentError, ToolDefinitionError
+from flue_runtime.format.schema_validator import Validator, Violation, describe
 
 ToolFunction = Callable[..., Any]
 #: Names the harness itself provides; a user tool may not take them.
@@ -36,13 +37,22 @@ class Tool:
     function: Callable[..., Any | Awaitable[Any]]
     #: The parameter that receives the running session's `ToolContext`, if the function has one.
     context: str | None = None
+    #: `parameters` compiled once; a keyword the validator cannot honour is refused here, not ignored later.
+    validator: Validator = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            validator = Validator(self.parameters)
+        except SchemaError as exc:
+            raise ToolDefinitionError(f"tool {self.name!r}: its parameter schema {exc}") from exc
+        object.__setattr__(self, "validator", validator)
 
     def spec(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
     def check_arguments(self, arguments: object) -> dict[str, Any]:
         """The arguments as keyword arguments, or `ToolArgumentError` saying what is wrong."""
-        return check_arguments(self.name, self.parameters, arguments)
+        return check_arguments(self.name, self.validator, arguments)
 
 
 def tool_from_function(function: ToolFunction | Tool, name: str | None = None, description: str | None = None) -> Tool:
@@ -146,22 +156,53 @@ def _schema_for(annotation: Any, where: str) -> tuple[dict[str, Any], bool]:
     )
 
 
-def check_arguments(name: str, parameters: dict[str, Any], arguments: object) -> dict[str, Any]:
+def check_arguments(name: str, parameters: dict[str, Any] | Validator, arguments: object) -> dict[str, Any]:
+    """`arguments` checked against the tool's parameter schema, every keyword honoured; `ToolArgumentError` lists each problem."""
     if isinstance(arguments, str):  # a provider adapter hands on argument text that was not JSON
         raise ToolArgumentError(f"{name}: the arguments are {_json_problem(arguments)}; send one JSON object")
     if not isinstance(arguments, dict):
         raise ToolArgumentError(f"{name}: arguments must be a JSON object, not {type(arguments).__name__}")
-    properties: dict[str, Any] = parameters.get("properties", {})
-    problems = [f"missing required argument {key!r}" for key in parameters.get("required", []) if key not in arguments]
-    if parameters.get("additionalProperties") is False:
-        problems += [f"unknown argument {key!r}" for key in arguments if key not in properties]
-    for key, value in arguments.items():
-        if key in properties and not _fits(value, properties[key]):
-            problems.append(f"argument {key!r} must be {_describe(properties[key])}, not {json_type(value)}")
+    validator = parameters if isinstance(parameters, Validator) else Validator(parameters)
+    problems = [_problem(violation) for violation in validator.violations(arguments)]
     if problems:
-        expected = ", ".join(f"{k}: {_describe(v)}" for k, v in properties.items())
+        properties: dict[str, Any] = (
+            validator.schema.get("properties", {}) if isinstance(validator.schema, dict) else {}
+        )
+        expected = ", ".join(f"{k}: {describe(v)}" for k, v in properties.items())
         raise ToolArgumentError(f"{name}: " + "; ".join(problems) + f" (parameters: {expected or 'none'})")
-    return dict(arguments)
+    return {key: _as_declared(value, _property(validator.schema, key)) for key, value in arguments.items()}
+
+
+def _problem(violation: Violation) -> str:
+    if not violation.path and violation.keyword == "required":
+        return f"missing required argument {violation.name!r}"
+    if not violation.path and violation.keyword == "additionalProperties":
+        return f"unknown argument {violation.name!r}"
+    if not violation.path:
+        return f"the arguments {violation.message}"
+    first, *rest = violation.path
+    where = repr(first) + "".join(f"[{part!r}]" for part in rest)
+    return f"argument {where} {violation.message}"
+
+
+def _property(schema: object, key: str) -> object:
+    if not isinstance(schema, dict):
+        return True
+    properties = schema.get("properties", {})
+    return properties[key] if key in properties else schema.get("additionalProperties", True)
+
+
+def _as_declared(value: object, schema: object) -> object:
+    """JSON Schema counts 3.0 as an integer; a function annotated `int` gets 3, in lists and mappings too."""
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, float) and schema.get("type") == "integer":
+        return int(value)
+    if isinstance(value, list) and "items" in schema:
+        return [_as_declared(item, schema["items"]) for item in value]
+    if isinstance(value, dict) and schema.get("type") == "object":
+        return {key: _as_declared(item, _property(schema, key)) for key, item in value.items()}
+    return value
 
 
 def _json_problem(text: str) -> str:
@@ -170,44 +211,3 @@ def _json_problem(text: str) -> str:
     except ValueError as exc:
         return f"not valid JSON ({exc})"
     return "text, not a JSON object"
-
-
-def json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
-def _fits(value: object, schema: dict[str, Any]) -> bool:
-    if "enum" in schema:
-        return value in schema["enum"]
-    if "anyOf" in schema:
-        return any(_fits(value, option) for option in schema["anyOf"])
-    expected = schema.get("type")
-    actual = json_type(value)
-    if expected is None or expected == actual:
-        if expected == "array":
-            items = schema.get("items", {})
-            return all(_fits(item, items) for item in value)  # type: ignore[attr-defined]
-        return True
-    return expected == "number" and actual == "integer"
-
-
-def _describe(schema: dict[str, Any]) -> str:
-    if "enum" in schema:
-        return "one of " + ", ".join(repr(v) for v in schema["enum"])
-    if "anyOf" in schema:
-        return " or ".join(_describe(option) for option in schema["anyOf"])
-    return str(schema.get("type", "any value"))

@@ -10,6 +10,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
 
+from flue_runtime.format.schema import field_rule
+
 
 class Severity(StrEnum):
     ERROR = "error"
@@ -28,6 +30,9 @@ def _codes(*rows: tuple[str, Severity, str]) -> dict[str, Code]:
 
 
 E, W = Severity.ERROR, Severity.WARNING
+_NAME, _DESCRIPTION, _COMPATIBILITY = (field_rule(name) for name in ("name", "description", "compatibility"))
+#: The name pattern as people read it: `(?!\n)` only keeps Python's `$` from accepting a trailing newline.
+_NAME_PATTERN = _NAME["pattern"].replace("(?!\\n)", "")
 
 #: Every diagnostic code, its default severity and what it means. The README table is
 #: checked against this registry by the test suite.
@@ -47,12 +52,17 @@ CODES: dict[str, Code] = _codes(
     # 2xx: frontmatter fields
     ("FLU201", E, "required field missing"),
     ("FLU202", E, "field has the wrong type"),
-    ("FLU203", E, "`name` is too long (64 characters at most)"),
-    ("FLU204", E, "`name` breaks the naming rule `^[a-z0-9]+(-[a-z0-9]+)*$`"),
+    # (the limits are the schema's: it is the one source of the field rules)
+    ("FLU203", E, f"`name` is too long ({_NAME['maxLength']} characters at most)"),
+    ("FLU204", E, f"`name` breaks the naming rule `{_NAME_PATTERN}`"),
     ("FLU205", E, "`name` differs from the skill's directory name"),
     ("FLU206", E, "`description` is empty"),
-    ("FLU207", E, "`description` is too long (1024 characters at most)"),
-    ("FLU208", E, "`compatibility` is empty or too long (1-500 characters)"),
+    ("FLU207", E, f"`description` is too long ({_DESCRIPTION['maxLength']} characters at most)"),
+    (
+        "FLU208",
+        E,
+        f"`compatibility` is empty or too long ({_COMPATIBILITY['minLength']}-{_COMPATIBILITY['maxLength']} characters)",
+    ),
     ("FLU209", E, "`metadata` value is not a string"),
     ("FLU210", W, "unknown top-level field"),
     ("FLU211", W, "`allowed-tools` looks comma-separated"),
@@ -145,9 +155,11 @@ class Diagnostic:
         hint: str = "",
         line: int | None = None,
         column: int | None = None,
+        *,
+        field: str | None = None,
     ) -> Diagnostic:
         """A diagnostic with the code's default severity; `path` and `message` made printable (one line, encodable)."""
-        return cls(printable(path), code, printable(message), hint, line, column, CODES[code].severity)
+        return cls(printable(path), code, printable(message), hint, line, column, CODES[code].severity, field)
 
     @property
     def is_error(self) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 from flue_runtime.format.diagnostics import Diagnostic
 
@@ -25,9 +25,18 @@ _OPENING = re.compile(r"---[ \t]*\r?(?:\n|$)")
 Path = tuple[str | int, ...]
 
 
-@dataclass(frozen=True)
-class Span:
-    """A 1-based line and column inside SKILL.md."""
+class Mark(Protocol):
+    """A position as the YAML parser reports it, 0-based."""
+
+    @property
+    def line(self) -> int: ...
+
+    @property
+    def column(self) -> int: ...
+
+
+class Span(NamedTuple):
+    """A 1-based line and column inside SKILL.md (a tuple: one is made per key and value read)."""
 
     line: int
     column: int
@@ -44,15 +53,22 @@ class Frontmatter:
     data: dict[str, Any] | None = None
     body: str = ""
     body_offset: int = 0
-    keys: dict[Path, Span] = field(default_factory=dict)
-    values: dict[Path, Span] = field(default_factory=dict)
+    #: Where each key and value starts, as the YAML parser marked it (0-based inside the YAML
+    #: text, which starts on line `first_line`): made spans only when a diagnostic needs one.
+    keys: dict[Path, Mark] = field(default_factory=dict)
+    values: dict[Path, Mark] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    first_line: int = 2
 
     def key_span(self, path: Path) -> Span:
-        return self.keys.get(path) or self.values.get(path) or Span(1, 1)
+        return self.span(self.keys.get(path) or self.values.get(path))
 
     def value_span(self, path: Path) -> Span:
-        return self.values.get(path) or self.keys.get(path) or Span(1, 1)
+        return self.span(self.values.get(path) or self.keys.get(path))
+
+    def span(self, mark: Mark | None) -> Span:
+        """The 1-based line and column in SKILL.md of a parser mark (line 1 column 1 without one)."""
+        return Span(mark.line + self.first_line, mark.column + 1) if mark is not None else Span(1, 1)
 
 
 _EXAMPLE = "---\nname: my-skill\ndescription: What it does and when to use it.\n---"
@@ -135,7 +151,8 @@ def parse(data: bytes, path: str, limit: int = FRONTMATTER_LIMIT) -> Frontmatter
     result.body = text[body_start:]
     # The body is a suffix of the file, so its byte offset needs no BOM or newline arithmetic.
     result.body_offset = len(data) - len(result.body.encode("utf-8"))
-    _read_yaml(yaml_text, result, first_line=2)
+    if not _read_plain(yaml_text, result):
+        _read_yaml(yaml_text, result, first_line=2)
     return result
 
 
@@ -152,6 +169,10 @@ class _Refused(Exception):
     def __init__(self, message: str, hint: str, line: int, column: int) -> None:
         super().__init__(message)
         self.message, self.hint, self.line, self.column = message, hint, line, column
+
+    @classmethod
+    def at(cls, where: Span, message: str, hint: str) -> _Refused:
+        return cls(message, hint, where.line, where.column)
 
 
 _KEY_LINE = re.compile(r"^(\s*[\w.-]+):[ \t]+(\S.*?)\s*$")
@@ -175,17 +196,157 @@ def _yaml_hint(problem: str, offending: str, line: str) -> str:
     return "fix the YAML syntax; quoting string values usually helps"
 
 
+# --- the common shape, without PyYAML -------------------------------------------------------
+#
+# Most frontmatter is `key: value` lines, maybe one `metadata:` block and a list of plain items.
+# That shape is read here directly: importing PyYAML alone costs a fresh process 15-40 ms
+# (most of it one regular expression compiled by a module libyaml never uses), more than
+# all the rest of a first validation. Anything else, including every mistake, is declined
+# and goes to PyYAML, which reports it; a property test proves both readers agree wherever
+# this one reads (tests/fuzz/test_fuzz_frontmatter.py).
+
+_ENTRY = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_.-]*):(?: +(.*))?")
+_ITEM = re.compile(r"( *)- +(.*)")
+_PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@` ]")
+
+
+class _At(NamedTuple):
+    """A 0-based position, as the YAML parser would mark it."""
+
+    line: int
+    column: int
+
+
+def _scalar(text: str) -> str | None:
+    """The string a one-line scalar means, or None when it is not one of the plain forms read here."""
+    if text[:1] in {'"', "'"}:
+        quote, inner = text[0], text[1:-1]
+        return inner if len(text) > 1 and text[-1] == quote and quote not in inner and "\\" not in inner else None
+    if not text or not _PLAIN_START.match(text) or ": " in text or " #" in text or text.endswith(":"):
+        return None
+    return text
+
+
+def _read_plain(text: str, result: Frontmatter) -> bool:
+    """Read `text` when it has the common shape (see above); False, with `result` untouched, otherwise."""
+    # Printable in Python's sense is narrower than YAML's: no tab, CR, control, line or paragraph
+    # separator, BOM or unassigned code point. Text holding any of those goes to PyYAML.
+    if not text.replace("\n", "").isprintable():
+        return False
+    lines = text.split("\n")
+    data: dict[str, Any] = {}
+    keys: dict[Path, Mark] = {}
+    values: dict[Path, Mark] = {}
+    index, count = 0, len(lines)
+    while index < count:
+        line = lines[index]
+        if not line.strip(" "):
+            index += 1
+            continue
+        entry = _ENTRY.fullmatch(line)
+        if entry is None or entry.group(1) or entry.group(2) in data:
+            return False  # not a top-level `key:` line, or a duplicate key: PyYAML says what is wrong
+        key, raw = entry.group(2), (entry.group(3) or "").rstrip(" ")
+        keys[(key,)] = _At(index, 0)
+        index += 1
+        if raw in _BLOCK_SCALARS:  # `key: >-` and the like: lines of text, all at one indentation
+            found_text = _block_scalar(lines, index)
+            if found_text is None:
+                return False
+            index, lines_read = found_text
+            folded, chomp = _BLOCK_SCALARS[raw]
+            data[key] = (" " if folded else "\n").join(lines_read) + ("" if chomp else "\n")
+            values[(key,)] = _At(index - len(lines_read) - 1, entry.start(3))
+            continue
+        if raw:
+            value = _scalar(raw)
+            if value is None:
+                return False
+            data[key] = value
+            values[(key,)] = _At(index - 1, entry.start(3))
+            continue
+        # `key:` alone: a block mapping of scalars or a list of scalars follows, on the next lines
+        while index < count and not lines[index].strip(" "):
+            index += 1
+        if index == count:
+            return False
+        first = lines[index]
+        item = _ITEM.fullmatch(first)
+        nested = _ENTRY.fullmatch(first)
+        if item is not None:
+            indent = len(item.group(1))
+            found: list[str] = []
+            values[(key,)] = _At(index, indent)
+            while index < count and (item := _ITEM.fullmatch(lines[index])) and len(item.group(1)) == indent:
+                value = _scalar(item.group(2).rstrip(" "))
+                if value is None:
+                    return False
+                values[(key, len(found))] = _At(index, item.start(2))
+                found.append(value)
+                index = _skip_blank(lines, index + 1)
+            data[key] = found
+        elif nested is not None and nested.group(1):
+            indent = len(nested.group(1))
+            block: dict[str, str] = {}
+            values[(key,)] = _At(index, indent)
+            while index < count and (nested := _ENTRY.fullmatch(lines[index])) and len(nested.group(1)) == indent:
+                name, raw = nested.group(2), (nested.group(3) or "").rstrip(" ")
+                value = _scalar(raw) if raw else None
+                if value is None or name in block:
+                    return False
+                keys[(key, name)] = _At(index, indent)
+                values[(key, name)] = _At(index, nested.start(3))
+                block[name] = value
+                index = _skip_blank(lines, index + 1)
+            data[key] = block
+        else:
+            return False
+        if index < count and lines[index].startswith(" "):
+            return False  # a line indented otherwise than its block
+    if not data:
+        return False
+    result.data, result.keys, result.values = data, keys, values
+    return True
+
+
+#: The block scalar headers read here: folded (`>`) or literal (`|`), and whether the final line break is stripped.
+_BLOCK_SCALARS = {">": (True, False), ">-": (True, True), "|": (False, False), "|-": (False, True)}
+
+
+def _block_scalar(lines: list[str], index: int) -> tuple[int, list[str]] | None:
+    """The lines of a block scalar starting at `index` and the index after them, when they are simple:
+    one indentation, no blank line inside, no trailing space, followed by a line that is not indented."""
+    first = lines[index] if index < len(lines) else ""
+    indent = len(first) - len(first.lstrip(" "))
+    if not indent or not first.strip(" "):
+        return None
+    found: list[str] = []
+    while index < len(lines) and lines[index].startswith(" "):
+        line = lines[index]
+        if line[indent : indent + 1] in {" ", ""} or not line.startswith(" " * indent) or line.endswith(" "):
+            return None
+        found.append(line[indent:])
+        index += 1
+    return index, found
+
+
+def _skip_blank(lines: list[str], index: int) -> int:
+    while index < len(lines) and not lines[index].strip(" "):
+        index += 1
+    return index
+
+
 def _read_yaml(text: str, result: Frontmatter, first_line: int) -> None:
     import yaml
 
-    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+    # libyaml's event parser alone (a loader would also set up a constructor and a resolver)
+    parser_class: Any = getattr(getattr(yaml, "cyaml", None), "CParser", yaml.BaseLoader)
     path = result.path
-
-    def span(mark: Any) -> Span:
-        return Span(mark.line + first_line, mark.column + 1)
-
+    result.first_line = first_line
+    span = result.span
+    parser = parser_class(text)
     try:
-        result.data = _compose(yaml.parse(text, Loader=loader), result, span)
+        result.data = _compose(parser, result)
     except _Refused as exc:
         result.data = None
         result.diagnostics.append(Diagnostic.make("FLU109", path, exc.message, exc.hint, exc.line, exc.column))
@@ -234,101 +395,104 @@ def _read_yaml(text: str, result: Frontmatter, first_line: int) -> None:
 
 
 class _Frame:
-    __slots__ = ("container", "path", "key", "key_span")
+    __slots__ = ("container", "mapping", "path", "key")
 
     def __init__(self, container: dict[str, Any] | list[Any], path: Path) -> None:
         self.container = container
+        self.mapping = isinstance(container, dict)
         self.path = path
-        self.key: str | None = None
-        self.key_span: Span | None = None
+        #: In a mapping: the key read whose value comes next, and where it was.
+        self.key: tuple[str, Mark] | None = None
 
 
-def _compose(events: Any, result: Frontmatter, span: Any) -> dict[str, Any] | None:
-    """Build plain dicts, lists and strings from YAML events, recording positions."""
+def _compose(parser: Any, result: Frontmatter) -> dict[str, Any] | None:
+    """Build plain dicts, lists and strings from the parser's events, recording where each starts.
+
+    This loop is most of `check`'s time per skill: the parser is driven directly (`get_event`
+    until it returns None), events are told apart by their exact class, and positions stay
+    the parser's marks until a diagnostic needs one.
+    """
     import yaml
 
+    scalar, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
+    ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+    keys, values = result.keys, result.values
     root: Any = None
     documents = 0
     stack: list[_Frame] = []
-    for event in events:
-        if isinstance(event, yaml.DocumentStartEvent):
-            documents += 1
-            if documents > 1:
-                where = span(event.start_mark)
-                raise _Refused(
-                    "frontmatter holds more than one YAML document", "remove the `...` line", where.line, where.column
-                )
-            continue
-        if isinstance(event, yaml.AliasEvent):
-            where = span(event.start_mark)
-            raise _Refused(
-                f"YAML alias `*{event.anchor}` refused",
-                "write the value out in full: SKILL.md frontmatter allows no anchors or aliases",
-                where.line,
-                where.column,
-            )
-        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            stack.pop()
-            continue
-        if not isinstance(event, (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            continue
-        where = span(event.start_mark)
-        parent = stack[-1] if stack else None
-        if parent is not None and isinstance(parent.container, dict) and parent.key is None:
-            if not isinstance(event, yaml.ScalarEvent):
-                raise _Refused(
-                    "a mapping or sequence used as a key",
-                    "keys must be plain strings",
-                    where.line,
-                    where.column,
-                )
-            key = event.value
-            if key in parent.container:
-                first = result.keys[parent.path + (key,)]
-                dotted = ".".join(str(p) for p in parent.path + (key,))
-                result.diagnostics.append(
-                    Diagnostic.make(
-                        "FLU108",
-                        result.path,
-                        f"duplicate key `{dotted}` (first on line {first.line})",
-                        "keep one of them: YAML readers disagree on which one wins",
-                        where.line,
-                        where.column,
+    try:
+        while (event := parser.get_event()) is not None:
+            event_type = type(event)
+            if event_type is not scalar and event_type is not mapping_start and event_type is not sequence_start:
+                if event_type in ends:
+                    stack.pop()
+                elif event_type is yaml.DocumentStartEvent:
+                    documents += 1
+                    if documents > 1:
+                        raise _Refused.at(
+                            result.span(event.start_mark),
+                            "frontmatter holds more than one YAML document",
+                            "remove the `...` line",
+                        )
+                elif event_type is yaml.AliasEvent:
+                    raise _Refused.at(
+                        result.span(event.start_mark),
+                        f"YAML alias `*{event.anchor}` refused",
+                        "write the value out in full: SKILL.md frontmatter allows no anchors or aliases",
                     )
-                )
-            parent.key, parent.key_span = key, where
-            continue
-        value: Any
-        node_path: Path
-        if isinstance(event, yaml.ScalarEvent):
-            value = event.value
-        elif isinstance(event, yaml.MappingStartEvent):
-            value = {}
-        else:
-            value = []
-        if parent is None:
-            root, node_path = value, ()
-        elif isinstance(parent.container, dict):
-            assert parent.key is not None and parent.key_span is not None
-            node_path = parent.path + (parent.key,)
-            if parent.key not in parent.container:
-                result.keys[node_path] = parent.key_span
-                result.values[node_path] = where
-            parent.container.setdefault(parent.key, value)
-            parent.key = None
-        else:
-            node_path = parent.path + (len(parent.container),)
-            result.values[node_path] = where
-            parent.container.append(value)
-        if not isinstance(event, yaml.ScalarEvent):
-            if len(stack) >= MAX_NESTING:
-                raise _Refused(
-                    f"frontmatter nests deeper than {MAX_NESTING} levels",
-                    "flatten the structure: frontmatter values are strings and one level of metadata",
-                    where.line,
-                    where.column,
-                )
-            stack.append(_Frame(value, node_path))
+                continue
+            mark = event.start_mark
+            parent = stack[-1] if stack else None
+            if parent is not None and parent.mapping and parent.key is None:  # a key
+                if event_type is not scalar:
+                    raise _Refused.at(
+                        result.span(mark), "a mapping or sequence used as a key", "keys must be plain strings"
+                    )
+                key = event.value
+                if key in parent.container:
+                    first = result.span(keys[(*parent.path, key)])
+                    dotted = ".".join(str(p) for p in (*parent.path, key))
+                    where = result.span(mark)
+                    result.diagnostics.append(
+                        Diagnostic.make(
+                            "FLU108",
+                            result.path,
+                            f"duplicate key `{dotted}` (first on line {first.line})",
+                            "keep one of them: YAML readers disagree on which one wins",
+                            where.line,
+                            where.column,
+                        )
+                    )
+                parent.key = (key, mark)
+                continue
+            value: Any = event.value if event_type is scalar else {} if event_type is mapping_start else []
+            node_path: Path
+            if parent is None:
+                root, node_path = value, ()
+            elif parent.mapping:  # the value of the key before it
+                assert parent.key is not None
+                key, key_mark = parent.key
+                node_path = (*parent.path, key)
+                container = parent.container
+                if key not in container:  # a duplicate key's value is read, then dropped
+                    keys[node_path] = key_mark
+                    values[node_path] = mark
+                    container[key] = value  # type: ignore[call-overload]
+                parent.key = None
+            else:
+                node_path = (*parent.path, len(parent.container))
+                values[node_path] = mark
+                parent.container.append(value)  # type: ignore[union-attr]
+            if event_type is not scalar:
+                if len(stack) >= MAX_NESTING:
+                    raise _Refused.at(
+                        result.span(mark),
+                        f"frontmatter nests deeper than {MAX_NESTING} levels",
+                        "flatten the structure: frontmatter values are strings and one level of metadata",
+                    )
+                stack.append(_Frame(value, node_path))
+    finally:
+        parser.dispose()
     if root is None or isinstance(root, dict):
         return root
     where = Span(2, 1)

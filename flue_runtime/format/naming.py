@@ -1,23 +1,32 @@
-"""The skill-name rule, explained: which part of a bad name breaks it, and a name that would not."""
+"""The skill-name rule, explained: which part of a bad name breaks it, and a name that would not.
+
+The rule itself is the schema's (`properties.name`): whether a name is valid is the
+schema's answer, and the limit in every message is its `maxLength`. This module only
+puts a failure into words and proposes a fix.
+"""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 
-NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-NAME_MAX = 64
+from flue_runtime.format.schema import field_rule, field_validator
+
+NAME_MAX: int = field_rule("name")["maxLength"]
 
 
 def is_valid_name(name: str) -> bool:
-    return len(name) <= NAME_MAX and NAME_PATTERN.fullmatch(name) is not None
+    return field_validator("name").is_valid(name)
 
 
 def name_problems(name: str) -> list[str]:
     """Every way `name` breaks the rule, in words; empty when it is valid."""
-    problems: list[str] = []
+    found = field_validator("name").violations(name)
+    if not found:
+        return []
     if not name:
         return ["must not be empty"]
+    problems: list[str] = []
     if len(name) > NAME_MAX:
         problems.append(f"is {len(name)} characters long; the limit is {NAME_MAX}")
     if any(c.isupper() for c in name):
@@ -37,7 +46,8 @@ def name_problems(name: str) -> list[str]:
         problems.append("must not end with a hyphen")
     if "--" in name:
         problems.append("must not hold two hyphens in a row")
-    return problems
+    # A rule added to the schema that the words above do not cover is still explained.
+    return problems or [violation.message for violation in found]
 
 
 def suggest_name(text: str) -> str:

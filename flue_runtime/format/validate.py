@@ -6,8 +6,11 @@ offending key or value and a hint that says how to fix it.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,7 @@ from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT, Frontmatter, Span
 from flue_runtime.format.naming import NAME_MAX, is_valid_name, name_problems, suggest_name
 from flue_runtime.format.records import SKILL_FILE as SKILL_FILE
 from flue_runtime.format.records import SkillMetadata as SkillMetadata
+from flue_runtime.format.schema_validator import Violation
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,9 @@ _EXTENSION_FIELDS = {
     "mode",
 }
 
+#: Existing `metadata:` entries a FLU210 hint repeats before it elides the rest.
+_SHOWN_ENTRIES = 3
+
 
 def _kind(value: object) -> str:
     if isinstance(value, dict):
@@ -112,7 +119,11 @@ def _kind(value: object) -> str:
 def check_fields(
     data: Mapping[str, Any], path: str, directory: str | None, front: Frontmatter | None = None
 ) -> list[Diagnostic]:
-    """Every field problem of a frontmatter mapping; `front` supplies lines and columns when there is a file."""
+    """Every field problem of a frontmatter mapping; `front` supplies lines and columns when there is a file.
+
+    The schema decides what is wrong (its compiled validator); this puts each failure into
+    a diagnostic with a stable code and a hint.
+    """
     out: list[Diagnostic] = []
     no_span = Span(0, 0)
 
@@ -124,77 +135,71 @@ def check_fields(
 
     def add(code: str, message: str, hint: str, where: Span, field: str) -> None:
         line, column = (where.line, where.column) if where.line else (None, None)
-        out.append(replace(Diagnostic.make(code, path, message, hint, line, column), field=field))
+        out.append(Diagnostic.make(code, path, message, hint, line, column, field=field))
 
-    for required in schema.schema()["required"]:
-        if required not in data:
-            hint = _REQUIRED_HINTS[required].format(directory=directory or "my-skill")
-            add("FLU201", f"required field `{required}` is missing", hint, Span(1, 1) if front else no_span, required)
+    by_field: dict[str, list[Violation]] = {}
+    for violation in schema.validator().violations(data):
+        if violation.keyword == "required" and not violation.path:
+            missing = str(violation.name)
+            hint = _REQUIRED_HINTS.get(missing, f"add `{missing}:`").format(directory=directory or "my-skill")
+            add("FLU201", f"required field `{missing}` is missing", hint, Span(1, 1) if front else no_span, missing)
+        elif violation.path:
+            by_field.setdefault(str(violation.path[0]), []).append(violation)
 
-    seen: set[tuple[str, tuple[Any, ...]]] = set()
-    for error in schema.validator().iter_errors(data):
-        where_path = tuple(error.absolute_path)
-        if error.validator == "required" or not where_path:
-            continue
-        key = str(where_path[0])
-        if key in {"name", "description", "compatibility"} and error.validator != "type":
-            if (key, ()) in seen:
-                continue
-            seen.add((key, ()))
-            value = data[key]
-            span = value_span((key,))
-            if key == "name":
-                problems = name_problems(value)
-                only_length = len(value) > NAME_MAX and len(problems) == 1
-                code = "FLU203" if only_length else "FLU204"
-                suggestion = suggest_name(value)
-                hint = (
-                    f"use `name: {suggestion}` and name the directory `{suggestion}`"
-                    if suggestion
-                    else ("use 1-64 lowercase letters, digits and single hyphens, e.g. `pdf-tools`")
-                )
-                add(code, f"name `{value}` " + "; ".join(problems), hint, span, key)
-            elif key == "description":
-                if len(value) > 1024:
-                    add(
-                        "FLU207",
-                        f"description is {len(value)} characters long; the limit is 1024",
-                        "shorten it to what the skill does and when to use it; "
-                        "details belong in the body, which the agent reads on activation",
-                        span,
-                        key,
-                    )
-                else:
-                    add("FLU206", "description is empty", "say what the skill does and when to use it", span, key)
-            else:
+    for key, found in by_field.items():
+        value = data[key]
+        span = value_span((key,))
+        keywords = {v.keyword for v in found if len(v.path) == 1}
+        if "type" in keywords:
+            add("FLU202", f"`{key}` must be {_expected(key)}, not {_kind(value)}", _type_hint(key, value), span, key)
+        elif key == "name" and keywords:
+            code = "FLU203" if keywords == {"maxLength"} else "FLU204"
+            add(code, f"name `{value}` " + "; ".join(name_problems(value)), _name_hint(value, directory), span, key)
+        elif key == "description" and keywords:
+            limit = next((v.expected for v in found if v.keyword == "maxLength"), None)
+            if limit is not None:
                 add(
-                    "FLU208",
-                    f"compatibility must be 1-500 characters, not {len(value)}",
-                    "state the environment needs briefly, e.g. `compatibility: Requires git and network access`",
+                    "FLU207",
+                    f"description is {len(value)} characters long; the limit is {limit}",
+                    "shorten it to what the skill does and when to use it; "
+                    "details belong in the body, which the agent reads on activation",
                     span,
                     key,
                 )
-            continue
-        if error.validator == "type":
-            if key == "metadata" and len(where_path) == 2:
-                sub = str(where_path[1])
-                add(
-                    "FLU209",
-                    f"metadata value `{sub}` is {_kind(error.instance)}; metadata values must be strings",
-                    f'flatten it into string values (e.g. `{sub}.field: "value"`) or write it as one quoted string',
-                    value_span(where_path),
-                    key,
-                )
             else:
-                message = f"`{key}` must be {_expected(key)}, not {_kind(error.instance)}"
-                add("FLU202", message, _type_hint(key, error.instance), value_span(where_path), key)
-            continue
-        add(
-            "FLU202", f"`{key}`: {error.message}", "see `flue-skills schema` for the rules", value_span(where_path), key
-        )
+                add("FLU206", "description is empty", "say what the skill does and when to use it", span, key)
+        elif key == "compatibility" and keywords:
+            rule = schema.field_rule(key)
+            add(
+                "FLU208",
+                f"compatibility must be {rule['minLength']}-{rule['maxLength']} characters, not {len(value)}",
+                "state the environment needs briefly, e.g. `compatibility: Requires git and network access`",
+                span,
+                key,
+            )
+        else:
+            for violation in found:
+                if key == "metadata" and violation.keyword == "type" and len(violation.path) == 2:
+                    sub = str(violation.path[1])
+                    add(
+                        "FLU209",
+                        f"metadata value `{sub}` is {_kind(violation.instance)}; metadata values must be strings",
+                        f'flatten it into string values (e.g. `{sub}.field: "value"`) or write it as one quoted string',
+                        value_span(violation.path),
+                        key,
+                    )
+                else:  # a rule the schema gained that has no code of its own yet
+                    dotted = ".".join(str(part) for part in violation.path)
+                    add(
+                        "FLU202",
+                        f"`{dotted}` {violation.message}",
+                        "see `flue-skills schema` for the rules",
+                        value_span(violation.path),
+                        key,
+                    )
 
     name = data.get("name")
-    if directory is not None and isinstance(name, str) and is_valid_name(name) and name != directory:
+    if directory is not None and isinstance(name, str) and "name" not in by_field and name != directory:
         add(
             "FLU205",
             f"name `{name}` differs from its directory `{directory}`",
@@ -216,7 +221,8 @@ def check_fields(
     known = schema.known_fields()
     for key in data:
         if key not in known:
-            add("FLU210", f"unknown field `{key}`", _unknown_hint(key, data[key], known), key_span((key,)), key)
+            hint = _unknown_hint(key, data, known, front)
+            add("FLU210", f"unknown field `{key}`", hint, key_span((key,)), key)
     return out
 
 
@@ -224,14 +230,43 @@ def _expected(key: str) -> str:
     return "a mapping of strings" if key == "metadata" else "a string"
 
 
+def _name_hint(name: str, directory: str | None) -> str:
+    """The folder's own name first when it is valid: renaming one line beats renaming a folder."""
+    suggestion = suggest_name(name)
+    if directory is not None and is_valid_name(directory):
+        hint = f"use `name: {directory}`, the folder's name"
+        if suggestion and suggestion != directory:
+            hint += f"; or use `name: {suggestion}` and rename the folder to `{suggestion}`"
+        return hint
+    if suggestion:
+        return f"use `name: {suggestion}` and name the directory `{suggestion}`"
+    return f"use 1-{NAME_MAX} lowercase letters, digits and single hyphens, e.g. `pdf-tools`"
+
+
 def _type_hint(key: str, value: object) -> str:
     if key == "metadata":
         return _METADATA_EXAMPLE
     if key == "allowed-tools" and isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return f"write it as a space-separated string: `allowed-tools: {' '.join(value)}`"
+        return _tool_list_hint(value)
     if key == "allowed-tools":
         return "write it as a space-separated string: `allowed-tools: Read Write`"
     return f"write `{key}` as one string (quote it if it holds `: ` or starts with a special character)"
+
+
+def _tool_list_hint(tools: list[str]) -> str:
+    """Joining the list is the fix, unless a tool holds a space: then joining would change the tools."""
+    spaced = [tool for tool in tools if len(tool.split()) > 1]
+    if not spaced:
+        return f"write it as a space-separated string: `allowed-tools: {' '.join(t.strip() for t in tools)}`"
+    first = spaced[0]
+    pieces = " and ".join(f"`{piece}`" for piece in first.split())
+    plain = [tool.strip() for tool in tools if tool not in spaced and tool.strip()]
+    keep = f" (the others can stay: `allowed-tools: {' '.join(plain)}`)" if plain else ""
+    return (
+        f"`allowed-tools` is one string of space-separated tools: joined, `{first}` would read as {pieces}, "
+        f"which changes what the tools are. Write the tools the skill needs without spaces{keep}, "
+        "or leave `allowed-tools` out (experimental; no agent has to enforce it)"
+    )
 
 
 def _space_separated(tools: str) -> str:
@@ -249,19 +284,75 @@ def _space_separated(tools: str) -> str:
     return " ".join(p for p in parts if p)
 
 
-def _unknown_hint(key: str, value: object, known: frozenset[str]) -> str:
+@lru_cache(maxsize=1024)
+def _close_field(key: str, known: frozenset[str]) -> str | None:
+    """The known field `key` is likely a typo of (the same few unknown keys recur across a collection)."""
     import difflib
 
     close = difflib.get_close_matches(key.replace("_", "-").lower(), sorted(known), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _unknown_hint(key: str, data: Mapping[str, Any], known: frozenset[str], front: Frontmatter | None) -> str:
+    close = _close_field(key, known)
     if close:
-        return f"did you mean `{close[0]}`?"
+        return f"did you mean `{close}`?"
     if key in _EXTENSION_FIELDS:
         return (
             f"`{key}` is another agent's extension, not part of the Agent Skills spec; other agents ignore it. "
             "Keep it if you target that agent, or move it under `metadata:`"
         )
-    shown = value if isinstance(value, str) else "..."
-    return f'not part of the Agent Skills spec; move it under metadata, e.g. `metadata: {{{key}: "{shown}"}}`'
+    existing = data.get("metadata")
+    existing = existing if isinstance(existing, dict) else {}
+    where = f" (line {front.key_span(('metadata',)).line})" if front is not None and "metadata" in data else ""
+    if key in existing:
+        return (
+            f"not part of the Agent Skills spec, and `metadata:`{where} already holds `{key}`: "
+            "keep one of the two, under `metadata:`"
+        )
+    lead = f"add it to the `metadata:` block{where}" if "metadata" in data else "move it under `metadata:`"
+    return f"not part of the Agent Skills spec; {lead}, whose values are strings:\n" + _metadata_block(
+        existing, key, data[key]
+    )
+
+
+def _metadata_block(existing: Mapping[str, Any], key: str, value: object) -> str:
+    """The `metadata:` block in YAML's block form: the entries it has (a few), then `key` moved in."""
+    lines = ["metadata:"]
+    shown = list(existing.items())[:_SHOWN_ENTRIES]
+    lines += [f"  {_yaml_key(k)}: {_yaml_string(v, keep_plain=True)}" for k, v in shown]
+    if len(existing) > len(shown):
+        more = len(existing) - len(shown)
+        lines.append(f"  # ... {more} more {'entry' if more == 1 else 'entries'}")
+    if isinstance(value, dict):
+        lines += [f"  {_yaml_key(f'{key}.{k}')}: {_yaml_string(v)}" for k, v in value.items()]
+    else:
+        lines.append(f"  {_yaml_key(key)}: {_yaml_string(value)}")
+    return "\n".join(lines)
+
+
+def _yaml_key(key: str) -> str:
+    return key if _PLAIN_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
+
+
+def _yaml_string(value: object, *, keep_plain: bool = False) -> str:
+    """A value as a double-quoted YAML string (a JSON string is one): lists joined, anything deeper elided.
+
+    `keep_plain` leaves a word every YAML reader takes as a string unquoted, as the user wrote it.
+    """
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = ", ".join(value)
+    if not isinstance(value, str):
+        return '"..."'
+    if keep_plain and _PLAIN_WORD.fullmatch(value) and value.lower() not in _YAML_WORDS:
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+#: Plain words YAML 1.1 readers turn into booleans or null.
+_YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
+_PLAIN_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_./@+-]*(?: [A-Za-z0-9_./@+-]+)*")
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 __all__ = [

@@ -1,0 +1,70 @@
+"""Child process of the validation benchmark: what validating costs a fresh process the first time.
+
+    python first_validation.py define|workspace|tools|jsonschema [WORKSPACE]
+
+Each kind imports the API a user calls (timed apart), then validates once:
+- `define`: `define_skill(...)`, every field and file checked;
+- `workspace`: the harness's discovery of `WORKSPACE/.agents/skills/*/SKILL.md` (the folder
+  vetted, the frontmatter read and checked; `yaml` says whether PyYAML had to be imported);
+- `tools`: a typed function made a tool (its schema compiled) and one call's arguments checked;
+- `jsonschema`: what the first check cost before flue had its own validator: importing
+  jsonschema, checking the skill schema against its meta-schema, validating one mapping.
+
+Prints one JSON object of times in ms.
+"""
+
+import time
+
+_T0 = time.perf_counter()
+
+import json  # noqa: E402
+import sys  # noqa: E402
+
+
+def main() -> None:
+    kind = sys.argv[1]
+    out: dict[str, float | bool] = {}
+    if kind == "define":
+        from flue_runtime import define_skill
+
+        t1 = time.perf_counter()
+        define_skill(
+            name="refunds",
+            description="Handle refund requests. Use when a customer asks for money back.",
+            instructions="Check the order, then apply policy.md.",
+            metadata={"team": "billing"},
+            files={"policy.md": "Refunds within 30 days.\n"},
+        )
+    elif kind == "workspace":
+        from flue_runtime.agents.sandbox import LocalSandbox
+        from flue_runtime.agents.workspace import discover_workspace_skills
+
+        t1 = time.perf_counter()
+        found = discover_workspace_skills(LocalSandbox(sys.argv[2]))
+        assert found, "no workspace skill found"
+        out["yaml"] = "yaml" in sys.modules
+    elif kind == "tools":
+        from flue_runtime.agents.tools import tool_from_function
+
+        t1 = time.perf_counter()
+
+        def lookup(order_id: str, items: list[int], region: str = "eu") -> str:
+            """Look up an order."""
+            return order_id
+
+        tool_from_function(lookup).check_arguments({"order_id": "A-1", "items": [1, 2]})
+    else:
+        from flue_runtime.format.schema import schema
+
+        t1 = time.perf_counter()
+        import jsonschema
+
+        cls = jsonschema.validators.validator_for(schema())
+        cls.check_schema(schema())
+        list(cls(schema()).iter_errors({"name": "refunds", "description": "Handle refunds."}))
+    t2 = time.perf_counter()
+    out.update({"import_ms": (t1 - _T0) * 1e3, "first_ms": (t2 - t1) * 1e3})
+    print(json.dumps(out))
+
+
+main()

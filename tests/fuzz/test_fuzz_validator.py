@@ -1,0 +1,418 @@
+"""The run-time validator agrees with jsonschema, the reference, wherever flue validates.
+
+Contract of `flue_runtime.format.schema_validator.Validator`: for every schema built from the
+keywords it implements, and every JSON value, it reports a failure exactly where
+jsonschema's Draft 2020-12 validator does (the same instance paths, the same keywords),
+and so accepts exactly what jsonschema accepts. Checked on:
+
+- generated schemas using every keyword the validator implements, with instances drawn
+  near each schema's boundaries (lengths, bounds, patterns, enums, required and extra keys);
+- the shipped skill schema, with generated frontmatter: `check_fields` reports an error
+  (FLU201-FLU209) exactly when jsonschema rejects the mapping;
+- every tool parameter schema flue generates (the skill and sandbox tools, and
+  `tool_from_function` over generated type annotations), with generated arguments:
+  `check_arguments` raises exactly when jsonschema rejects them.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import re
+from typing import Any, Literal, Optional
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from flue_runtime.agents.configuration import HARNESS_TOOLS
+from flue_runtime.agents.sandbox_tools import SPECS as SANDBOX_SPECS
+from flue_runtime.agents.scripts import RUN_SKILL_SCRIPT
+from flue_runtime.agents.skill_tools import ACTIVATE_SKILL, FIND_SKILLS, READ_SKILL_RESOURCE
+from flue_runtime.agents.tools import Tool, check_arguments, tool_from_function
+from flue_runtime.errors import ToolArgumentError
+from flue_runtime.format import schema
+from flue_runtime.format.naming import is_valid_name, name_problems
+from flue_runtime.format.schema_validator import KEYWORDS, Validator
+from flue_runtime.format.validate import check_fields
+
+Reference = jsonschema.Draft202012Validator
+
+# --- JSON values ------------------------------------------------------------------------------
+
+KEYS = st.sampled_from(["a", "b", "name", "x-y", "", "é"]) | st.text(max_size=4)
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 70)
+    | st.floats(-5, 70, allow_nan=False)
+    | st.sampled_from([0, 1, 0.0, 1.0, 3.0, -0.0, 2.5, True, False])
+    | st.text(max_size=8)
+)
+JSON = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3), max_leaves=8
+)
+
+PATTERNS = [
+    r"\S",
+    r"^a",
+    r"[0-9]{2}$",
+    r"^[a-z0-9]+(-[a-z0-9]+)*(?!\n)$",
+    r"^$",
+    r"é",
+]
+
+# --- generated schemas with every keyword -----------------------------------------------------
+
+TYPE_NAMES = ["null", "boolean", "object", "array", "number", "string", "integer"]
+SMALL = st.integers(0, 6)
+BOUND = st.integers(-3, 6) | st.floats(-3, 6, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def leaf_schemas(draw: st.DrawFn) -> Any:
+    kind = draw(st.sampled_from(["bool", "empty", "type", "enum", "const", "string", "number", "annotated"]))
+    if kind == "bool":
+        return draw(st.booleans())
+    if kind == "empty":
+        return {}
+    if kind == "enum":
+        return {"enum": draw(st.lists(SCALARS | st.lists(SCALARS, max_size=2), min_size=1, max_size=4))}
+    if kind == "const":
+        return {"const": draw(JSON)}
+    out: dict[str, Any] = {}
+    if kind in {"string", "number"} and draw(st.booleans()):
+        out["type"] = "string" if kind == "string" else draw(st.sampled_from(["number", "integer"]))
+    elif kind == "type" or draw(st.booleans()):
+        types = draw(st.lists(st.sampled_from(TYPE_NAMES), min_size=1, max_size=3, unique=True))
+        out["type"] = types[0] if len(types) == 1 and draw(st.booleans()) else types
+    if kind == "string":
+        for keyword in ("minLength", "maxLength"):
+            if draw(st.booleans()):
+                out[keyword] = draw(SMALL)
+        if draw(st.booleans()):
+            out["pattern"] = draw(st.sampled_from(PATTERNS))
+    if kind == "number":
+        for keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+            if draw(st.booleans()):
+                out[keyword] = draw(BOUND)
+    if kind == "annotated":
+        out.update({"description": "d", "title": "t", "default": draw(JSON), "format": "date-time"})
+    return out
+
+
+def composite_schemas(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    array = st.fixed_dictionaries(
+        {"type": st.just("array")},
+        optional={"items": inner, "minItems": SMALL, "maxItems": SMALL},
+    )
+    obj = st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.just("object"),
+            "properties": st.dictionaries(KEYS, inner, max_size=3),
+            "required": st.lists(KEYS, max_size=3, unique=True),
+            "additionalProperties": st.booleans() | inner,
+        },
+    )
+    any_of = st.builds(lambda options: {"anyOf": options}, st.lists(inner, min_size=1, max_size=3))
+    return array | obj | any_of
+
+
+SCHEMAS = st.recursive(leaf_schemas(), composite_schemas, max_leaves=6)
+
+
+def instances_for(node: Any, depth: int = 0) -> st.SearchStrategy[Any]:
+    """Mostly values shaped like what `node` accepts, at the edges of its rules; sometimes anything at all."""
+    near = near_values(node, depth)
+    return st.one_of(near, near, near, JSON)
+
+
+def near_values(node: Any, depth: int) -> st.SearchStrategy[Any]:
+    if depth > 4 or not isinstance(node, dict) or not node:
+        return JSON
+    options: list[st.SearchStrategy[Any]] = []
+    if "enum" in node:
+        options.append(st.sampled_from(node["enum"]))
+    if "const" in node:
+        options.append(st.just(node["const"]))
+    for option in node.get("anyOf", []):
+        options.append(near_values(option, depth + 1))
+    declared = node.get("type", TYPE_NAMES)
+    for kind in [declared] if isinstance(declared, str) else declared:
+        options.append(_shaped(kind, node, depth))
+    return st.one_of(options)
+
+
+def _shaped(kind: str, node: dict[str, Any], depth: int) -> st.SearchStrategy[Any]:
+    if kind == "string":
+        low = node.get("minLength", 0)
+        high = max(low, node.get("maxLength", low + 3))
+        edges = st.integers(max(0, low - 1), high + 1)
+        text = edges.flatmap(lambda n: st.text(st.sampled_from("a-é 9\n"), min_size=n, max_size=n))
+        return st.one_of(text, st.from_regex(node["pattern"])) if "pattern" in node else text
+    if kind in {"integer", "number"}:
+        bounds = [node[k] for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") if k in node] or [0]
+        near = st.sampled_from(bounds).flatmap(
+            lambda b: st.sampled_from([b, b - 1, b + 1, float(b), b + 0.5, int(b), int(b) + 1, int(b) - 1])
+        )
+        return near if kind == "number" else near.map(lambda v: int(v) if isinstance(v, float) and v % 1 else v)
+    if kind == "array":
+        low = node.get("minItems", 0)
+        high = max(low, node.get("maxItems", low + 2))
+        return st.integers(max(0, low - 1), high + 1).flatmap(
+            lambda n: st.lists(instances_for(node.get("items", {}), depth + 1), min_size=n, max_size=n)
+        )
+    if kind == "object":
+        properties = node.get("properties", {})
+        required = node.get("required", [])
+        named = {key: instances_for(sub, depth + 1) for key, sub in properties.items()}
+        for key in required:
+            named.setdefault(key, JSON)
+        extra = node.get("additionalProperties", {})
+        return st.builds(
+            lambda present, optional, extras: {**extras, **optional, **present},
+            st.fixed_dictionaries({k: named[k] for k in required if k in named}) | st.just({}),
+            st.fixed_dictionaries({}, optional=named),
+            st.dictionaries(KEYS, instances_for(extra, depth + 1), max_size=1) | st.just({}),
+        )
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "null":
+        return st.none()
+    raise AssertionError(kind)
+
+
+@st.composite
+def schema_and_instance(draw: st.DrawFn, schemas: st.SearchStrategy[Any] = SCHEMAS) -> tuple[Any, Any]:
+    node = draw(schemas)
+    return node, draw(instances_for(node))
+
+
+def reference_failures(node: Any, instance: Any) -> set[tuple[tuple[Any, ...], str]]:
+    """Where jsonschema says the instance fails, and which keyword: (instance path, keyword)."""
+    return {
+        (tuple(error.absolute_path), "false" if error.validator is None else str(error.validator))
+        for error in Reference(node).iter_errors(instance)
+    }
+
+
+def our_failures(validator: Validator, instance: Any) -> set[tuple[tuple[Any, ...], str]]:
+    """Ours in the reference's terms: jsonschema drops the last step of the path to a `false` subschema's
+    failure (its `descend` returns before adding it), so that one is compared without it."""
+    return {(v.path[:-1] if v.keyword == "false" else v.path, v.keyword) for v in validator.violations(instance)}
+
+
+BOUNDARIES: list[tuple[Any, Any]] = [  # each keyword just failing and just passing, whatever the draw
+    ({"minLength": 2}, "é"),
+    ({"minLength": 2}, "éa"),
+    ({"maxLength": 1}, "ab"),
+    ({"maxLength": 1}, "\n"),
+    ({"pattern": r"^[a-z0-9]+(-[a-z0-9]+)*(?!\n)$"}, "a-b\n"),
+    ({"pattern": r"\S"}, " \t"),
+    ({"minimum": 0}, -0.5),
+    ({"minimum": 0}, False),
+    ({"maximum": 1}, 1.0),
+    ({"exclusiveMinimum": 1}, 1),
+    ({"exclusiveMaximum": 1}, 0.999),
+    ({"type": "integer"}, 3.0),
+    ({"type": "integer"}, True),
+    ({"type": ["number", "null"]}, None),
+    ({"enum": [1, "a"]}, True),
+    ({"enum": [[1]]}, [1.0]),
+    ({"const": {"a": [False]}}, {"a": [0]}),
+    ({"anyOf": [{"type": "string"}, {"minimum": 3}]}, 2),
+    ({"items": False}, []),
+    ({"items": False}, [1]),
+    ({"items": {"type": "string"}, "minItems": 1, "maxItems": 2}, ["a", 1, "b"]),
+    ({"properties": {"a": False}, "required": ["a", "b"], "additionalProperties": {"type": "null"}}, {"a": 1, "c": 2}),
+    ({"type": "object", "additionalProperties": False}, {"x": 1, "y": 2}),
+    (False, None),
+    (True, None),
+]
+
+
+@given(schema_and_instance() | schema_and_instance(leaf_schemas()))
+def test_validator_agrees_with_jsonschema(case: tuple[Any, Any]) -> None:
+    assert_agrees(*case)
+
+
+@pytest.mark.parametrize("node, instance", BOUNDARIES)
+def test_validator_agrees_at_each_keywords_boundary(node: Any, instance: Any) -> None:
+    assert_agrees(node, instance)
+
+
+def assert_agrees(node: Any, instance: Any) -> None:
+    Reference.check_schema(node)  # the generator writes only valid schemas
+    ours = Validator(node)
+    assert our_failures(ours, instance) == reference_failures(node, instance), (node, instance)
+    assert ours.is_valid(instance) is Reference(node).is_valid(instance)
+
+
+def test_the_generated_schemas_use_every_keyword() -> None:
+    """The agreement above covers every keyword the validator implements (collected over a fixed sample)."""
+    seen: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            seen.update(node)
+            for key, value in node.items():
+                if key == "properties":
+                    for sub in value.values():
+                        walk(sub)
+                elif key in {"items", "additionalProperties"}:
+                    walk(value)
+                elif key == "anyOf":
+                    for sub in value:
+                        walk(sub)
+
+    @given(SCHEMAS)
+    def collect(node: Any) -> None:
+        walk(node)
+
+    collect()
+    assert KEYWORDS <= seen, KEYWORDS - seen
+
+
+# --- the skill schema ---------------------------------------------------------------------------
+
+SKILL_SCHEMA = schema.schema()
+FIELD_TEXT = st.one_of(
+    st.text(max_size=12),
+    st.text(st.sampled_from("abc-9 "), min_size=60, max_size=70),  # around the name's 64
+    st.text(st.sampled_from("é \n"), min_size=495, max_size=505),  # around compatibility's 500
+    st.text(st.sampled_from("x é"), min_size=1020, max_size=1030),  # around the description's 1024
+    st.from_regex(SKILL_SCHEMA["properties"]["name"]["pattern"]),
+    st.sampled_from(["pdf-tools", "PDF-Tools", "-a", "a-", "a--b", "", " ", "\n", "my-skill\n", "café"]),
+)
+FIELD_VALUE = FIELD_TEXT | JSON | st.dictionaries(KEYS, FIELD_TEXT | JSON, max_size=3)
+FIELD_NAMES = st.sampled_from(sorted(SKILL_SCHEMA["properties"])) | st.sampled_from(["version", "author", "x"])
+NAMES = st.from_regex(SKILL_SCHEMA["properties"]["name"]["pattern"]) | FIELD_TEXT
+FRONTMATTER = st.builds(
+    lambda required, rest: {**rest, **required},
+    st.fixed_dictionaries({"name": NAMES, "description": st.text(min_size=1, max_size=30) | FIELD_TEXT}) | st.just({}),
+    st.dictionaries(FIELD_NAMES, FIELD_TEXT | FIELD_VALUE, max_size=5),
+)
+SCHEMA_CODES = {f"FLU20{i}" for i in range(1, 10)}  # the codes the schema decides; FLU205/210/211 are not its
+
+
+@given(FRONTMATTER)
+def test_skill_schema_agrees_with_jsonschema(data: dict[str, Any]) -> None:
+    assert our_failures(schema.validator(), data) == reference_failures(SKILL_SCHEMA, data), data
+    reported = {d.code for d in check_fields(data, "s/SKILL.md", None) if d.is_error} & SCHEMA_CODES
+    assert bool(reported - {"FLU205"}) is not Reference(SKILL_SCHEMA).is_valid(data), (data, reported)
+
+
+@given(FIELD_TEXT)
+def test_name_rule_is_the_schemas(name: str) -> None:
+    valid = Reference(SKILL_SCHEMA["properties"]["name"]).is_valid(name)
+    assert is_valid_name(name) is valid
+    assert (name_problems(name) == []) is valid  # a rejected name is always explained
+
+
+def test_reference_sees_the_shipped_schema_as_valid() -> None:
+    Reference.check_schema(SKILL_SCHEMA)
+
+
+# --- tool parameter schemas -------------------------------------------------------------------
+
+
+class Colour(enum.Enum):
+    RED = "red"
+    ONE = 1
+
+
+ANNOTATIONS = st.recursive(
+    st.sampled_from([str, int, float, bool, Any, Literal["eu", "us"], Literal[1, True], Colour]),
+    lambda inner: st.one_of(
+        inner.map(lambda t: list[t]),  # type: ignore[valid-type]
+        inner.map(lambda t: dict[str, t]),  # type: ignore[valid-type]
+        inner.map(lambda t: Optional[t]),  # noqa: UP045 (what users write)
+        st.tuples(inner, inner).map(
+            lambda pair: pair[0] | pair[1] if all(isinstance(p, type) for p in pair) else pair[0]
+        ),
+    ),
+    max_leaves=4,
+)
+
+
+@st.composite
+def generated_tools(draw: st.DrawFn) -> Tool:
+    """A typed function with generated parameters, made a tool the way `use_tool` does."""
+    names = draw(st.lists(st.sampled_from(["a", "b", "count", "tags"]), min_size=0, max_size=3, unique=True))
+    parameters = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=draw(ANNOTATIONS),
+            **({"default": None} if draw(st.booleans()) else {}),
+        )
+        for name in names
+    ]
+
+    def function(**kwargs: Any) -> str:
+        """A generated tool."""
+        return ""
+
+    function.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    function.__annotations__ = {p.name: p.annotation for p in parameters}
+    return tool_from_function(function, name="generated")
+
+
+def builtin_tools() -> list[Tool]:
+    """Every tool the harness itself offers, from the definitions it sends (a new one fails here until added)."""
+    specs = {spec["name"]: spec for spec in (ACTIVATE_SKILL, READ_SKILL_RESOURCE, FIND_SKILLS, RUN_SKILL_SCRIPT)}
+    specs.update(SANDBOX_SPECS)
+    assert set(specs) == set(HARNESS_TOOLS), set(HARNESS_TOOLS) ^ set(specs)
+    return [Tool(name, spec["description"], spec["parameters"], lambda **kwargs: "") for name, spec in specs.items()]
+
+
+BUILTIN = builtin_tools()
+TOOLS = st.sampled_from(BUILTIN) | generated_tools()
+
+
+@st.composite
+def tool_calls(draw: st.DrawFn) -> tuple[Tool, Any]:
+    tool = draw(TOOLS)
+    return tool, draw(instances_for(tool.parameters))
+
+
+@given(tool_calls())
+def test_tool_arguments_agree_with_jsonschema(call: tuple[Tool, Any]) -> None:
+    tool, arguments = call
+    Reference.check_schema(tool.parameters)
+    valid = isinstance(arguments, dict) and Reference(tool.parameters).is_valid(arguments)
+    try:
+        checked = tool.check_arguments(arguments)
+    except ToolArgumentError as exc:
+        assert not valid, (tool.parameters, arguments, exc)
+        # every problem jsonschema sees is named: the properties it points at appear in the message
+        for path, _ in reference_failures(tool.parameters, arguments) if isinstance(arguments, dict) else set():
+            if path:
+                assert repr(path[0]) in str(exc)
+    else:
+        assert valid, (tool.parameters, arguments)
+        assert set(checked) == set(arguments)
+    # the module-level function compiles the same rules from the plain schema
+    try:
+        check_arguments(tool.name, tool.parameters, arguments)
+    except ToolArgumentError:
+        assert not valid
+    else:
+        assert valid
+
+
+def test_builtin_tools_use_the_bounds_they_declare() -> None:
+    """`minimum` is honoured: the reason issue 11 asked for one validator."""
+    read = next(tool for tool in BUILTIN if tool.name == "read_skill_resource")
+    assert read.parameters["properties"]["offset"]["minimum"] == 0
+    assert re.search(r"'offset' must be at least 0, not -1", _problem(read, {"path": "x", "offset": -1}))
+
+
+def _problem(tool: Tool, arguments: dict[str, Any]) -> str:
+    try:
+        tool.check_arguments(arguments)
+    except ToolArgumentError as exc:
+        return str(exc)
+    raise AssertionError(f"{arguments} passed")
