@@ -14,6 +14,7 @@ end of input (Ctrl-D, or the end of a piped file) ends the conversation (exit 0)
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import uuid
@@ -88,15 +89,12 @@ def run(args: argparse.Namespace) -> int:
         "End with Ctrl-D; Ctrl-C stops.",
         file=sys.stderr,
     )
-    with _interrupt_at_once():
-        try:
-            failed = _converse(session)
-        except KeyboardInterrupt:
-            print("\ninterrupted: the unfinished turn was not saved", file=sys.stderr)
-            return INTERRUPTED
+    conversation = Conversation(session)
+    with _ctrl_c_exits(conversation):
+        conversation.run()
     if args.store and args.session is None:
         print(f"resume with: --store {args.store} --session {session_id}", file=sys.stderr)
-    return 1 if failed else 0
+    return 1 if conversation.failed else 0
 
 
 def _open(harness: Harness, session_id: str, state: dict[str, Any]) -> tuple[Session, str]:
@@ -114,53 +112,70 @@ def _open(harness: Harness, session_id: str, state: dict[str, Any]) -> tuple[Ses
     return session, f"resumed after {turns} prompt{'' if turns == 1 else 's'}"
 
 
-def _converse(session: Session) -> bool:
-    """Prompt with each line until end of input; True when some turn failed."""
-    failed = False
-    interactive = sys.stdin.isatty()
-    if interactive:
-        try:
-            import readline  # noqa: F401 - line editing and history for input()
-        except ImportError:
-            pass
-    while True:
-        try:
-            line = input("> " if interactive else "")
-        except EOFError:
-            if interactive:
-                print()
-            return failed
-        text = line.strip()
-        if not text:
-            continue
-        if (
-            not interactive
-        ):  # a terminal shows what was typed; piped input is echoed so the output reads as a transcript
+class Conversation:
+    """Prompts with each line read until end of input; whether a turn is running, for Ctrl-C."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.in_turn = False
+        self.failed = False  # some turn failed
+
+    def run(self) -> None:
+        interactive = sys.stdin.isatty()
+        if interactive:
+            try:
+                import readline  # noqa: F401 - line editing and history for input()
+            except ImportError:
+                pass
+        while True:
+            try:
+                line = input("> " if interactive else "")
+            except EOFError:
+                if interactive:
+                    print()
+                return
+            text = line.strip()
+            if text:
+                self.turn(text, echo=not interactive)
+
+    def turn(self, text: str, *, echo: bool) -> None:
+        if echo:  # a terminal shows what was typed; piped input is echoed, so the output reads as a transcript
             print(f"> {text}", flush=True)
+        self.in_turn = True
         try:
-            result = session.prompt_sync(text)
+            result = self.session.prompt_sync(text)
         except Exception as exc:  # the model, the store or the agent's code failed: the turn was not saved
-            failed = True
+            self.failed = True
             problem = str(exc) if isinstance(exc, FlueError) else f"{type(exc).__name__}: {exc}"
             print(f"flue-skills run: error: {problem}; this turn was not saved", file=sys.stderr, flush=True)
-            continue
+            return
+        finally:
+            self.in_turn = False
         print(result.text, flush=True)
 
 
 @contextmanager
-def _interrupt_at_once() -> Iterator[None]:
-    """Ctrl-C raises KeyboardInterrupt wherever the program is, inside a blocking tool too.
+def _ctrl_c_exits(conversation: Conversation) -> Iterator[None]:
+    """Ctrl-C ends the process at once with status 130, inside a tool that blocks too.
 
-    asyncio's own handler only cancels the running task, which waits for a tool that does
-    not await to finish first.
+    Neither alternative stops cleanly: asyncio's own handler cancels the running task, which
+    waits for a tool that does not await; a KeyboardInterrupt can land anywhere, asyncio's
+    own machinery included. Ending the process is safe for the session: the harness saves a
+    turn in one transaction, and only once it is complete.
     """
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
+        try:
+            sys.stdout.flush()
+        except Exception:  # Ctrl-C came in the middle of a write: what was written stays written
+            pass
+        dropped = ": the unfinished turn was not saved" if conversation.in_turn else ""
+        os.write(sys.stderr.fileno(), f"\ninterrupted{dropped}\n".encode())
+        os._exit(INTERRUPTED)
 
     try:
         previous = signal.signal(signal.SIGINT, interrupt)
-    except ValueError:  # not the main thread: leave signals alone
+    except ValueError:  # not the main thread: Ctrl-C stays Python's KeyboardInterrupt
         yield
         return
     try:

@@ -115,6 +115,25 @@ def test_ctrl_c_during_a_slow_tool_stops_and_keeps_the_last_complete_turn(cli: C
     assert typed(store, "s") == ["hello"]
 
 
+def test_ctrl_c_at_the_prompt_exits_130(cli: CLI) -> None:
+    store = cli.cwd / "sessions.db"
+    child = cli.start("run", "cli_agents:support", "--store", str(store), "--session", "s")
+    watchdog = threading.Timer(60, child.kill)
+    watchdog.start()
+    try:
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write("hello\n")
+        child.stdin.flush()
+        assert [child.stdout.readline() for _ in range(2)] == ["> hello\n", "You said 1 thing(s) so far: hello\n"]
+        child.send_signal(signal.SIGINT)  # waiting for the next line
+        out, err = child.communicate(timeout=30)
+    finally:
+        watchdog.cancel()
+    assert (child.returncode, out) == (130, "")
+    assert err.endswith(". End with Ctrl-D; Ctrl-C stops.\n\ninterrupted\n"), err
+    assert typed(store, "s") == ["hello"]
+
+
 def test_session_without_store_is_a_usage_error(cli: CLI) -> None:
     done = cli.run("run", "cli_agents:support", "--session", "x")
     assert done.returncode == 2
