@@ -134,12 +134,16 @@ def _ls(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
-    from flue_build.cli.new import DEFAULT_DESCRIPTION, new_skill
+    from flue_build.cli.new import new_skill
+    from flue_runtime.format.validate import PLACEHOLDER_DESCRIPTION
 
-    created = new_skill(args.name, args.dir, args.description or DEFAULT_DESCRIPTION)
+    created = new_skill(args.name, args.dir, args.description or PLACEHOLDER_DESCRIPTION)
     print(f"created {created}")
-    if args.description is None:
-        print("next: edit its description and instructions, then run `flue-skills check`")
+    if not args.description:
+        print(
+            "next: replace its placeholder description (until then `flue-skills check` warns: FLU213, "
+            "an error under --strict) and write its instructions"
+        )
     return 0
 
 
