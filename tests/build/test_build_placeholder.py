@@ -25,7 +25,8 @@ def test_the_build_warns_and_strict_refuses(project: ProjectFactory) -> None:
     warned = build(root, "--wheel")
     assert warned.returncode == 0, warned.output
     assert f"{SHOWN} warning: description is still the placeholder `flue-skills new` wrote" in warned.output
-    assert any(name.endswith("/refunds/SKILL.md") for name in wheel_files(warned.wheel))
+    packed = [data for name, data in wheel_files(warned.wheel).items() if name.endswith("/SKILL.md")]
+    assert any(PLACEHOLDER_DESCRIPTION.encode() in data for data in packed)  # a warning: the skill ships
 
     pyproject = root / "pyproject.toml"
     pyproject.write_text(pyproject.read_text(encoding="utf-8") + "strict = true\n", encoding="utf-8")
