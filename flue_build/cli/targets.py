@@ -1,8 +1,9 @@
 """TARGET of `flue-skills mcp` and `export`: the skills an installed package ships, an agent mounts, or a folder holds.
 
 - an installed package or distribution: every skill in its bundles, found as `flue-skills ls`
-  finds them (so whatever `ls` learns to list, these commands serve), read through the
-  package's loader and checked against the manifest;
+  finds them (so whatever `ls` learns to list, these commands serve: the skills it exports
+  with `[tool.flue] exports` among them), read through the package's loader and checked
+  against the manifest;
 - `module:agent`: the skills the agent mounts when rendered once with empty state (this
   imports the module and calls the agent function, as the harness would);
 - a folder: a skill folder, or a folder of skill folders, each vetted by the build's rules

@@ -108,6 +108,8 @@ CODES: dict[str, Code] = _codes(
     ),
     ("FLU411", W, "vetted skill file left out of an artifact: the project's own exclusion rules exclude it"),
     ("FLU412", E, "a referenced skill's `SKILL.md` or a `markdown()` target is excluded by the project's own rules"),
+    ("FLU413", E, "package spec names a skill or file its distribution does not export (`[tool.flue] exports`)"),
+    ("FLU414", E, "`[tool.flue] exports` names a spec outside the project's packages"),
 )
 
 
