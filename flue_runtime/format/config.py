@@ -40,6 +40,7 @@ class FlueConfig:
     `packages` is None when the table does not name them: scan what the backend builds.
     `exports` is None when the project declares none (any spec into its packages resolves
     from other packages); otherwise the package specs other packages may use, as written.
+    `in_project` is False when no pyproject.toml was found (`project_config`): the defaults.
     """
 
     root: Path
@@ -48,6 +49,12 @@ class FlueConfig:
     packages: tuple[Path, ...] | None = None
     limits: Limits = DEFAULT_LIMITS
     exports: tuple[str, ...] | None = None
+    in_project: bool = True
+
+    @property
+    def allow_list(self) -> tuple[Path, ...] | None:
+        """`allow` for the packing rules; None outside any project, where no `[tool.flue] allow` exists to point to."""
+        return self.allow if self.in_project else None
 
 
 def read_pyproject(root: Path) -> dict[str, Any]:
@@ -104,7 +111,7 @@ def project_config(start: Path) -> FlueConfig:
             except ConfigError:
                 return FlueConfig(folder)
             return parse_config(folder, table, strict=False)
-    return FlueConfig(start)
+    return FlueConfig(start, in_project=False)
 
 
 def parse_config(root: Path, table: Any, *, strict: bool = True) -> FlueConfig:

@@ -67,6 +67,7 @@ CODES: dict[str, Code] = _codes(
     ("FLU210", W, "unknown top-level field"),
     ("FLU211", W, "`allowed-tools` looks comma-separated"),
     ("FLU212", W, "a skill nested inside another skill's directory"),
+    ("FLU213", W, "`description` is still the placeholder `flue-skills new` writes"),
     # 3xx: packing a skill directory
     ("FLU301", E, "symbolic link refused"),
     ("FLU302", E, "secret refused (by file or folder name)"),

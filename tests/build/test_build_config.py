@@ -143,5 +143,5 @@ def test_an_installed_package_belongs_to_no_project(tmp_path: Path) -> None:
     write(tmp_path, "[tool.flue]\nexports = []\nstrict = true")
     installed = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages" / "acme"
     installed.mkdir(parents=True)
-    assert project_config(installed) == FlueConfig(installed)
+    assert project_config(installed) == FlueConfig(installed, in_project=False)
     assert project_config(tmp_path / ".venv").exports == ()  # above site-packages: still the project's
