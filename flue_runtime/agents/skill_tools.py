@@ -14,6 +14,7 @@ catalog `CATALOG_BUDGET` bytes of skill lines, lists of names and matches a boun
 from __future__ import annotations
 
 import difflib
+import functools
 import io
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, page, text_window, utf8_size
-from flue_runtime.agents.tools import Tool
+from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.agents.workspace import WorkspaceSource
 from flue_runtime.errors import FlueError, ToolFailure
 from flue_runtime.format.records import SKILL_FILE
@@ -113,10 +114,16 @@ def listed(entries: Sequence[Entry], budget: int | None) -> int:
         return len(entries)
     used = 0
     for count, (name, description) in enumerate(entries):
-        used += utf8_size(catalog_line(name, description)) + 1
+        used += _line_size(name, description) + 1
         if used > budget:
             return count
     return len(entries)
+
+
+@functools.lru_cache(maxsize=4096)
+def _line_size(name: str, description: str) -> int:
+    """The bytes of a skill's catalog line: worked out once per skill, not at every turn."""
+    return utf8_size(catalog_line(name, description))
 
 
 def unlisted_line(count: int) -> str:
@@ -170,11 +177,15 @@ class MountedSkills:
 
     @property
     def entries(self) -> list[Entry]:
-        return [(m.skill.name, m.skill.description) for m in self.mounted]
+        return list(self._entries)
+
+    @functools.cached_property
+    def _entries(self) -> tuple[Entry, ...]:
+        return tuple((m.skill.name, m.skill.description) for m in self.mounted)  # a reference's fields never change
 
     @property
     def names(self) -> list[str]:
-        return [m.skill.name for m in self.mounted]
+        return [name for name, _ in self._entries]
 
     def __len__(self) -> int:
         return len(self.mounted)
@@ -184,10 +195,10 @@ class MountedSkills:
 
     # --- which tools the set needs ----------------------------------------------------------
 
-    @property
+    @functools.cached_property
     def searchable(self) -> bool:
-        """The catalog does not list every skill: `find_skills` is needed."""
-        return listed(self.entries, self.budget) < len(self.mounted)
+        """The catalog does not list every skill: `find_skills` is needed (known once: names and descriptions never change)."""
+        return listed(self._entries, self.budget) < len(self.mounted)
 
     @property
     def has_resources(self) -> bool:
@@ -213,7 +224,7 @@ class MountedSkills:
             "find_skills": (FIND_SKILLS, self.find),
         }
         spec, function = functions[name]
-        return Tool(spec["name"], spec["description"], spec["parameters"], function)
+        return defined_tool(spec, function)
 
     # --- results ---------------------------------------------------------------------------
 
