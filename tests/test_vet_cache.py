@@ -107,3 +107,13 @@ def test_the_least_recently_used_folder_is_forgotten_first(tmp_path: Path) -> No
     kept = [cache.vet(folder, display=folder.name) for folder in folders]  # "a" is forgotten
     assert cache.vet(folders[2], display="c") is kept[2]
     assert cache.vet(folders[0], display="a") is not kept[0]
+
+
+def test_a_folder_that_cannot_be_listed_gets_its_verdict_too(tmp_path: Path) -> None:
+    missing = tmp_path / "gone"
+    cache = VetCache(settle_ns=0)
+    first, second = vet_twice(cache, missing)
+    assert second is first and same(first, vet_skill(missing, display="notes"))
+    assert [d.code for d in first.diagnostics] == ["FLU308", "FLU101"]
+    make_skill(missing, "gone")  # it appears: vetted again
+    assert cache.vet(missing, display="notes").ok

@@ -16,14 +16,14 @@ model turns: the model activates a skill, then answers.
 A turn's overhead is a prompt's wall time, less the time spent inside the model (nil),
 divided by its model turns (two): one value per prompt, so the first turn's load and the
 last turn's save are shared. The model records the calls of the session whose prompt is
-running (a context variable), so concurrent prompts are told apart. Prints one JSON object.
+running (a context variable), so concurrent prompts are told apart. Prints one JSON object:
+each prompt's overhead per turn (ms), sequential and concurrent, and the concurrent batch's wall time.
 """
 
 import argparse
 import asyncio
 import contextvars
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -135,16 +135,6 @@ def turns(model: InstantModel, runs: list[tuple[str, float, float]]) -> list[flo
     return found
 
 
-def summary(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    return {
-        "count": len(ordered),
-        "median_ms": statistics.median(ordered),
-        "p99_ms": ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))],
-        "mean_ms": statistics.fmean(ordered),
-    }
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("store")
@@ -171,10 +161,10 @@ async def main() -> None:
     assert stored is not None and len(stored.messages) == args.history + 4, "a prompt added four messages"
     out = {
         "history": args.history,
-        "sequential": summary(turns(model, sequential)),
-        "concurrent": summary(turns(model, list(crowded))),
+        "sequential": turns(model, sequential),
+        "concurrent": turns(model, list(crowded)),
         "concurrent_seconds": crowd_seconds,
-        "concurrent_turns": 2 * len(crowd),
+        "concurrent_turns": sum(len(model.calls[session_id]) for session_id in crowd),
     }
     close = getattr(harness.store, "close", None)
     if close is not None:

@@ -137,9 +137,11 @@ class LocalSandbox:
         full = self._resolve(path)
         if not full.is_dir():
             raise SandboxError(f"{path!r} is not a folder")
+        with os.scandir(full) as found:  # (a Path per entry cost a third of listing a folder)
+            children = sorted(found, key=lambda child: child.name)
         entries = []
-        for child in sorted(full.iterdir(), key=lambda p: p.name):
-            info = os.lstat(child)
+        for child in children:
+            info = child.stat(follow_symlinks=False)
             entries.append(Entry(child.name, stat.S_ISDIR(info.st_mode), info.st_size, stat.S_ISLNK(info.st_mode)))
         return entries
 

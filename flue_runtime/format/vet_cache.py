@@ -2,11 +2,11 @@
 
 `vet_skill` reads, hashes and scans every file of a folder; doing that for every workspace
 skill at every prompt cost seconds per prompt at a few thousand skills. `VetCache.vet`
-vets a folder through the one walk while recording what the walk saw (each listing, each
-entry's `lstat`); a later call lists and `lstat`s those entries again and returns the kept
-verdict only when every answer is the same, so it is always the verdict a fresh
-`vet_skill` would give. Writing, replacing, renaming or chmod-ing an entry changes its
-`lstat` (inode, times, size, links, mode); adding or removing one changes a listing.
+vets a folder through the one walk while recording the `lstat` of the folder and of every
+entry the walk looked at; a later call takes those `lstat`s again and returns the kept
+verdict only when every one is the same, so it is always the verdict a fresh `vet_skill`
+would give. Writing, replacing, renaming or chmod-ing an entry changes its `lstat` (inode,
+times, size, links, mode); adding, removing or renaming an entry changes its folder's.
 
 An entry changed less than `SETTLE_NS` before the vetting is never trusted (git's "racily
 clean" entries): file times come from a coarse clock, so a second write within the same
@@ -19,9 +19,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 from flue_runtime.format.safe_read import FileBytes
 from flue_runtime.format.skill_folder import VettedSkill, vet_tree
@@ -32,36 +30,32 @@ SETTLE_NS = 2_000_000_000
 #: Folders whose verdicts are kept (the least recently used go first).
 CACHE_SIZE = 10_000
 
-T = TypeVar("T")
-#: What one look at the tree gave: a sorted listing, a `Stat`, or the errno of the error it raised.
-_Outcome = tuple[str, ...] | Stat | int | None
-
-
 class _Watched:
-    """A folder on disk that remembers every answer the walk got from it, to ask the same questions later."""
+    """A folder on disk that remembers the `lstat` of every entry the walk looked at, and of the folder itself."""
 
     def __init__(self, root: Path, settle_ns: int) -> None:
         self._tree = DiskTree(root)
         self._settled = time.time_ns() - settle_ns  # an entry changed after this is too recent to trust
-        self._seen: dict[tuple[str, str], _Outcome] = {}
-
-    def _look(self, key: tuple[str, str], look: Callable[[], T]) -> T:
+        self._seen: dict[str, Stat | int | None] = {}  # path -> its lstat, or the errno lstat failed with
         try:
-            found = look()
+            self._look("")  # the folder itself: listing it is the walk's first look
+        except OSError:
+            pass  # recorded; the walk meets the same error and says so
+
+    def _look(self, path: str) -> Stat:
+        try:
+            found = self._tree.stat(path)
         except OSError as exc:
-            self._seen[key] = exc.errno
+            self._seen[path] = exc.errno
             raise
-        self._seen[key] = found  # type: ignore[assignment]  # a listing or a Stat, by the key's kind
+        self._seen[path] = found
         return found
 
-    def _listing(self, folder: str) -> tuple[str, ...]:
-        return tuple(sorted(self._tree.names(folder)))
-
     def names(self, folder: str) -> list[str]:
-        return list(self._look(("names", folder), lambda: self._listing(folder)))
+        return self._tree.names(folder)  # its entries are known from its lstat (see `unchanged`)
 
     def stat(self, path: str) -> Stat:
-        return self._look(("stat", path), lambda: self._tree.stat(path))
+        return self._look(path)
 
     def read(self, path: str, *, limit: int, keep: bool) -> FileBytes:
         return self._tree.read(path, limit=limit, keep=keep)
@@ -70,12 +64,15 @@ class _Watched:
         return self._tree.link_target(path)
 
     def unchanged(self) -> bool:
-        """Whether every listing and `lstat` the walk saw would come out the same now (and none was too recent to tell)."""
-        for (kind, path), seen in self._seen.items():
+        """Whether every `lstat` the walk saw would come out the same now (and none changed too recently to tell).
+
+        A folder is listed only after its `lstat` was taken, and adding, removing or renaming an entry
+        updates the folder's times (POSIX), so the same folder `lstat`s mean the same listings."""
+        for path, seen in self._seen.items():
             if isinstance(seen, Stat) and seen.stamp[3] >= self._settled:
                 return False
             try:
-                now: _Outcome = self._listing(path) if kind == "names" else self._tree.stat(path)
+                now: Stat | int | None = self._tree.stat(path)
             except OSError as exc:
                 now = exc.errno
             if now != seen:
