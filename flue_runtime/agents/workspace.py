@@ -8,7 +8,6 @@ are re-read at every activation, so edits show up in a running session.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import warnings
@@ -110,16 +109,20 @@ def discover_workspace_skills(sandbox: Sandbox) -> Workspace:
     return found
 
 
-#: Where the harness's own frames are: a warning points past them, at the agent's code that prompted.
-_INTERNAL = (os.path.dirname(os.path.dirname(__file__)) + os.sep, os.path.dirname(asyncio.__file__) + os.sep)
+#: Where flue_runtime's frames are: a warning points past them, at the agent's code that prompted.
+_FLUE = os.path.dirname(os.path.dirname(__file__)) + os.sep
 
 
 def warn(message: str) -> None:
     """A `WorkspaceSkillWarning` pointing at the first caller outside flue_runtime and asyncio (the line
     that prompted, or the tool that did); what `warnings.warn(skip_file_prefixes=...)` does on 3.12."""
+    internal = [_FLUE]
+    loop = sys.modules.get("asyncio")  # (not imported here: the catalog's import path stays light)
+    if loop is not None and loop.__file__:
+        internal.append(os.path.dirname(loop.__file__) + os.sep)
     level = 2  # stacklevel 1 is this function's own line
     frame: FrameType | None = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+    while frame is not None and frame.f_code.co_filename.startswith(tuple(internal)):
         level, frame = level + 1, frame.f_back
     warnings.warn(message, WorkspaceSkillWarning, stacklevel=level)
 

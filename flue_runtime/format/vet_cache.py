@@ -30,6 +30,7 @@ SETTLE_NS = 2_000_000_000
 #: Folders whose verdicts are kept (the least recently used go first).
 CACHE_SIZE = 10_000
 
+
 class _Watched:
     """A folder on disk that remembers the `lstat` of every entry the walk looked at, and of the folder itself."""
 
