@@ -841,11 +841,13 @@ def bench_validate(ctx: Context) -> Section:
         "median process over interleaved rounds. CPU time (the process's own) is the measure the targets use: on a "
         "shared machine it is the part other work disturbs least; wall time is shown beside it. `frontmatter` is "
         "`check`'s per-skill work on the SKILL.md (the safe read, YAML, the schema's rules, the name/folder rule); "
-        "`vet` is the whole folder as `check` and the builds do it (every file read, hashed and scanned).",
+        "`vet` is the whole folder as `check` and the builds do it (every file read, hashed and scanned); `floor` "
+        "the same reads, hashes and marker searches in a bare loop, with no rule applied.",
     )
     commands = {
         "frontmatter": Command([sys.executable, probe, "frontmatter", str(corpus.root)], child_env()),
         "vet": Command([sys.executable, probe, "vet", str(corpus.root)], child_env()),
+        "floor": Command([sys.executable, probe, "floor", str(corpus.root)], child_env()),
     }
     reference = ctx.skills_ref_python
     if reference:
@@ -898,6 +900,15 @@ def bench_validate(ctx: Context) -> Section:
     section.row(
         "… wall time", f"{vet_wall / n * 1e6:.0f} µs", f"{ours_wall / n * 1e6:.0f} µs", ratio(vet_wall, ours_wall)
     )
+    floor_cpu = res["floor"].field_median("cpu_seconds")
+    section.row(
+        "… the floor: every folder listed, every entry `lstat`ed, every file read, hashed and searched for the "
+        "PEM marker, no rule applied, then the SKILL.md check (CPU)",
+        f"{floor_cpu / n * 1e6:.0f} µs",
+        f"{ours_cpu / n * 1e6:.0f} µs",
+        ratio(floor_cpu, ours_cpu),
+    )
+    data["floor_cpu_s"] = floor_cpu
     _first_validation(ctx, section, data)
     section.data = data
     return section
