@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import re
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,9 +20,10 @@ from typing import Literal
 from flue_build.scan.scanner import Call, scan_file
 from flue_build.scan.selection import project_sources
 from flue_build.scan.sources import INIT, Source, package_folders
-from flue_runtime.format.config import PYPROJECT, FlueConfig, load_config, read_pyproject
+from flue_runtime.format.config import PYPROJECT, FlueConfig, load_config, project_config, read_pyproject
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, has_errors
-from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE
+from flue_runtime.format.exports import export_kind, not_exported
+from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest
 from flue_runtime.format.markdown_file import MarkdownFile, vet_markdown
 from flue_runtime.format.paths import display_path, is_inside
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
@@ -59,6 +61,10 @@ class Collection:
     bundles: dict[str, BundleRefs] = field(default_factory=dict)
     modules: int = 0
     references: int = 0
+    #: `[tool.flue] exports`: None when the project declares none. Each exported target is also a
+    #: reference of its bundle package's own module, and every bundle package of the build records
+    #: the list (docs/internals.md).
+    exports: tuple[str, ...] | None = None
 
     @property
     def ok(self) -> bool:
@@ -82,6 +88,8 @@ def collect(config: FlueConfig, sources: Sequence[Source]) -> Collection:
         for call in scanned.calls:
             result.references += 1
             collector.reference(source, call)
+    if config.exports is not None:
+        collector.exports(config.exports, sources)
     result.diagnostics.extend(_bundle_size(result, config.limits))
     result.diagnostics.sort(key=lambda d: (d.path, d.line or 0, d.column or 0))
     result.diagnostics = apply_strict(result.diagnostics, config.strict)
@@ -133,6 +141,56 @@ class _Collector:
         refs = self.result.bundles.setdefault(package, BundleRefs(package, folder))
         refs.references.setdefault(source.module, {})[call.spec] = target
 
+    def exports(self, specs: Sequence[str], sources: Sequence[Source]) -> None:
+        """Vet and bundle every exported target, referenced or not, as a reference of the bundle package
+        holding it; and give every bundle package of the build a manifest, so each records the exports."""
+        self.result.exports = tuple(specs)
+        pyproject = self.root / PYPROJECT
+        text = _read_text(pyproject)
+        for spec in specs:
+            line, column = _position(text, spec)
+            call = Call(export_kind(spec), spec, line, column)
+
+            def report(code: str, message: str, hint: str, line: int = line, column: int = column) -> None:
+                self.result.diagnostics.append(Diagnostic.make(code, PYPROJECT, message, hint, line, column))
+
+            self._export(call, report)
+        for source in sources:
+            bundle = source.bundle_package()
+            if bundle is not None:
+                self.result.bundles.setdefault(bundle[0], BundleRefs(*bundle))
+
+    def _export(self, call: Call, report: _Report) -> None:
+        segments = call.spec.split("/")
+        holder = next(
+            (depth for depth in range(len(segments) - 1, 0, -1) if ".".join(segments[:depth]) in self.packages), None
+        )
+        bundle = next(
+            (
+                (name, self.packages[name])
+                for name in (".".join(segments[:depth]) for depth in range(1, len(segments)))
+                if name in self.packages and (self.packages[name] / INIT).is_file()
+            ),
+            None,
+        )
+        if holder is None or bundle is None:
+            where = "names no package of this project" if holder is None else "lies in no regular package"
+            report(
+                "FLU414",
+                f"[tool.flue] exports `{call.spec}`, which {where}",
+                "an export starts with a package this project builds, like "
+                + (", ".join(f"`{name.replace('.', '/')}/...`" for name in sorted(self.packages)[:5]) or "`acme/...`")
+                + ", and lies inside a regular package (a folder with __init__.py) that holds its bundle; "
+                "another distribution's skills are exported by that distribution",
+            )
+            return
+        path = self.packages[".".join(segments[:holder])].joinpath(*segments[holder:])
+        target = self._local(None, call, path, report)
+        if target is None:
+            return
+        refs = self.result.bundles.setdefault(bundle[0], BundleRefs(*bundle))
+        refs.references.setdefault(bundle[0], {}).setdefault(call.spec, target)
+
     # resolution -------------------------------------------------------------------
 
     def _resolve(self, source: Source, call: Call, report: _Report) -> Target | None:
@@ -147,15 +205,15 @@ class _Collector:
                     "keep skills inside the project, or ship them in a package and use a package spec (`pkg/skill/SKILL.md`)",
                 )
                 return None
-            return self._local(source, call, path, report)
+            return self._local(source.path, call, path, report)
         for depth in range(len(segments) - 1, 0, -1):
             folder = self.packages.get(".".join(segments[:depth]))
             if folder is not None:
-                return self._local(source, call, folder.joinpath(*segments[depth:]), report)
+                return self._local(source.path, call, folder.joinpath(*segments[depth:]), report)
         return self._external(call, report)
 
-    def _local(self, source: Source, call: Call, path: Path, report: _Report) -> Target | None:
-        """A target inside the project: checked, vetted, bundled."""
+    def _local(self, module: Path | None, call: Call, path: Path, report: _Report) -> Target | None:
+        """A target inside the project: checked, vetted, bundled. `module`: the referencing module's file."""
         shown = self.result.display(path.parent if call.kind == "skill" else path)
         link = symlink_on_path(self.root, path.parent if call.kind == "skill" else path)
         if link is not None:
@@ -178,7 +236,7 @@ class _Collector:
         if not folder.is_dir():
             report("FLU404", f"skill folder {shown} not found (spec `{call.spec}`)", _missing_hint(call.spec))
             return None
-        if (folder / INIT).exists() or is_inside(folder, source.path):
+        if (folder / INIT).exists() or (module is not None and is_inside(folder, module)):
             report(
                 "FLU408",
                 f"skill folder {shown} holds Python code (an __init__.py or the module that references it)",
@@ -191,8 +249,9 @@ class _Collector:
             self.result.diagnostics.extend(vetted.diagnostics)
         return Target("skill", call.spec, folder)
 
-    def _external(self, call: Call, report: _Report) -> Target:
-        """A package spec naming another distribution: validated here when importable, never bundled."""
+    def _external(self, call: Call, report: _Report) -> Target | None:
+        """A package spec naming another distribution: validated here when importable (an export of it,
+        when it declares exports), never bundled."""
         top, *rest = call.spec.split("/")
         locations = _package_locations(top)
         if locations is None:
@@ -202,6 +261,11 @@ class _Collector:
                 f"add the distribution providing `{top}` to [build-system] requires to check it at build time",
             )
             return Target("package", call.spec)
+        bundle = bundle_folder(call.spec, locations)
+        exports = producer_exports(bundle)
+        if exports is not None and call.spec not in exports:
+            report("FLU413", *not_exported(call.spec, exports))
+            return None
         relative = Path(*rest)
         wanted = relative.parent if call.kind == "skill" else relative
         for location in locations:
@@ -218,7 +282,7 @@ class _Collector:
                     self.result.markdown[path] = text
                     self.result.diagnostics.extend(text.diagnostics)
                 return Target("package", call.spec)
-        if any((location / BUNDLE_DIR / MANIFEST_FILE).is_file() for location in locations):
+        if bundle is not None and (bundle / BUNDLE_DIR / MANIFEST_FILE).is_file():
             return Target("package", call.spec)  # installed from a wheel built with the hook: its own build vetted it
         report(
             "FLU404",
@@ -226,6 +290,53 @@ class _Collector:
             f"check the spec against the files of `{top}` (found at {locations[0]})",
         )
         return Target("package", call.spec)
+
+
+def bundle_folder(spec: str, locations: Sequence[Path]) -> Path | None:
+    """Where the bundle of package spec `spec` would be: the folder of the outermost regular package on its
+    path (namespace portions skipped, as the run time does), found among the top package's `locations`."""
+    segments = spec.split("/")
+    for location in locations:
+        folder = location
+        for segment in segments[1:]:
+            if (folder / INIT).is_file():
+                return folder
+            folder = folder / segment
+            if not folder.is_dir():
+                break
+    return None
+
+
+def producer_exports(bundle: Path | None) -> tuple[str, ...] | None:
+    """The exports of the distribution whose bundle package is at `bundle`, as the run time reads them: from
+    its manifest, or, for a package read from its source tree (an editable install), from its project's
+    `[tool.flue]`; None when it declares none."""
+    if bundle is None:
+        return None
+    manifest = bundle / BUNDLE_DIR / MANIFEST_FILE
+    if not manifest.is_file():
+        return project_config(bundle).exports
+    try:
+        return Manifest.loads(manifest.read_bytes()).exports
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # a damaged bundle: the run time refuses it with a BundleError
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _position(text: str, spec: str) -> tuple[int, int]:
+    """Line and column (1-based) of `spec` written as a TOML string in `text`, else of the `exports` key."""
+    found = [text.find(f"{quote}{spec}{quote}") for quote in ('"', "'")]
+    index = max(found) if min(found) < 0 else min(found)
+    if index < 0:
+        key = re.search(r"^[ \t]*exports[ \t]*=", text, re.MULTILINE)
+        index = key.start() if key else 0
+    return text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
 
 
 def _bundle_size(result: Collection, limits: Limits) -> list[Diagnostic]:

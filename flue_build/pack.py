@@ -74,7 +74,7 @@ def plan(collection: Collection, *, editable: bool = False) -> list[BundlePlan]:
                 references.setdefault(module, {})[spec] = _reference(
                     collection, target, skills, markdown, files, path, editable
                 )
-        manifest = Manifest(package, skills, markdown, references).dumps()
+        manifest = Manifest(package, skills, markdown, references, collection.exports).dumps()
         ordered = tuple(files[dest] for dest in sorted(files))
         bundles.append(BundlePlan(package, path, () if editable else ordered, manifest))
     return bundles

@@ -106,8 +106,8 @@ class SkillFolders:
             shown,
             f"skill `{folder.name}` is not referenced by any `skill()` call the build found: "
             "it ships as plain files, only those the vetting kept",
-            f'reference it (`skill("./.../{folder.name}/{SKILL_FILE}")`) to bundle it, or leave the folder out '
-            "of the build with the backend's own exclusion rules",
+            f'reference it (`skill("./.../{folder.name}/{SKILL_FILE}")`) or list it in [tool.flue] exports to '
+            "bundle it, or leave the folder out of the build with the backend's own exclusion rules",
         )
         return apply_strict([notice, *vetted.diagnostics], self.config.strict)
 

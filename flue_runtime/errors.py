@@ -18,6 +18,7 @@ __all__ = [
     "LoopError",
     "MissingBuildHookError",
     "ModelError",
+    "NotExportedError",
     "NotInstalledError",
     "PageError",
     "ReadOnlyError",
@@ -149,6 +150,18 @@ class MissingBuildHookError(SkillNotFoundError):
 
 class UnknownPackageError(SkillNotFoundError):
     """A package spec whose first segment is not an importable package."""
+
+
+class NotExportedError(SkillNotFoundError):
+    """A package spec into a distribution that declares `[tool.flue] exports` and does not list it.
+
+    `spec` is the spec as written; `exports` what the distribution does export.
+    """
+
+    def __init__(self, message: str, spec: str, exports: Sequence[str]) -> None:
+        self.spec = spec
+        self.exports = tuple(exports)
+        super().__init__(message)
 
 
 class BundleError(FlueError):

@@ -1,4 +1,4 @@
-"""The `flue-skills` command: check, new, schema, ls, mcp, export."""
+"""The `flue-skills` command: check, new, schema, ls, prompt, run, mcp, export."""
 
 from __future__ import annotations
 
@@ -47,8 +47,10 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("target", metavar="TARGET")
     ls.add_argument("--format", choices=("text", "json"), default="text")
 
-    from flue_build.cli import export, serve
+    from flue_build.cli import chat, export, prompt, serve
 
+    prompt.add_parser(commands)
+    chat.add_parser(commands)
     serve.add_parser(commands)
     export.add_parser(commands)
     return parser
@@ -58,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        if hasattr(args, "run"):  # commands that carry their own handler (mcp, export)
+        if hasattr(args, "run"):  # commands that carry their own handler (prompt, run, mcp, export)
             return _run(args)
         if args.command == "check":
             return _check(parser, args)
@@ -132,12 +134,16 @@ def _ls(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
-    from flue_build.cli.new import DEFAULT_DESCRIPTION, new_skill
+    from flue_build.cli.new import new_skill
+    from flue_runtime.format.validate import PLACEHOLDER_DESCRIPTION
 
-    created = new_skill(args.name, args.dir, args.description or DEFAULT_DESCRIPTION)
+    created = new_skill(args.name, args.dir, args.description or PLACEHOLDER_DESCRIPTION)
     print(f"created {created}")
-    if args.description is None:
-        print("next: edit its description and instructions, then run `flue-skills check`")
+    if not args.description:
+        print(
+            "next: replace its placeholder description (until then `flue-skills check` warns: FLU213, "
+            "an error under --strict) and write its instructions"
+        )
     return 0
 
 

@@ -98,7 +98,7 @@ def _check_found(found: list[Found], strict: bool) -> list[Diagnostic]:
             vetted = vet_skill(
                 folder,
                 display=display_path(folder),
-                allow=config.allow,
+                allow=config.allow_list,
                 strict=strict or config.strict,
                 limits=config.limits,
             )

@@ -3,7 +3,8 @@
 Everything comes from bundle manifests: read from the wheel's zip, from the installed
 package (without running its code), or planned from a project folder exactly as its
 build would (scan, collect, plan). Nothing is parsed twice and no YAML is read for a
-wheel or an installed package.
+wheel or an installed package. A distribution that declares `[tool.flue] exports` says,
+per skill, under which package specs other packages may use it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ class ListedSkill:
     files: int
     size: int
     id: str
+    #: The package specs other packages may use for this skill; None when its distribution
+    #: declares no exports (then any spec into its packages resolves).
+    exports: tuple[str, ...] | None = None
 
 
 def list_target(target: str) -> list[ListedSkill]:
@@ -59,6 +63,7 @@ def list_target(target: str) -> list[ListedSkill]:
 def from_manifests(manifests: list[Manifest]) -> list[ListedSkill]:
     out = []
     for manifest in manifests:
+        exported = _exported(manifest)
         for id in manifest.skill_ids():
             entry = manifest.skill(id)
             out.append(
@@ -69,9 +74,22 @@ def from_manifests(manifests: list[Manifest]) -> list[ListedSkill]:
                     len(entry.files),
                     sum(f.size for f in entry.files),
                     id,
+                    None if exported is None else tuple(exported.get(id, ())),
                 )
             )
     return sorted(out, key=lambda s: (s.package, s.name, s.id))
+
+
+def _exported(manifest: Manifest) -> dict[str, list[str]] | None:
+    """Skill id → the exported specs naming it (recorded as references of the bundle package); None without exports."""
+    if manifest.exports is None:
+        return None
+    found: dict[str, list[str]] = {}
+    for spec in manifest.exports:
+        ref = manifest.reference(manifest.package, spec)
+        if ref is not None and ref.kind == "skill":
+            found.setdefault(ref.target, []).append(spec)
+    return found
 
 
 def from_wheel(wheel: Path) -> list[ListedSkill]:
@@ -209,8 +227,17 @@ def format_text(skills: list[ListedSkill], width: int | None = None) -> str:
         )
     packages = sorted({s.package for s in skills})
     lines.append(f"{len(skills)} skill{'s' if len(skills) != 1 else ''} in {', '.join(packages)}")
+    declared = [s for s in skills if s.exports is not None]
+    if declared:
+        exported = [f"{spec} ({s.name})" for s in declared for spec in s.exports or ()]
+        lines.append(
+            "exported for other packages: "
+            + (", ".join(sorted(exported)) or "none ([tool.flue] exports lists no skill)")
+        )
     return "\n".join(lines)
 
 
 def format_json(skills: list[ListedSkill]) -> str:
-    return json.dumps([asdict(s) for s in skills], indent=2, ensure_ascii=False)
+    """A list of skills; `exports` appears only for a distribution that declares exports."""
+    rows = [{k: v for k, v in asdict(s).items() if k != "exports" or v is not None} for s in skills]
+    return json.dumps(rows, indent=2, ensure_ascii=False)

@@ -1,4 +1,8 @@
-"""`flue-skills new`: a skill folder that passes `check` from the first minute."""
+"""`flue-skills new`: a skill folder that passes `check` from the first minute.
+
+Without a description it writes a placeholder, which `check` and the build flag (FLU213:
+a warning, an error under strict), so that it never reaches a catalog unnoticed.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,7 @@ from pathlib import Path
 from flue_runtime.errors import FlueError
 from flue_runtime.format.frontmatter import yaml_quote
 from flue_runtime.format.naming import name_problems, suggest_name
-from flue_runtime.format.validate import SKILL_FILE, check_skill_md
-
-DEFAULT_DESCRIPTION = "Describe what this skill does and when the agent should use it."
+from flue_runtime.format.validate import PLACEHOLDER_DESCRIPTION, SKILL_FILE, check_skill_md
 
 TEMPLATE = """\
 ---
@@ -24,7 +26,7 @@ and which support files in this folder to read (for example `reference.md`).
 """
 
 
-def new_skill(name: str, directory: Path, description: str = DEFAULT_DESCRIPTION) -> Path:
+def new_skill(name: str, directory: Path, description: str = PLACEHOLDER_DESCRIPTION) -> Path:
     """Create `directory/name/SKILL.md`; refuses an invalid name or an existing folder."""
     problems = name_problems(name)
     if problems:

@@ -1,8 +1,9 @@
 """TARGET of `flue-skills mcp` and `export`: the skills an installed package ships, an agent mounts, or a folder holds.
 
 - an installed package or distribution: every skill in its bundles, found as `flue-skills ls`
-  finds them (so whatever `ls` learns to list, these commands serve), read through the
-  package's loader and checked against the manifest;
+  finds them (so whatever `ls` learns to list, these commands serve: the skills it exports
+  with `[tool.flue] exports` among them), read through the package's loader and checked
+  against the manifest;
 - `module:agent`: the skills the agent mounts when rendered once with empty state (this
   imports the module and calls the agent function, as the harness would);
 - a folder: a skill folder, or a folder of skill folders, each vetted by the build's rules
@@ -16,6 +17,8 @@ import importlib
 import os
 import re
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -94,6 +97,29 @@ def agent_skills(spec: str) -> list[SkillReference]:
     """The skills `module:agent` mounts, rendered once with empty state."""
     from flue_runtime.agents.hooks import render
 
+    function = load_agent(spec)
+    with agent_code(spec):
+        return list(render(function, {}).skills)
+
+
+@contextmanager
+def agent_code(spec: str, doing: str = "rendering the agent") -> Iterator[None]:
+    """An exception from the agent's own code as one `TargetError` line naming the agent; flue's own errors pass."""
+    try:
+        yield
+    except FlueError:
+        raise
+    except Exception as exc:
+        raise TargetError(f"{spec}: {doing} raised {type(exc).__name__}: {exc}") from exc
+
+
+def load_agent(spec: str) -> Callable[[], object]:
+    """The agent function `module:agent` names, its module imported as `python -m` would find it.
+
+    The one loader of every command that takes MODULE:AGENT (`mcp`, `export`, `prompt`, `run`).
+    """
+    if not _AGENT.match(spec):
+        raise TargetError(f"{spec}: name an agent as MODULE:AGENT, like `support.agent:support`")
     module_name, _, attribute = spec.partition(":")
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # as `python -m` would: a module of the current folder is found
@@ -101,15 +127,14 @@ def agent_skills(spec: str) -> list[SkillReference]:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise TargetError(f"{spec}: cannot import {module_name!r}: {exc}") from None
-    function = getattr(module, attribute, None)
-    if not callable(function):
-        raise TargetError(f"{spec}: module {module_name!r} has no agent function named {attribute!r}")
-    try:
-        return list(render(function, {}).skills)
     except FlueError:
         raise
-    except Exception as exc:
-        raise TargetError(f"{spec}: rendering the agent raised {type(exc).__name__}: {exc}") from exc
+    except Exception as exc:  # the module's own code failed at import: one line, no traceback
+        raise TargetError(f"{spec}: importing {module_name!r} raised {type(exc).__name__}: {exc}") from exc
+    function: object = getattr(module, attribute, None)
+    if not callable(function):
+        raise TargetError(f"{spec}: module {module_name!r} has no agent function named {attribute!r}")
+    return function
 
 
 def folder_skills(folder: Path) -> tuple[list[SkillReference], list[str]]:

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from flue_runtime.errors import ConfigError
+from flue_runtime.format.exports import EXAMPLE, export_problem
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, format_size, parse_size
 
 PYPROJECT = "pyproject.toml"
@@ -26,7 +27,9 @@ LIMIT_KEYS = {
     "max-skill-files": ("skill_files", False),
     "max-bundle-size": ("bundle_size", True),
 }
-KEYS = ("allow", "strict", "packages", *LIMIT_KEYS)
+KEYS = ("allow", "strict", "packages", "exports", *LIMIT_KEYS)
+#: Folders that hold installed distributions: a package below one belongs to no project.
+INSTALLED = frozenset({"site-packages", "dist-packages"})
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,9 @@ class FlueConfig:
     """What `[tool.flue]` says, with paths made absolute against the project root.
 
     `packages` is None when the table does not name them: scan what the backend builds.
+    `exports` is None when the project declares none (any spec into its packages resolves
+    from other packages); otherwise the package specs other packages may use, as written.
+    `in_project` is False when no pyproject.toml was found (`project_config`): the defaults.
     """
 
     root: Path
@@ -41,6 +47,13 @@ class FlueConfig:
     strict: bool = False
     packages: tuple[Path, ...] | None = None
     limits: Limits = DEFAULT_LIMITS
+    exports: tuple[str, ...] | None = None
+    in_project: bool = True
+
+    @property
+    def allow_list(self) -> tuple[Path, ...] | None:
+        """`allow` for the packing rules; None outside any project, where no `[tool.flue] allow` exists to point to."""
+        return self.allow if self.in_project else None
 
 
 def read_pyproject(root: Path) -> dict[str, Any]:
@@ -71,16 +84,22 @@ def load_config(root: Path, pyproject: dict[str, Any] | None = None) -> FlueConf
 
 
 def project_config(start: Path) -> FlueConfig:
-    """Lenient: `[tool.flue]` of the nearest pyproject.toml at or above `start` (defaults when none)."""
+    """Lenient: `[tool.flue]` of the nearest pyproject.toml at or above `start` (defaults when none).
+
+    The search stops at a `site-packages` folder: an installed package belongs to no project,
+    not even to one that happens to hold the virtual environment.
+    """
     start = Path(os.path.abspath(start))
     for folder in (start, *start.parents):
+        if folder.name in INSTALLED:
+            break
         if (folder / PYPROJECT).is_file():
             try:
                 table = flue_table(read_pyproject(folder))
             except ConfigError:
                 return FlueConfig(folder)
             return parse_config(folder, table, strict=False)
-    return FlueConfig(start)
+    return FlueConfig(start, in_project=False)
 
 
 def parse_config(root: Path, table: Any, *, strict: bool = True) -> FlueConfig:
@@ -121,7 +140,29 @@ def _parse(root: Path, table: Any, problems: list[str]) -> FlueConfig:
                 where = path.relative_to(root).as_posix()
                 problems.append(f"tool.flue.packages[{index}]: {where} is not a package folder or a .py file")
     limits = _limits(table, problems)
-    return FlueConfig(root, tuple(allow), strict, None if packages is None else tuple(packages), limits)
+    exports = _exports(table["exports"], problems) if "exports" in table else None
+    return FlueConfig(root, tuple(allow), strict, None if packages is None else tuple(packages), limits, exports)
+
+
+def _exports(value: Any, problems: list[str]) -> tuple[str, ...]:
+    """The package specs a project exports, each checked by the scanner's spec rules; problems under `tool.flue.exports`."""
+    if not isinstance(value, list):
+        problems.append(f'tool.flue.exports: must be a list of package specs, like ["{EXAMPLE}"], not {_kind(value)}')
+        return ()
+    out: dict[str, None] = {}
+    for index, item in enumerate(value):
+        where = f"tool.flue.exports[{index}]"
+        if not isinstance(item, str):
+            problems.append(f"{where}: must be a string, a package spec like {EXAMPLE!r}, not {_kind(item)}")
+            continue
+        problem = export_problem(item)
+        if problem:
+            problems.append(f"{where}: malformed spec {item!r}: {problem}; for example {EXAMPLE!r}")
+        elif item in out:
+            problems.append(f"{where}: {item!r} is listed twice")
+        else:
+            out[item] = None
+    return tuple(out)
 
 
 def _limits(table: dict[str, Any], problems: list[str]) -> Limits:

@@ -67,6 +67,7 @@ CODES: dict[str, Code] = _codes(
     ("FLU210", W, "unknown top-level field"),
     ("FLU211", W, "`allowed-tools` looks comma-separated"),
     ("FLU212", W, "a skill nested inside another skill's directory"),
+    ("FLU213", W, "`description` is still the placeholder `flue-skills new` writes"),
     # 3xx: packing a skill directory
     ("FLU301", E, "symbolic link refused"),
     ("FLU302", E, "secret refused (by file or folder name)"),
@@ -107,6 +108,8 @@ CODES: dict[str, Code] = _codes(
     ),
     ("FLU411", W, "vetted skill file left out of an artifact: the project's own exclusion rules exclude it"),
     ("FLU412", E, "a referenced skill's `SKILL.md` or a `markdown()` target is excluded by the project's own rules"),
+    ("FLU413", E, "package spec names a skill or file its distribution does not export (`[tool.flue] exports`)"),
+    ("FLU414", E, "`[tool.flue] exports` names a spec outside the project's packages"),
 )
 
 

@@ -16,6 +16,13 @@ A skill's files are one string, a `path<TAB>size<TAB>sha256` line per file (a sk
 never holds a control character): parsing a 1,000-skill manifest makes 20,000 objects
 instead of 60,000 for lists of lists, and the lines are split only when a skill's files
 are asked for.
+
+`exports` (optional, a sorted list of package specs) is written only by a build whose project
+declares `[tool.flue] exports`, into every bundle package of that build; absent, any spec into
+the package resolves from other packages. An exported target in this bundle is also recorded
+as a reference of the bundle package itself (`references[<package>][<spec>]`, as if its
+`__init__` called it), so every reader of format 2, older run times included, resolves it;
+those readers ignore `exports` and so do not enforce it (the consumer's build does).
 """
 
 from __future__ import annotations
@@ -141,8 +148,10 @@ class Manifest:
         skills: Mapping[str, SkillEntry] | None = None,
         markdown: Mapping[str, MarkdownEntry] | None = None,
         references: Mapping[str, Mapping[str, Reference]] | None = None,
+        exports: Sequence[str] | None = None,
     ) -> None:
         self.package = package
+        self._exports = None if exports is None else tuple(sorted(exports))
         self._raw: dict[str, Any] = {"skills": {}, "markdown": {}, "references": {}}
         self._skills: dict[str, SkillEntry] = dict(skills or {})
         self._markdown: dict[str, MarkdownEntry] = dict(markdown or {})
@@ -156,9 +165,14 @@ class Manifest:
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
             found = raw.get("format") if isinstance(raw, dict) else None
             raise ValueError(f"unsupported skill bundle format {found!r}; this flue_runtime reads format {FORMAT}")
-        manifest = cls(raw["package"])
+        manifest = cls(raw["package"], exports=_exports(raw.get("exports")))
         manifest._raw = raw
         return manifest
+
+    @property
+    def exports(self) -> tuple[str, ...] | None:
+        """The package specs other packages may use (None: the project declares no exports, all resolve)."""
+        return self._exports
 
     def skill(self, id: str) -> SkillEntry:
         entry = self._skills.get(id)
@@ -196,7 +210,7 @@ class Manifest:
     # --- writing ------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "format": FORMAT,
             "package": self.package,
             "skills": {id: self.skill(id).to_json() for id in self.skill_ids()},
@@ -206,8 +220,19 @@ class Manifest:
                 for module in self.modules()
             },
         }
+        if self._exports is not None:
+            data["exports"] = list(self._exports)
+        return data
 
     def dumps(self) -> bytes:
         """Deterministic bytes: sorted keys, no whitespace, UTF-8, one trailing newline."""
         text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return (text + "\n").encode("utf-8")
+
+
+def _exports(raw: Any) -> tuple[str, ...] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not all(isinstance(spec, str) for spec in raw):
+        raise TypeError("exports must be a list of package specs")
+    return tuple(raw)

@@ -53,8 +53,9 @@ class MarkdownFile:
 
 
 def vet_markdown(
-    path: Path, display: str, allow: Collection[str | os.PathLike[str]] = (), limits: Limits = DEFAULT_LIMITS
+    path: Path, display: str, allow: Collection[str | os.PathLike[str]] | None = None, limits: Limits = DEFAULT_LIMITS
 ) -> MarkdownFile:
+    """`path` held to the packing rules; `allow` as in `vet_skill` (None: the file belongs to no project)."""
     problems: list[Diagnostic] = []
 
     def done(size: int = 0, digest: str = "", text: str | None = None) -> MarkdownFile:
@@ -74,10 +75,11 @@ def vet_markdown(
     if info.st_size > limits.bundle_size:  # refused by its size alone: never opened, never read into memory
         problems.append(too_large(display, info.st_size, limits))
         return done()
-    allowed = path.name in allowed_paths(path.parent, allow)
+    in_project = allow is not None
+    allowed = path.name in allowed_paths(path.parent, allow or ())
     secret_name = is_secret_file(path.name)
     if secret_name and not allowed:
-        problems.append(secret_file(display, path.name))
+        problems.append(secret_file(display, path.name, in_project=in_project))
         return done()
     try:
         found = read_regular(path, limit=limits.bundle_size, digest=True, scan=True)
@@ -89,7 +91,7 @@ def vet_markdown(
         problems.append(unreadable(display, exc))
         return done()
     if found.has_key and not allowed:
-        problems.append(private_key(display))
+        problems.append(private_key(display, in_project=in_project))
         return done()
     if allowed and (secret_name or found.has_key):
         problems.append(allowed_secret(display))

@@ -189,33 +189,45 @@ class KeyScan:
 
 
 # --- the verdicts, one text and hint each ------------------------------------------------
+# `in_project`: the skill belongs to a project, whose `[tool.flue] allow` can let a harmless
+# file through. Outside any project (a folder of skills, a workspace, `define_skill`) there
+# is no such list, so the hint says what to do instead.
+
+#: Why the hints outside a project do not point to `[tool.flue] allow`.
+NO_PROJECT = "this skill belongs to no project (no pyproject.toml), so no [tool.flue] allow can let it through"
 
 
-def secret_file(shown: str, name: str) -> Diagnostic:
+def secret_file(shown: str, name: str, *, in_project: bool) -> Diagnostic:
     return Diagnostic.make(
         "FLU302",
         shown,
         f"`{name}` looks like a secret; refused",
         "move it out of the skill folder; if it is harmless (an example, a test key), "
-        "list its path, relative to the project root, in [tool.flue] allow",
+        + (
+            "list its path, relative to the project root, in [tool.flue] allow"
+            if in_project
+            else f"rename it so that it no longer looks like a secret: {NO_PROJECT}"
+        ),
     )
 
 
-def secret_folder(shown: str, name: str) -> Diagnostic:
+def secret_folder(shown: str, name: str, *, in_project: bool) -> Diagnostic:
     return Diagnostic.make(
         "FLU302",
         shown,
         f"`{name}/` holds credentials; refused",
-        f"move `{name}/` out of the skill folder (add it to [tool.flue] allow only if it is test data)",
+        f"move `{name}/` out of the skill folder "
+        + ("(add it to [tool.flue] allow only if it is test data)" if in_project else f"({NO_PROJECT})"),
     )
 
 
-def private_key(shown: str) -> Diagnostic:
+def private_key(shown: str, *, in_project: bool) -> Diagnostic:
     return Diagnostic.make(
         "FLU303",
         shown,
         "holds a PEM private key; refused",
-        "remove the key from the file; never ship private keys inside a package",
+        "remove the key from the file; never ship private keys inside a package "
+        + ("(a throwaway test key may be listed in [tool.flue] allow)" if in_project else f"({NO_PROJECT})"),
     )
 
 

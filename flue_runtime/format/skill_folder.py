@@ -43,7 +43,7 @@ def vet_skill(
     directory: Path,
     *,
     display: str | None = None,
-    allow: Collection[str | os.PathLike[str]] = (),
+    allow: Collection[str | os.PathLike[str]] | None = None,
     strict: bool = False,
     large_file: int = LARGE_FILE,
     limits: Limits = DEFAULT_LIMITS,
@@ -51,15 +51,15 @@ def vet_skill(
     """Check the folder `directory` as a skill; `display` is how it is named in diagnostics.
 
     `allow`: paths (absolute, or relative to the working folder) of files a project lets
-    through although they look like secrets. `limits` bounds the frontmatter, the number
-    of files and their total size (FLU105, FLU310, FLU311); a project's `[tool.flue]`
-    sets them for its build and its dev mode.
+    through although they look like secrets; None for a skill in no project (`FlueConfig.allow_list`).
+    `limits` bounds the frontmatter, the number of files and their total size (FLU105,
+    FLU310, FLU311); a project's `[tool.flue]` sets them for its build and its dev mode.
     """
     return vet_tree(
         DiskTree(directory),
         directory,
         display=display if display is not None else str(directory),
-        allow=allowed_paths(directory, allow),
+        allow=None if allow is None else allowed_paths(directory, allow),
         strict=strict,
         large_file=large_file,
         limits=limits,
@@ -71,12 +71,13 @@ def vet_tree(
     directory: Path,
     *,
     display: str,
-    allow: Collection[str] = (),
+    allow: Collection[str] | None = None,
     strict: bool = False,
     large_file: int = LARGE_FILE,
     limits: Limits = DEFAULT_LIMITS,
 ) -> VettedSkill:
-    """Check any tree as a skill whose folder is named `directory.name` (`allow`: paths relative to the tree)."""
+    """Check any tree as a skill whose folder is named `directory.name` (`allow`: paths relative to the tree,
+    None for a skill in no project)."""
     walked = walk(tree, display=display, allow=allow, large_file=large_file, limits=limits, keep=(SKILL_FILE,))
     diagnostics = list(walked.diagnostics)
     metadata = None

@@ -87,6 +87,9 @@ _REQUIRED_HINTS = {
     "description": "add `description: What the skill does and when to use it.`",
 }
 
+#: What `flue-skills new` writes without `--description`; a skill that still says it gets FLU213.
+PLACEHOLDER_DESCRIPTION = "Describe what this skill does and when the agent should use it."
+
 _METADATA_EXAMPLE = 'write metadata as a mapping of strings:\n  metadata:\n    author: example-org\n    version: "1.0"'
 
 #: Fields other agents define; they are not part of the spec, so portable skills keep them under `metadata`.
@@ -206,6 +209,17 @@ def check_fields(
             f"rename the directory to `{name}` or set `name: {directory}`",
             value_span(("name",)),
             "name",
+        )
+
+    description = data.get("description")
+    if isinstance(description, str) and " ".join(description.split()) == PLACEHOLDER_DESCRIPTION:
+        add(
+            "FLU213",
+            "description is still the placeholder `flue-skills new` wrote",
+            "replace it with what the skill does and when the agent should use it: "
+            "the catalog line is all the model sees when it decides whether to activate the skill",
+            value_span(("description",)),
+            "description",
         )
 
     tools = data.get("allowed-tools")

@@ -138,7 +138,7 @@ def walk(
     tree: Tree,
     *,
     display: str,
-    allow: Collection[str] = (),
+    allow: Collection[str] | None = None,
     large_file: int = LARGE_FILE,
     limits: Limits = DEFAULT_LIMITS,
     keep: Collection[str] = (),
@@ -147,7 +147,8 @@ def walk(
 
     `allow` holds the paths (relative to the tree) of files and folders a project lets
     through although they look like secrets; each one packed that way gets a warning so
-    the build log says so. `display` is how the tree's root is shown in diagnostics.
+    the build log says so. None: the tree belongs to no project, so there is no allow list
+    (and the hints say what to do instead). `display` is how the tree's root is shown in diagnostics.
     `keep` names the files whose bytes the caller wants back (`Walk.kept`), read in the
     same pass that hashes and scans them.
 
@@ -163,6 +164,8 @@ def walk(
     result = Walk()
     count = 0
     total = 0
+    in_project = allow is not None
+    allow = allow or ()
 
     def shown(rel: str) -> str:
         return f"{display}/{rel}" if rel else display
@@ -202,7 +205,7 @@ def walk(
                 continue
             if stat.S_ISDIR(info.mode):
                 if is_secret_dir(name) and rel not in allow:
-                    result.diagnostics.append(secret_folder(shown(rel), name))
+                    result.diagnostics.append(secret_folder(shown(rel), name, in_project=in_project))
                 elif rel.count("/") + 1 > MAX_FOLDER_DEPTH:
                     report(
                         "FLU313",
@@ -228,7 +231,7 @@ def walk(
             allowed_here = rel in allow
             secret_name = is_secret_file(name)
             if secret_name and not allowed_here:
-                result.diagnostics.append(secret_file(shown(rel), name))
+                result.diagnostics.append(secret_file(shown(rel), name, in_project=in_project))
                 continue
             if in_noise:
                 continue
@@ -263,7 +266,7 @@ def walk(
                 continue
             total += found.size
             if found.has_key and not allowed_here:
-                result.diagnostics.append(private_key(shown(rel)))
+                result.diagnostics.append(private_key(shown(rel), in_project=in_project))
                 continue
             if allowed_here and (secret_name or found.has_key):
                 result.diagnostics.append(allowed_secret(shown(rel)))

@@ -44,10 +44,11 @@ def load_skill_dir(directory: Path, context: str = "") -> SkillReference:
     if stat.S_ISLNK(info.st_mode):
         raise SkillError([link_refused(shown, _link_target(directory))], context)
     config = project_config(directory)
-    vetted = vet_skill(directory, display=shown, allow=config.allow, strict=config.strict, limits=config.limits)
+    allow = config.allow_list
+    vetted = vet_skill(directory, display=shown, allow=allow, strict=config.strict, limits=config.limits)
     if not vetted.ok or vetted.metadata is None:
         raise SkillError(vetted.diagnostics, context)
-    return SkillReference(vetted.metadata, DiskSource(vetted, config.allow, config.limits), known_id=vetted.id)
+    return SkillReference(vetted.metadata, DiskSource(vetted, allow, config.limits), known_id=vetted.id)
 
 
 def _link_target(path: Path) -> str:
@@ -62,10 +63,13 @@ class DiskSource:
 
     live = True
 
-    def __init__(self, vetted: VettedSkill, allow: Collection[Path] = (), limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self, vetted: VettedSkill, allow: Collection[Path] | None = None, limits: Limits = DEFAULT_LIMITS
+    ) -> None:
         self._vetted = vetted
         self._limits = limits
-        self._allow = allowed_paths(vetted.directory, allow)
+        self._in_project = allow is not None  # `allow` as in `vet_skill`
+        self._allow = allowed_paths(vetted.directory, allow or ())
         self._stamp: tuple[int, int, int] | None = None
         self._body = ""
 
@@ -79,7 +83,7 @@ class DiskSource:
     def read(self, path: str) -> bytes:
         data, has_key, _ = self._read(path)
         if has_key and path not in self._allow:
-            raise SkillError([private_key(self._where(path))])
+            raise SkillError([private_key(self._where(path), in_project=self._in_project)])
         return data
 
     def instructions(self) -> str:
@@ -141,7 +145,7 @@ def read_markdown_file(path: Path, context: str = "") -> str:
     The text comes without a leading BOM, as from a bundle.
     """
     config = project_config(path.parent)
-    vetted = vet_markdown(path, display_path(path), config.allow, config.limits)
+    vetted = vet_markdown(path, display_path(path), config.allow_list, config.limits)
     if not vetted.ok or vetted.text is None:
         raise SkillError([d for d in vetted.diagnostics if d.is_error], context)
     return vetted.text

@@ -5,7 +5,9 @@ Order, for a call in module M:
    (an entry with `source` is read from that folder on disk: editable builds);
 2. a relative spec: the file next to M's `__file__`, from disk, through the build's rules
    (a source checkout or an editable install);
-3. a package spec: the named package's own bundle, else its folder on disk.
+3. a package spec: the named package's own bundle, else its folder on disk; when the distribution
+   providing it declares `[tool.flue] exports` (its manifest, or its project in dev mode), a spec
+   from another package must be one of them (`NotExportedError`).
 Anything else is an error that says which of these was tried and how to fix it.
 """
 
@@ -20,8 +22,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # a bundled skill resolves without pathlib (~7 ms to import); disk and packages use it
     from pathlib import Path
 
-from flue_runtime.errors import BundleError, FlueError, MissingBuildHookError, SkillNotFoundError, UnknownPackageError
+from flue_runtime.errors import (
+    BundleError,
+    FlueError,
+    MissingBuildHookError,
+    NotExportedError,
+    SkillNotFoundError,
+    UnknownPackageError,
+)
+from flue_runtime.format.exports import not_exported
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Reference
+from flue_runtime.format.paths import is_inside
 from flue_runtime.mount.bundled import InstalledBundle, bundle_of, bundle_package, is_regular_package, module_spec
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.specs import SKILL_SUFFIX, Kind, Spec, parse_spec
@@ -171,12 +182,18 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
     bundle_name, depth = _bundle_along(parts)
     bundle = bundle_of(bundle_name) if bundle_name is not None else None
     if bundle is not None:
+        _check_exported(spec, caller, bundle.manifest.exports, bundle_name)
         inside = "/".join(parts[depth:])
         key = inside[: -len(SKILL_SUFFIX)] if spec.kind == "skill" else inside
         hit = bundle.lookup(key)
         if hit is not None and hit[0] == spec.kind:
             return _load(bundle, spec.kind, hit[1], spec, caller)
     for location in locations:
+        if bundle is None:  # read from a source tree: the exports its project declares
+            from flue_runtime.format.config import project_config
+
+            config = project_config(_path(location))
+            _check_exported(spec, caller, config.exports, bundle_name, config.root)
         found = _from_disk(spec, _path(os.path.join(location, *parts[1:])), caller)
         if found is not None:
             return found
@@ -197,8 +214,23 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
     raise SkillNotFoundError(
         f"{spec.call} in {caller.where()}: package {top!r} (at {where}) has no such {what}: {held}, and it is not on disk. "
         f"A package ships a skill when one of its own modules references it (like skill('./review/SKILL.md')) "
-        f"and it is built with the flue-skills hook; check the spec's path"
+        f"or its [tool.flue] exports list it, and it is built with the flue-skills hook; check the spec's path"
     )
+
+
+def _check_exported(
+    spec: Spec, caller: Caller, exports: tuple[str, ...] | None, package: str | None, project: Path | None = None
+) -> None:
+    """`NotExportedError` when the distribution declares exports, `spec` is not one of them and the caller is
+    another package's code: not a module of the same bundle `package`, nor (dev mode) a file of its `project`."""
+    if exports is None or spec.text in exports:
+        return
+    if package is not None and bundle_package(caller.module) == package:
+        return
+    if project is not None and caller.file is not None and is_inside(project, os.path.abspath(caller.file)):
+        return
+    message, hint = not_exported(spec.text, exports)
+    raise NotExportedError(f"{spec.call} in {caller.where()}: {message}; {hint}", spec.text, exports)
 
 
 def _bundle_along(parts: list[str]) -> tuple[str | None, int]:

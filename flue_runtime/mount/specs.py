@@ -1,22 +1,19 @@
 """The `<spec>` of `skill()` and `markdown()`: its form, and what it points at.
 
-The run time applies the same form rules as the build's scanner (`./x` or `../x` for a
-path next to the calling module, `package/path` for an installed package), so a call the
-build accepted resolves, and a malformed one fails with the same explanation.
+The run time applies the same form rules as the build's scanner (`flue_runtime.format.specs`:
+`./x` or `../x` for a path next to the calling module, `package/path` for an installed
+package), so a call the build accepted resolves, and a malformed one fails with the same
+explanation.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Literal
 
 from flue_runtime.errors import SpecError
+from flue_runtime.format.specs import IDENTIFIER, SKILL_SUFFIX, Kind, example_spec, is_relative, spec_problem
 
-Kind = Literal["skill", "markdown"]
-SKILL_SUFFIX = "/SKILL.md"
-#: A plain (ASCII) Python identifier: a package name a spec may start with.
-IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+__all__ = ["IDENTIFIER", "SKILL_SUFFIX", "Kind", "Spec", "example_spec", "parse_spec", "spec_problem"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,35 +33,6 @@ class Spec:
         return f"{self.kind}({self.text!r})"
 
 
-def spec_problem(kind: Kind, spec: str) -> str:
-    """Why `spec` is not a well-formed spec for `kind`, or "" when it is (the scanner's rules)."""
-    if not spec:
-        return "the spec is empty"
-    if "\\" in spec:
-        return "the spec holds a backslash; use `/` separators"
-    if spec.startswith("/") or (len(spec) > 1 and spec[1] == ":"):
-        return "the spec is an absolute path; use `./` for a path next to this module, or `package/path`"
-    if "\x00" in spec:
-        return "the spec holds a NUL byte"
-    segments = spec.split("/")
-    if segments[0] in (".", ".."):
-        leading = 1
-        while leading < len(segments) and segments[leading] == ".." and segments[0] != ".":
-            leading += 1
-        rest = segments[leading:] if segments[0] == ".." else segments[1:]
-    else:
-        rest = segments
-        if not IDENTIFIER.match(segments[0]):
-            return f"`{segments[0]}` is not an importable package name; start a relative spec with `./` or `../`"
-    if not rest or any(s in ("", ".", "..") for s in rest):
-        return "the spec holds an empty, `.` or misplaced `..` segment"
-    if kind == "skill" and not spec.endswith(SKILL_SUFFIX):
-        return "a `skill()` spec names the skill's SKILL.md and must end in `/SKILL.md`"
-    if kind == "markdown" and not spec.endswith(".md"):
-        return "a `markdown()` spec names a markdown file and must end in `.md`"
-    return ""
-
-
 def parse_spec(kind: Kind, spec: object) -> Spec:
     """`spec` checked for `kind`; `SpecError` saying what is wrong and what a good one looks like."""
     if not isinstance(spec, str):
@@ -74,9 +42,4 @@ def parse_spec(kind: Kind, spec: object) -> Spec:
     problem = spec_problem(kind, spec)
     if problem:
         raise SpecError(f"malformed spec {kind}({spec!r}): {problem}; for example {kind}({example_spec(kind)!r})")
-    return Spec(kind, spec, spec.startswith(("./", "../")))
-
-
-def example_spec(kind: Kind) -> str:
-    """A well-formed spec of `kind`, for messages."""
-    return "./skills/refunds/SKILL.md" if kind == "skill" else "./prompts/system.md"
+    return Spec(kind, spec, is_relative(spec))

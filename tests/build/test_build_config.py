@@ -90,3 +90,58 @@ def test_lenient_mode_without_a_readable_pyproject(tmp_path: Path) -> None:
     assert project_config(tmp_path) == FlueConfig(tmp_path)
     (tmp_path / "pyproject.toml").unlink()
     assert project_config(tmp_path).limits == DEFAULT_LIMITS
+
+
+def test_exports_are_read_as_written(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, "[tool.flue]")).exports is None  # none declared: every spec resolves
+    assert load_config(write(tmp_path, "[tool.flue]\nexports = []")).exports == ()  # declared: nothing resolves
+    config = load_config(write(tmp_path, '[tool.flue]\nexports = ["acme/review/SKILL.md", "acme/docs/style.md"]'))
+    assert config.exports == ("acme/review/SKILL.md", "acme/docs/style.md")
+
+
+def test_every_exports_problem_is_reported_with_its_key_and_the_scanners_words(tmp_path: Path) -> None:
+    from flue_runtime.format.specs import spec_problem
+
+    specs = [
+        "acme/review/SKILL.md",
+        "./review/SKILL.md",
+        "acme/review",
+        "acme\\\\review\\\\SKILL.md",
+        "9acme/review/SKILL.md",
+        "acme/../x/SKILL.md",
+        "acme/review/SKILL.md",
+    ]
+    body = ", ".join(f'"{s}"' for s in specs)
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, f"[tool.flue]\nexports = [{body}, 7]"))
+    problems = caught.value.problems
+    assert problems[0].startswith("tool.flue.exports[1]: malformed spec './review/SKILL.md': an export is written as")
+    assert problems[1] == (
+        f"tool.flue.exports[2]: malformed spec 'acme/review': {spec_problem('skill', 'acme/review')}; "
+        "for example 'acme_skills/review/SKILL.md'"
+    )
+    assert spec_problem("skill", "acme\\review\\SKILL.md") in problems[2]  # the scanner's own words
+    assert spec_problem("skill", "9acme/review/SKILL.md") in problems[3]
+    assert spec_problem("skill", "acme/../x/SKILL.md") in problems[4]
+    assert problems[5] == "tool.flue.exports[6]: 'acme/review/SKILL.md' is listed twice"
+    assert (
+        problems[6]
+        == "tool.flue.exports[7]: must be a string, a package spec like 'acme_skills/review/SKILL.md', not a number"
+    )
+    assert len(problems) == 7
+    with pytest.raises(ConfigError, match=r"tool\.flue\.exports: must be a list of package specs"):
+        load_config(write(tmp_path, '[tool.flue]\nexports = "acme/review/SKILL.md"'))
+
+
+def test_lenient_mode_keeps_the_good_exports(tmp_path: Path) -> None:
+    write(tmp_path, '[tool.flue]\nexports = ["acme/review/SKILL.md", "./x/SKILL.md", 3, "acme/docs/a.md"]')
+    assert project_config(tmp_path).exports == ("acme/review/SKILL.md", "acme/docs/a.md")
+
+
+def test_an_installed_package_belongs_to_no_project(tmp_path: Path) -> None:
+    """A virtual environment inside a project: its installed packages do not take the project's table."""
+    write(tmp_path, "[tool.flue]\nexports = []\nstrict = true")
+    installed = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages" / "acme"
+    installed.mkdir(parents=True)
+    assert project_config(installed) == FlueConfig(installed, in_project=False)
+    assert project_config(tmp_path / ".venv").exports == ()  # above site-packages: still the project's

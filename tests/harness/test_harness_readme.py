@@ -43,3 +43,21 @@ def test_readme_snippet_prints_what_it_shows(heading: str, next_heading: str, tm
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout == shown
+
+
+def test_the_harness_snippet_run_twice_resumes_as_the_readme_says(tmp_path: Path) -> None:
+    """The second run resumes case-42: same system prompt, and no catalog change (vip was announced and saved)."""
+    code, shown = snippet_and_output(SECTIONS[0], SECTIONS[1])
+    (tmp_path / "snippet.py").write_text(code, encoding="utf-8")
+    runs = [
+        subprocess.run([sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+        for _ in range(2)
+    ]
+    assert [run.returncode for run in runs] == [0, 0], runs[1].stderr
+    assert runs[0].stdout == shown
+    change = "[The available skills changed.]\nNew skills:\n- **vip** — Extra care for VIP customers.\nAvailable skills now: refunds, vip\n"
+    assert change in shown
+    assert runs[1].stdout == shown.replace(change, "Your order arrived 3 days ago, so you get a full refund.\n")
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert "run this twice and the second run resumes case-42 (see below)" in code
+    assert "Where the first run printed the catalog change, the second prints the answer before the VIP message" in text

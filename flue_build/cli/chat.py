@@ -1,0 +1,192 @@
+"""`flue-skills run MODULE:AGENT`: a conversation with the agent in the terminal.
+
+Each line read from standard input is one prompt through the harness (`Session.prompt`,
+the loop every host uses); the answer is printed when the turn is done. Tool calls are
+shown as they happen, seen where a provider sees them: each call when the model asks
+for it, its result when the next request carries it to the model.
+
+Sessions live in memory unless `--store` names a SQLite file (or a `postgresql://` URL);
+`--session ID` resumes one. The harness saves a session only when a turn is complete, so
+Ctrl-C in the middle of a turn (exit 130) leaves it as it was after the last answer, and
+end of input (Ctrl-D, or the end of a piped file) ends the conversation (exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from flue_build.cli.agent_args import add_agent_arguments
+from flue_build.cli.targets import agent_code, load_agent
+from flue_runtime.errors import FlueError
+
+if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
+    from flue_runtime.agents.harness import Harness, Session
+
+#: Exit status after Ctrl-C, as a shell reports a process killed by SIGINT.
+INTERRUPTED = 130
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "run",
+        help="talk to an agent in the terminal",
+        description="A conversation with MODULE:AGENT: each line you type is a prompt; tool calls are shown as "
+        "they happen. End with Ctrl-D (exit 0); Ctrl-C stops at once (exit 130) and the unfinished turn is "
+        "not saved. Imports the module and calls the agent function.",
+    )
+    add_agent_arguments(parser)
+    parser.add_argument(
+        "--model",
+        metavar="PROVIDER/NAME",
+        help="talk to this model instead of the agent's own, e.g. anthropic/claude-haiku-4-5 or openai/gpt-5-mini",
+    )
+    parser.add_argument(
+        "--store",
+        metavar="PATH",
+        help="keep the session in this SQLite file (or postgresql:// URL); without it nothing is kept",
+    )
+    parser.add_argument(
+        "--session", metavar="ID", help="the session to start or resume (needs --store; default: a new id)"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.session is not None and args.store is None:
+        print(
+            "flue-skills run: error: --session needs --store PATH: without a store nothing is kept to resume",
+            file=sys.stderr,
+        )
+        return 2
+    from flue_build.cli.watch import Trace, WatchedHarness
+    from flue_runtime.agents.hooks import render
+
+    agent = load_agent(args.agent)
+    harness = WatchedHarness(agent, store=args.store, model=args.model, trace=Trace(sys.stdout))
+    session_id = args.session or f"run-{uuid.uuid4().hex[:12]}"
+    with agent_code(args.agent):
+        session, resumed = _open(harness, session_id, dict(args.state))
+        chosen = args.model or render(agent, session.state).model
+    if chosen is None:
+        print(
+            f"flue-skills run: error: {args.agent} calls no use_model(); pass --model PROVIDER/NAME, "
+            "e.g. --model anthropic/claude-haiku-4-5",
+            file=sys.stderr,
+        )
+        return 1
+    harness.resolved_model(chosen)  # a missing SDK or key is reported now, not after the first question
+    kept = f"kept in {args.store}" if args.store else "not kept: add --store PATH to keep it"
+    print(
+        f"{args.agent} with {_model_name(chosen)}: session {session_id} ({resumed}, {kept}). "
+        "End with Ctrl-D; Ctrl-C stops.",
+        file=sys.stderr,
+    )
+    conversation = Conversation(session)
+    with _ctrl_c_exits(conversation):
+        conversation.run()
+    if args.store and args.session is None:
+        print(f"resume with: --store {args.store} --session {session_id}", file=sys.stderr)
+    return 1 if conversation.failed else 0
+
+
+def _open(harness: Harness, session_id: str, state: dict[str, Any]) -> tuple[Session, str]:
+    """The session, and how it starts: a new one is rendered with `state`; a stored one has `state` set on it."""
+    from flue_runtime.agents.harness import Session
+
+    stored = harness.store.load(session_id)
+    if stored is None:
+        session = Session(harness, session_id, harness.store, state=state)
+        return session, "new"
+    session = harness.session(session_id)
+    for key, value in state.items():
+        session.set_state(key, value)
+    turns = sum(1 for m in stored.messages if m["role"] == "user" and not _announcement(m))
+    return session, f"resumed after {turns} prompt{'' if turns == 1 else 's'}"
+
+
+class Conversation:
+    """Prompts with each line read until end of input; whether a turn is running, for Ctrl-C."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.in_turn = False
+        self.failed = False  # some turn failed
+
+    def run(self) -> None:
+        interactive = sys.stdin.isatty()
+        if interactive:
+            try:
+                import readline  # noqa: F401 - line editing and history for input()
+            except ImportError:
+                pass
+        while True:
+            try:
+                line = input("> " if interactive else "")
+            except EOFError:
+                if interactive:
+                    print()
+                return
+            text = line.strip()
+            if text:
+                self.turn(text, echo=not interactive)
+
+    def turn(self, text: str, *, echo: bool) -> None:
+        if echo:  # a terminal shows what was typed; piped input is echoed, so the output reads as a transcript
+            print(f"> {text}", flush=True)
+        self.in_turn = True
+        try:
+            result = self.session.prompt_sync(text)
+        except Exception as exc:  # the model, the store or the agent's code failed: the turn was not saved
+            self.failed = True
+            problem = str(exc) if isinstance(exc, FlueError) else f"{type(exc).__name__}: {exc}"
+            print(f"flue-skills run: error: {problem}; this turn was not saved", file=sys.stderr, flush=True)
+            return
+        finally:
+            self.in_turn = False
+        print(result.text, flush=True)
+
+
+@contextmanager
+def _ctrl_c_exits(conversation: Conversation) -> Iterator[None]:
+    """Ctrl-C ends the process at once with status 130, inside a tool that blocks too.
+
+    Neither alternative stops cleanly: asyncio's own handler cancels the running task, which
+    waits for a tool that does not await; a KeyboardInterrupt can land anywhere, asyncio's
+    own machinery included. Ending the process is safe for the session: the harness saves a
+    turn in one transaction, and only once it is complete.
+    """
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        try:
+            sys.stdout.flush()
+        except Exception:  # Ctrl-C came in the middle of a write: what was written stays written
+            pass
+        dropped = ": the unfinished turn was not saved" if conversation.in_turn else ""
+        os.write(sys.stderr.fileno(), f"\ninterrupted{dropped}\n".encode())
+        os._exit(INTERRUPTED)
+
+    try:
+        previous = signal.signal(signal.SIGINT, interrupt)
+    except ValueError:  # not the main thread: Ctrl-C stays Python's KeyboardInterrupt
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _announcement(message: dict[str, Any]) -> bool:
+    return bool(message.get("catalog_update") or message.get("instructions_update"))
+
+
+def _model_name(model: object) -> str:
+    return model if isinstance(model, str) else type(model).__name__

@@ -1,0 +1,93 @@
+"""`flue-skills prompt MODULE:AGENT`: what the agent sends on its first model turn, with its size in tokens.
+
+Rendered by the harness itself: a fresh in-memory `Session` with the `--state` values,
+whose `system_prompt` and `tools` are exactly what its first request carries (the catalog,
+workspace skills and the tools the harness offers included), so the preview cannot drift
+from a real conversation. No model is called and nothing is saved. This is how a user
+sees the catalog a model reads and tunes the descriptions in it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from flue_build.cli.agent_args import add_agent_arguments
+from flue_build.cli.targets import agent_code, load_agent
+from flue_build.cli.tokens import counter
+from flue_runtime.models.base import ToolSpec
+
+if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
+    from flue_runtime.agents.harness import AgentFunction
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "prompt",
+        help="print what an agent sends on its first model turn: system prompt, catalog, tools, tokens",
+        description="Render MODULE:AGENT as the harness does for a new session (with the --state values) and "
+        "print its system prompt (instructions and skill catalog) and tool definitions, with token counts. "
+        "Imports the module and calls the agent function; no model is called.",
+    )
+    add_agent_arguments(parser)
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.set_defaults(run=run)
+
+
+@dataclass(frozen=True)
+class FirstTurn:
+    """What a new session's first request holds before the user's message: the system prompt and the tools."""
+
+    system: str
+    tools: list[ToolSpec]
+
+
+def first_turn(agent: AgentFunction, state: dict[str, Any]) -> FirstTurn:
+    from flue_runtime.agents.harness import Harness, Session
+
+    harness = Harness(agent)
+    session = Session(harness, "flue-skills-prompt", harness.store, state=state)
+    return FirstTurn(session.system_prompt, session.tools)
+
+
+def run(args: argparse.Namespace) -> int:
+    agent = load_agent(args.agent)
+    state = dict(args.state)
+    with agent_code(args.agent):
+        turn = first_turn(agent, state)
+    tokens = counter()
+    system_tokens = tokens.count(turn.system)
+    # A provider sends each tool as JSON of its own shape; the definition's compact JSON is close to it.
+    tool_tokens = [tokens.count(json.dumps(tool, ensure_ascii=False)) for tool in turn.tools]
+    total = system_tokens + sum(tool_tokens)
+    if args.format == "json":
+        report = {
+            "agent": args.agent,
+            "state": state,
+            "system": turn.system,
+            "tools": turn.tools,
+            "tokens": {
+                "system": system_tokens,
+                "tools": dict(zip((tool["name"] for tool in turn.tools), tool_tokens)),
+                "total": total,
+                "tokenizer": tokens.name,
+                "exact": tokens.exact,
+            },
+        }
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+        return 0
+    about = "" if tokens.exact else "about "
+    print(f"=== system prompt: {about}{system_tokens:,} tokens ===")
+    print(turn.system, end="" if turn.system.endswith("\n") else "\n")
+    for tool, count in zip(turn.tools, tool_tokens):
+        print(f"=== tool {tool['name']}: {about}{count:,} tokens ===")
+        print(tool["description"])
+        print("parameters:", json.dumps(tool["parameters"], ensure_ascii=False))
+    tools = f"{len(turn.tools)} tool{'' if len(turn.tools) == 1 else 's'}"
+    print(
+        f"=== total: {about}{total:,} tokens: {system_tokens:,} in the system prompt, {sum(tool_tokens):,} in "
+        f"{tools} (as JSON); {tokens.name} ==="
+    )
+    return 0

@@ -1,0 +1,85 @@
+"""The harness watched for `flue-skills run`: tool calls and their results printed as they pass.
+
+Seen where a provider sees them, through the model interface: each call when the model
+asks for it, its result when the next request carries it back, so nothing in the harness
+needs to know it is watched.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from flue_runtime.agents.harness import AgentFunction, Harness
+from flue_runtime.models import Model, ModelRequest, ModelResponse
+
+#: How much of a tool's arguments and of its result a line shows.
+SHOWN = 100
+
+
+class WatchedHarness(Harness):
+    """The harness with every model it talks to watched by a `Trace`, and `model` (when given) chosen over the agent's."""
+
+    def __init__(self, agent: AgentFunction, *, store: str | None, model: str | None, trace: Trace) -> None:
+        super().__init__(agent, store=store, model=model)
+        self._override = model
+        self._trace = trace
+
+    def resolved_model(self, chosen: Model | str) -> Model:
+        return Watched(super().resolved_model(self._override or chosen), self._trace)
+
+
+class Watched:
+    """A model whose requests and answers pass a `Trace` on their way."""
+
+    def __init__(self, model: Model, trace: Trace) -> None:
+        self.model = model
+        self.trace = trace
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        self.trace.results(request)
+        response = await self.model.complete(request)
+        self.trace.calls(response)
+        return response
+
+
+class Trace:
+    """Prints tool calls when the model makes them, and their results when they go back to it."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.waiting = False  # calls were shown; their results are still to come
+
+    def calls(self, response: ModelResponse) -> None:
+        if not response.tool_calls:
+            return
+        if response.text.strip():
+            self._line(response.text.strip())
+        for call in response.tool_calls:
+            self._line(f"  -> {call.name} {_short(json.dumps(call.arguments, ensure_ascii=False))}")
+        self.waiting = True
+
+    def results(self, request: ModelRequest) -> None:
+        """The results of the calls shown last: the tool messages after the request's last assistant message.
+
+        A request without them (a one-off prompt a tool started) leaves them to come later.
+        """
+        if not self.waiting:
+            return
+        last = max((i for i, m in enumerate(request.messages) if m["role"] == "assistant"), default=-1)
+        results = [m for m in request.messages[last + 1 :] if m["role"] == "tool"]
+        for message in results:
+            outcome = "failed" if message.get("is_error") else "returned"
+            content = str(message["content"])
+            size = f" ({len(content):,} characters)" if len(content) > SHOWN else ""
+            self._line(f"  <- {message['name']} {outcome}: {_short(content)}{size}")
+        self.waiting = self.waiting and not results
+
+    def _line(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+
+def _short(text: str) -> str:
+    """`text` on one line, cut to `SHOWN` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SHOWN else flat[: SHOWN - 1] + "…"
