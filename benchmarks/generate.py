@@ -3,6 +3,7 @@
     python benchmarks/generate.py scan DIR [--modules 5000] [--size-mb 30] [--references 200] [--skills 100]
     python benchmarks/generate.py pack DIR [--skills 1000] [--files 10] [--binary-every 50]
     python benchmarks/generate.py corpus DIR [--skills 1241]
+    python benchmarks/generate.py workspace DIR [--skills 10]
 
 - `scan`: a hatchling project (flue-skills hook enabled) whose package holds `modules`
   Python modules of realistic code, `size_mb` MB in all, `references` skill() calls
@@ -17,6 +18,8 @@
 - `corpus`: a folder of `skills` skill folders shaped like a public collection (the
   validation benchmark's input): optional fields, other agents' extensions, a few
   broken names, block-scalar descriptions, and support files from none to dozens.
+- `workspace`: an agent's sandbox with `skills` workspace skills under `.agents/skills/`
+  (the turn-overhead benchmark's).
 """
 
 from __future__ import annotations
@@ -393,6 +396,30 @@ def make_skill_corpus(root: Path, *, skills: int = 1241, seed: int = SEED) -> Co
     return Corpus(root, skills, files, size, md_size)
 
 
+# --- an agent's workspace --------------------------------------------------------------------------
+
+
+def make_workspace(root: Path, *, skills: int, seed: int = SEED) -> Path:
+    """A sandbox folder whose `.agents/skills/` holds `skills` valid workspace skills: a SKILL.md of
+    1-4 KB, and for half of them a reference page and a script (the turn benchmark's sandbox)."""
+    rng = random.Random(seed + 2)
+    if root.exists():
+        shutil.rmtree(root)
+    folder = root / ".agents" / "skills"
+    folder.mkdir(parents=True)
+    for index in range(skills):
+        name = f"local-{skill_name(index)}"
+        skill = folder / name
+        skill.mkdir()
+        (skill / "SKILL.md").write_text(skill_md(rng, name, rng.randint(1000, 4000)), encoding="utf-8")
+        if index % 2:
+            (skill / "references").mkdir()
+            (skill / "references" / "guide.md").write_text(_text_file(rng, "md", rng.randint(1000, 3000)))
+            (skill / "scripts").mkdir()
+            (skill / "scripts" / "check.sh").write_text(_text_file(rng, "sh", rng.randint(200, 800)))
+    return root
+
+
 # --- projects ---------------------------------------------------------------------------------
 
 
@@ -561,9 +588,14 @@ def main() -> None:
     corpus = sub.add_parser("corpus")
     corpus.add_argument("dir", type=Path)
     corpus.add_argument("--skills", type=int, default=1241)
+    workspace = sub.add_parser("workspace")
+    workspace.add_argument("dir", type=Path)
+    workspace.add_argument("--skills", type=int, default=10)
     args = parser.parse_args()
     if args.what == "corpus":
         print(make_skill_corpus(args.dir, skills=args.skills))
+    elif args.what == "workspace":
+        print(make_workspace(args.dir, skills=args.skills))
     elif args.what == "scan":
         print(
             make_scan_project(

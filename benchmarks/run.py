@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/run.py --only mount,memory --python ~/.pyenv/versions/3.12.1/bin/python
     .venv/bin/python benchmarks/run.py --report BENCHMARKS-results.md --json results.json
 
-Benchmarks (issues 7, 11, 16): scan, pack, mount, import, memory, catalog, validate. Inputs come from
+Benchmarks (issues 7, 11, 16): scan, pack, mount, import, memory, catalog, validate, turn. Inputs come from
 `generate.py` (seeded: the same every run) into a temporary folder (`--workdir` keeps
 them). Timed commands run as child processes, interleaved round by round with their
 baselines so that a noisy machine slows both alike; every figure is a median.
@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
 
-SECTIONS = ("scan", "pack", "mount", "import", "memory", "catalog", "validate")
+SECTIONS = ("scan", "pack", "mount", "import", "memory", "catalog", "validate", "turn")
 EPOCH = "1700000000"  # SOURCE_DATE_EPOCH: reproducible wheels
 
 
@@ -219,6 +219,12 @@ class Scale:
     warmup: int
     corpus_skills: int = 1241
     rounds_validate: int = 5
+    turn_sessions: int = 100
+    turn_concurrent: int = 50
+    turn_history: int = 200
+    turn_workspace: int = 10
+    turn_scale_workspace: int = 5000
+    rounds_turn: int = 3
 
 
 FULL = Scale(5000, 30, 200, 100, 1000, 10, 50, rounds_scan=5, rounds_pack=5, rounds_mount=21, warmup=1)
@@ -236,6 +242,12 @@ QUICK = Scale(
     warmup=0,
     corpus_skills=30,
     rounds_validate=1,
+    turn_sessions=5,
+    turn_concurrent=5,
+    turn_history=20,
+    turn_workspace=3,
+    turn_scale_workspace=20,
+    rounds_turn=1,
 )
 
 
@@ -890,11 +902,13 @@ def bench_validate(ctx: Context) -> Section:
         "median process over interleaved rounds. CPU time (the process's own) is the measure the targets use: on a "
         "shared machine it is the part other work disturbs least; wall time is shown beside it. `frontmatter` is "
         "`check`'s per-skill work on the SKILL.md (the safe read, YAML, the schema's rules, the name/folder rule); "
-        "`vet` is the whole folder as `check` and the builds do it (every file read, hashed and scanned).",
+        "`vet` is the whole folder as `check` and the builds do it (every file read, hashed and scanned); `floor` "
+        "the same reads, hashes and marker searches in a bare loop, with no rule applied.",
     )
     commands = {
         "frontmatter": Command([sys.executable, probe, "frontmatter", str(corpus.root)], child_env()),
         "vet": Command([sys.executable, probe, "vet", str(corpus.root)], child_env()),
+        "floor": Command([sys.executable, probe, "floor", str(corpus.root)], child_env()),
     }
     reference = ctx.skills_ref_python
     if reference:
@@ -947,6 +961,15 @@ def bench_validate(ctx: Context) -> Section:
     section.row(
         "… wall time", f"{vet_wall / n * 1e6:.0f} µs", f"{ours_wall / n * 1e6:.0f} µs", ratio(vet_wall, ours_wall)
     )
+    floor_cpu = res["floor"].field_median("cpu_seconds")
+    section.row(
+        "… the floor: every folder listed, every entry `lstat`ed, every file read, hashed and searched for the "
+        "PEM marker, no rule applied, then the SKILL.md check (CPU)",
+        f"{floor_cpu / n * 1e6:.0f} µs",
+        f"{ours_cpu / n * 1e6:.0f} µs",
+        ratio(floor_cpu, ours_cpu),
+    )
+    data["floor_cpu_s"] = floor_cpu
     _first_validation(ctx, section, data)
     section.data = data
     return section
@@ -1007,6 +1030,127 @@ def _first_validation(ctx: Context, section: Section, data: dict[str, Any]) -> N
                 f"{first['jsonschema']:.1f} ms",
             )
         data[version] = {"first_ms": first, "import_ms": imported}
+
+
+# --- 8. turn overhead --------------------------------------------------------------------------------
+
+
+def _postgres_server() -> tuple[Any, str]:
+    """A PostgreSQL server of the run's own (the store tests' helper: initdb in a temporary folder), or why not."""
+    sys.path.insert(0, str(ROOT / "tests" / "stores"))
+    try:
+        from postgres_server import PostgresServer
+
+        server = PostgresServer()
+    except (ImportError, RuntimeError) as exc:  # no psycopg here, or no server binaries
+        return None, str(exc).splitlines()[0]
+    finally:
+        sys.path.pop(0)
+    try:
+        server.start()
+        server.create_role()
+    except BaseException:
+        server.remove()
+        raise
+    return server, ""
+
+
+def _settle(written: float) -> None:
+    """Wait until files written before `written` are old enough for workspace verdicts to be kept
+    (`vet_cache.SETTLE_NS`): a project's skills between two edits, as an agent meets them."""
+    from flue_runtime.format.vet_cache import SETTLE_NS
+
+    time.sleep(max(0.0, written + SETTLE_NS / 1e9 + 0.2 - time.time()))
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def bench_turn(ctx: Context) -> Section:
+    s = ctx.scale
+    probe = str(PROBES / "turns.py")
+    workspace = generate.make_workspace(ctx.work / "turn-workspace", skills=s.turn_workspace)
+    scale = generate.make_workspace(ctx.work / "turn-workspace-scale", skills=s.turn_scale_workspace)
+    written = time.time()
+    section = Section(
+        "turn",
+        "8. Turn overhead: what the harness does around a model that answers instantly",
+        f"A session of {s.turn_history} messages (built by the harness: questions, skill activations with their "
+        f"results, answers) stored under {s.turn_sessions} session ids; each gets one prompt, one after another, "
+        f"then {s.turn_concurrent} other sessions get one prompt each at once. A prompt is two model turns (the model "
+        "activates a skill, then answers), so it renders the agent twice, offers every harness tool, runs one, checks "
+        "for announcements, discovers the workspace skills and loads and saves the session. The agent declares 20 "
+        f"skills with support files, a tool and a state value, in a `LocalSandbox` holding {s.turn_workspace} "
+        "workspace skills left unchanged for a while (their kept verdicts valid). A turn's overhead: a prompt's wall "
+        "time less the model's (nil), over its turns; the median and p99 pool every prompt of "
+        f"{s.rounds_turn} child process(es) per store, interleaved. The PostgreSQL server is a real one started by the "
+        "run in a temporary folder (the store tests' helper), on loopback, sharing the machine's cores.",
+    )
+    server, why = _postgres_server()
+    try:
+        stores: dict[str, Callable[[int], str]] = {
+            "memory": lambda round_: "memory",
+            "SQLite": lambda round_: str(ctx.work / f"turn-sessions-{round_}.db"),
+        }
+        if server is not None:
+            stores["PostgreSQL"] = lambda round_: server.create_database(f"turns_{round_}")
+        _settle(written)
+        ctx.log(f"turn: {s.rounds_turn} rounds of {', '.join(stores)}")
+        pooled: dict[str, dict[str, list[float]]] = {name: {"sequential": [], "concurrent": []} for name in stores}
+        throughput: dict[str, list[float]] = {name: [] for name in stores}
+        for round_ in range(s.rounds_turn):
+            names = list(stores)
+            for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
+                argv = [sys.executable, probe, stores[name](round_), str(workspace), "--sessions", str(s.turn_sessions)]
+                argv += ["--concurrent", str(s.turn_concurrent), "--history", str(s.turn_history)]
+                _, out, _ = run_once(Command(argv, child_env()))
+                found = json.loads(out)
+                for kind in ("sequential", "concurrent"):
+                    pooled[name][kind] += found[kind]
+                throughput[name].append(found["concurrent_turns"] / found["concurrent_seconds"])
+        targets = {"memory": 1.0, "SQLite": 5.0, "PostgreSQL": 10.0}
+        data: dict[str, Any] = {}
+        for name in stores:
+            values = pooled[name]["sequential"]
+            median, p99 = statistics.median(values), _percentile(values, 0.99)
+            section.row(
+                f"{name}: per turn at {s.turn_history} messages, median / p99",
+                f"{median:.2f} / {p99:.2f} ms",
+                target=f"≤ {targets[name]:g} ms (median)",
+                met=median <= targets[name],
+            )
+            data[name] = {"median_ms": median, "p99_ms": p99, "prompts": len(values)}
+        if server is None:
+            section.row("PostgreSQL", f"skipped: {why}")
+        for name in stores:
+            values = pooled[name]["concurrent"]
+            rate = statistics.median(throughput[name])
+            section.row(
+                f"{name}, {s.turn_concurrent} concurrent sessions: per turn, median / p99 (a prompt's wall time over "
+                "its turns, the others running meanwhile); turns per second",
+                f"{statistics.median(values):.1f} / {_percentile(values, 0.99):.1f} ms; {rate:,.0f} turns/s",
+            )
+            data[name].update(concurrent_median_ms=statistics.median(values), turns_per_second=rate)
+        ctx.log(f"turn: workspace discovery at {s.turn_scale_workspace} skills")
+        found = json.loads(
+            run_once(Command([sys.executable, str(PROBES / "workspace.py"), str(scale)], child_env()))[1]
+        )
+        assert found["skills"] == s.turn_scale_workspace, found
+        section.row(
+            f"a prompt's workspace discovery at {s.turn_scale_workspace:,} skills: every folder vetted (the first "
+            "prompt in a process; every prompt before) / verdicts kept (folders unchanged)",
+            f"{found['then_ms']:.0f} ms",
+            f"{found['first_ms']:.0f} ms",
+            f"{times(found['then_ms'], found['first_ms'])} faster",
+        )
+        data["discovery"] = found
+    finally:
+        if server is not None:
+            server.remove()
+    section.data = data
+    return section
 
 
 # --- report ---------------------------------------------------------------------------------
@@ -1092,6 +1236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "import": lambda: bench_import(ctx),
             "catalog": lambda: bench_catalog(ctx),
             "validate": lambda: bench_validate(ctx),
+            "turn": lambda: bench_turn(ctx),
         }
         memory = Section(
             "memory",

@@ -28,7 +28,7 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     data = json.loads(results.read_text())
-    assert set(data) == {"scan", "pack", "mount", "import", "memory", "catalog", "validate"}
+    assert set(data) == {"scan", "pack", "mount", "import", "memory", "catalog", "validate", "turn"}
     assert all(section["rows"] for section in data.values())
     assert "## Results" in proc.stdout
     # The generators are seeded: the same inputs every run.
@@ -41,6 +41,14 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     assert {"define", "workspace", "workspace_yaml", "tools"} <= set(first)
     # No `import flue_runtime` micro-target any more (issue 11): no import row has a target.
     assert all(not row["target"] for row in data["import"]["rows"])
+    # The turn overhead was measured for every store (PostgreSQL too: the store tests' server helper), and
+    # the workspace discovery at scale found every generated skill.
+    turn = data["turn"]["data"]
+    assert {"memory", "SQLite", "PostgreSQL"} <= set(turn)
+    assert all(
+        turn[store]["median_ms"] > 0 and turn[store]["prompts"] == 4 for store in ("memory", "SQLite", "PostgreSQL")
+    )
+    assert turn["discovery"]["skills"] == 20
 
 
 def test_generators_are_deterministic(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ fixed order, ahead of the agent's tools; which of them a session offers only gro
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -60,12 +61,17 @@ class Configuration:
 
     def needed(self) -> list[str]:
         """The harness tools this configuration needs."""
+        return list(self._needed)
+
+    @functools.cached_property
+    def _needed(self) -> tuple[str, ...]:
+        # Worked out once per configuration (one per model turn), which asks it more than once.
         names = self.skills.tool_names()
         if self.skills.has_scripts and exec_root(self.sandbox) is not None:
             names.append("run_skill_script")
         if self.sandbox is not None:
             names += ["read", "write", "ls"]
-        return names
+        return tuple(names)
 
     def tools(self, offered: Iterable[str] = ()) -> list[Tool]:
         """The harness tools `offered` before plus those needed now, in their fixed order, then the agent's."""

@@ -26,15 +26,13 @@ from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.agents.skill_tools import CATALOG_BUDGET
 from flue_runtime.agents.stores import MemoryStore, SessionRecord, Store, open_store
 from flue_runtime.agents.tools import Tool
-from flue_runtime.agents.workspace import discover_workspace_skills
+from flue_runtime.agents.workspace import Workspace, discover_workspace_skills, find_workspace_skills, warn
 from flue_runtime.errors import FlueError, HookError, LoopError, SessionConflictError, ToolArgumentError, ToolFailure
 from flue_runtime.models import Model, ModelRequest, ToolCall, resolve_model
 from flue_runtime.models.base import Message, ToolSpec
-from flue_runtime.mount.reference import SkillReference
 
 AgentFunction = Callable[[], object]
 T = TypeVar("T")
-Workspace = list[tuple[SkillReference, str]]
 #: How often `set_state` writes again after losing a race with other workers' saves.
 _STATE_ATTEMPTS = 10
 
@@ -170,10 +168,8 @@ class Session:
     async def prompt(self, text: str) -> PromptResult:
         if self._working is not None:
             raise FlueError(f"session {self.id!r} is already running a prompt; await it before the next one")
-        # The store is called from a worker thread: a session waiting for the database (another
-        # process holding SQLite's write lock) must not stall every other session on the loop.
         # Every prompt starts from the session as stored: another worker may have added turns.
-        loaded = await asyncio.to_thread(self._store.load, self.id)
+        loaded = await self._stored(self._store.load, self.id)
         self._record = loaded
         # A new session's record is filled in by its first model turn (`_begin`).
         working = (loaded or SessionRecord("", state=dict(self._initial_state))).copy()
@@ -196,7 +192,10 @@ class Session:
 
         async def workspace(sandbox: Sandbox) -> Workspace:
             if id(sandbox) not in discovered:
-                discovered[id(sandbox)] = await asyncio.to_thread(discover_workspace_skills, sandbox)
+                # Vetting reads files: a worker thread's job. Its warnings are issued here, in the prompt's thread.
+                discovered[id(sandbox)], skipped = await asyncio.to_thread(find_workspace_skills, sandbox)
+                for message in skipped:
+                    warn(message)
             return discovered[id(sandbox)]
 
         for step in range(self.harness.max_steps):
@@ -217,7 +216,7 @@ class Session:
                 assistant["tool_calls"] = [call.to_dict() for call in calls]
             working.messages.append(assistant)
             if not calls:
-                await asyncio.to_thread(self._store.save, self.id, working)
+                await self._stored(self._store.save, self.id, working)
                 self._record = working
                 return PromptResult(response.text, working.messages[start:], self.id)
             working.messages.extend(await self._run_tools(calls, tools, working))
@@ -226,6 +225,14 @@ class Session:
         )
 
     # --- internals ----------------------------------------------------------------------
+
+    async def _stored(self, call: Callable[..., T], *args: Any) -> T:
+        """A store call, from a worker thread: a session waiting for its database (another process holding
+        SQLite's write lock, a slow server) must not stall every other session on the loop. Memory never
+        waits, and a thread's hand-over cost more than the call."""
+        if isinstance(self._store, MemoryStore):
+            return call(*args)
+        return await asyncio.to_thread(call, *args)
 
     def _start(self, loaded: SessionRecord | None = None, *, read: bool = False) -> SessionRecord:
         """The session's record, loaded from the store on first use (`read`: the caller already loaded `loaded`)."""

@@ -31,6 +31,8 @@ class Render:
     model: Model | str | None = None
     sandbox: Any = None
     skills: list[SkillReference] = field(default_factory=list)
+    #: `skills` by name: a render checks each name once, not against every skill before it.
+    skill_names: dict[str, SkillReference] = field(default_factory=dict)
     tools: list[Tool] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
 
@@ -115,15 +117,16 @@ def use_skill(skill: SkillReference | Mapping[str, Any]) -> SkillReference:
             "use_skill() takes a SkillReference (from skill(), define_skill()) or a mapping of define_skill's "
             f"arguments, not {type(skill).__name__}"
         )
-    for mounted in current.skills:
-        if mounted.name == skill.name:
-            same = "the same skill" if mounted == skill else f"another skill with that name ({mounted.origin})"
-            raise HookError(
-                f"skill {skill.name!r} is mounted twice in one render: {same} was mounted before. "
-                "Mount it once: call use_skill for it in a single place (a shared custom hook called once), "
-                "or give one of the two skills another name"
-            )
+    mounted = current.skill_names.get(skill.name)
+    if mounted is not None:
+        same = "the same skill" if mounted == skill else f"another skill with that name ({mounted.origin})"
+        raise HookError(
+            f"skill {skill.name!r} is mounted twice in one render: {same} was mounted before. "
+            "Mount it once: call use_skill for it in a single place (a shared custom hook called once), "
+            "or give one of the two skills another name"
+        )
     current.skills.append(skill)
+    current.skill_names[skill.name] = skill
     return skill
 
 

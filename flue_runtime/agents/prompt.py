@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from flue_runtime.agents.reading import utf8_size
-from flue_runtime.agents.skill_tools import (
+from flue_runtime.agents.catalog import (
     CATALOG_HEADING,
     PREAMBLE,
     Entry,
@@ -20,6 +19,7 @@ from flue_runtime.agents.skill_tools import (
     listed,
     names_text,
 )
+from flue_runtime.agents.reading import utf8_size
 
 __all__ = [
     "CATALOG_HEADING",

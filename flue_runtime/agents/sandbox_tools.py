@@ -13,7 +13,7 @@ from typing import Any
 
 from flue_runtime.agents.reading import entries_page, page_stream
 from flue_runtime.agents.sandbox import Sandbox, sandbox_path
-from flue_runtime.agents.tools import Tool
+from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.errors import FlueError, PageError, ToolFailure
 from flue_runtime.mount.vfs import SkillTree
 
@@ -82,7 +82,7 @@ class SandboxFiles:
         spec = SPECS[name]
         functions: dict[str, Callable[..., str]] = {"read": self.read, "write": self.write, "ls": self.ls}
         function = functions[name]
-        return Tool(spec["name"], spec["description"], spec["parameters"], function)
+        return defined_tool(spec, function)
 
     def _require(self) -> Sandbox:
         if self.sandbox is None:

@@ -26,7 +26,7 @@ from typing import Any
 from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, utf8_size
 from flue_runtime.agents.sandbox import LocalSandbox, Sandbox
 from flue_runtime.agents.skill_tools import SCRIPTS_DIR, MountedSkills
-from flue_runtime.agents.tools import Tool
+from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.errors import FlueError, ToolFailure
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import PackedFile, content_id
@@ -74,8 +74,7 @@ class Scripts:
         self.sandbox = exec_root(sandbox)
 
     def tool(self) -> Tool:
-        spec = RUN_SKILL_SCRIPT
-        return Tool(spec["name"], spec["description"], spec["parameters"], self.run)
+        return defined_tool(RUN_SKILL_SCRIPT, self.run)
 
     async def run(self, skill: str, script: str, args: list[str] | None = None, stdin: str | None = None) -> str:
         sandbox = self.sandbox

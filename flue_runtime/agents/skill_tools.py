@@ -14,36 +14,37 @@ catalog `CATALOG_BUDGET` bytes of skill lines, lists of names and matches a boun
 from __future__ import annotations
 
 import difflib
+import functools
 import io
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from flue_runtime.agents.catalog import (
+    CATALOG_BUDGET,
+    CATALOG_HEADING,
+    NAMES_LIMIT,
+    PREAMBLE,
+    Entry,
+    catalog,
+    catalog_line,
+    listed,
+    names_text,
+)
 from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, page, text_window, utf8_size
-from flue_runtime.agents.tools import Tool
+from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.agents.workspace import WorkspaceSource
 from flue_runtime.errors import FlueError, ToolFailure
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.vfs import SKILLS_ROOT, SkillTree
 
-CATALOG_HEADING = "## Available Skills"
-PREAMBLE = (
-    "Skills hold instructions for specific tasks. Before starting work that matches a skill's "
-    "description, call `activate_skill` with its name and follow the instructions it returns."
-)
-#: Bytes of skill lines the catalog lists by default (about a hundred skills); `Harness(catalog_budget=...)`.
-CATALOG_BUDGET = 16 * 1024
 #: At most this many catalog lines come back from `find_skills`.
 FIND_LIMIT = 20
-#: At most this many names in a result that lists names (an unknown skill, a changed catalog).
-NAMES_LIMIT = 50
 #: Bytes of an activation result the list of support files may take (some 500 paths).
 FILES_BUDGET = MAX_BYTES // 2
 SCRIPTS_DIR = "scripts/"
-
-Entry = tuple[str, str]  # (name, description)
 
 _OFFSET = {"type": "integer", "minimum": 0, "description": "first line (text, 1-based) or byte (binary)"}
 _LIMIT = {"type": "integer", "minimum": 1, "description": "at most this many lines (text) or bytes (binary)"}
@@ -100,51 +101,6 @@ FIND_SKILLS: dict[str, Any] = {
 }
 
 
-# --- the catalog --------------------------------------------------------------------------
-
-
-def catalog_line(name: str, description: str) -> str:
-    return f"- **{name}** — {' '.join(description.split())}"
-
-
-def listed(entries: Sequence[Entry], budget: int | None) -> int:
-    """How many of `entries`, in order, fit `budget` bytes of catalog lines (all of them when None)."""
-    if budget is None:
-        return len(entries)
-    used = 0
-    for count, (name, description) in enumerate(entries):
-        used += utf8_size(catalog_line(name, description)) + 1
-        if used > budget:
-            return count
-    return len(entries)
-
-
-def unlisted_line(count: int) -> str:
-    return (
-        f"({count:,} more skill{'s are' if count != 1 else ' is'} not listed here: call `find_skills` with a few "
-        "words about the task to find them.)"
-    )
-
-
-def catalog(entries: Sequence[Entry], budget: int | None = None) -> str:
-    """The `## Available Skills` section: lines in order while they fit `budget`, then how many more; '' for none."""
-    if not entries:
-        return ""
-    shown = listed(entries, budget)
-    lines = [CATALOG_HEADING, "", PREAMBLE, "", *(catalog_line(n, d) for n, d in entries[:shown])]
-    if shown < len(entries):
-        lines.append(unlisted_line(len(entries) - shown))
-    return "\n".join(lines)
-
-
-def names_text(names: Sequence[str], searchable: bool) -> str:
-    """`names` joined, at most `NAMES_LIMIT` of them, then how many more."""
-    if len(names) <= NAMES_LIMIT:
-        return ", ".join(names) or "none"
-    more = f"and {len(names) - NAMES_LIMIT:,} more"
-    return ", ".join(names[:NAMES_LIMIT]) + (f", {more} (find_skills searches them all)" if searchable else f", {more}")
-
-
 # --- the set of mounted skills -----------------------------------------------------------------
 
 
@@ -170,11 +126,15 @@ class MountedSkills:
 
     @property
     def entries(self) -> list[Entry]:
-        return [(m.skill.name, m.skill.description) for m in self.mounted]
+        return list(self._entries)
+
+    @functools.cached_property
+    def _entries(self) -> tuple[Entry, ...]:
+        return tuple((m.skill.name, m.skill.description) for m in self.mounted)  # a reference's fields never change
 
     @property
     def names(self) -> list[str]:
-        return [m.skill.name for m in self.mounted]
+        return [name for name, _ in self._entries]
 
     def __len__(self) -> int:
         return len(self.mounted)
@@ -184,10 +144,10 @@ class MountedSkills:
 
     # --- which tools the set needs ----------------------------------------------------------
 
-    @property
+    @functools.cached_property
     def searchable(self) -> bool:
-        """The catalog does not list every skill: `find_skills` is needed."""
-        return listed(self.entries, self.budget) < len(self.mounted)
+        """The catalog does not list every skill: `find_skills` is needed (known once: names and descriptions never change)."""
+        return listed(self._entries, self.budget) < len(self.mounted)
 
     @property
     def has_resources(self) -> bool:
@@ -213,7 +173,7 @@ class MountedSkills:
             "find_skills": (FIND_SKILLS, self.find),
         }
         spec, function = functions[name]
-        return Tool(spec["name"], spec["description"], spec["parameters"], function)
+        return defined_tool(spec, function)
 
     # --- results ---------------------------------------------------------------------------
 
@@ -365,6 +325,12 @@ def skill_tools(skills: Iterable[SkillReference | Mounted], *, budget: int | Non
 __all__ = [
     "ACTIVATE_SKILL",
     "CATALOG_BUDGET",
+    "CATALOG_HEADING",
+    "NAMES_LIMIT",
+    "PREAMBLE",
+    "Entry",
+    "listed",
+    "names_text",
     "FIND_SKILLS",
     "READ_SKILL_RESOURCE",
     "Mounted",

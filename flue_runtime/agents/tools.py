@@ -13,7 +13,8 @@ import json
 import re
 import types
 import typing
-from collections.abc import Awaitable, Callable
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
@@ -37,10 +38,13 @@ class Tool:
     function: Callable[..., Any | Awaitable[Any]]
     #: The parameter that receives the running session's `ToolContext`, if the function has one.
     context: str | None = None
-    #: `parameters` compiled once; a keyword the validator cannot honour is refused here, not ignored later.
-    validator: Validator = field(init=False, repr=False, compare=False)
+    #: `parameters` compiled, here unless given (the harness compiles its constant definitions once
+    #: per process, not at every turn); a keyword the validator cannot honour is refused here, not ignored later.
+    validator: Validator | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if self.validator is not None:
+            return
         try:
             validator = Validator(self.parameters)
         except SchemaError as exc:
@@ -52,7 +56,24 @@ class Tool:
 
     def check_arguments(self, arguments: object) -> dict[str, Any]:
         """The arguments as keyword arguments, or `ToolArgumentError` saying what is wrong."""
+        assert self.validator is not None  # compiled in __post_init__
         return check_arguments(self.name, self.validator, arguments)
+
+
+def defined_tool(spec: Mapping[str, Any], function: Callable[..., Any | Awaitable[Any]]) -> Tool:
+    """One of the harness's constant tool definitions (`{"name", "description", "parameters"}`, never
+    changed) calling `function`: the harness binds them to each turn's skills and sandbox, and compiling
+    their schemas at every turn cost a fifth of a turn."""
+    parameters = spec["parameters"]
+    kept = _DEFINED.get(id(parameters))
+    if kept is None or kept[0] is not parameters:
+        kept = _DEFINED[id(parameters)] = (parameters, Validator(parameters))
+    return Tool(spec["name"], spec["description"], parameters, function, validator=kept[1])
+
+
+#: Each constant definition's schema, compiled: by the identity of its `parameters` (held here, so the
+#: identity is never reused), for a handful of module-level dictionaries.
+_DEFINED: dict[int, tuple[dict[str, Any], Validator]] = {}
 
 
 def tool_from_function(function: ToolFunction | Tool, name: str | None = None, description: str | None = None) -> Tool:
@@ -61,6 +82,29 @@ def tool_from_function(function: ToolFunction | Tool, name: str | None = None, d
         return function
     if not callable(function):
         raise ToolDefinitionError(f"use_tool() takes a function or a Tool, not {type(function).__name__}")
+    # An agent offers its tools at every render: read each function's signature once.
+    try:
+        made = _MADE.setdefault(function, {})
+    except TypeError:  # a callable that cannot be weakly referenced (a builtin): described every time
+        made = {}
+    key = (name, description)
+    if key not in made:
+        tool = _described(function, name, description)
+        made[key] = (tool.name, tool.description, tool.parameters, tool.context, tool.validator)
+    tool_name, text, parameters, context, validator = made[key]
+    return Tool(tool_name, text, parameters, function, context, validator)
+
+
+#: Each function's tool definitions by (name, description) given, without the function (so an entry
+#: goes when its function does).
+_MADE: weakref.WeakKeyDictionary[
+    Callable[..., Any],
+    dict[tuple[str | None, str | None], tuple[str, str, dict[str, Any], str | None, Validator | None]],
+] = weakref.WeakKeyDictionary()
+
+
+def _described(function: ToolFunction, name: str | None, description: str | None) -> Tool:
+    """The tool a function's signature, type hints and docstring describe."""
     tool_name: str = name or str(getattr(function, "__name__", ""))
     if not _NAME.match(tool_name):
         raise ToolDefinitionError(

@@ -8,8 +8,11 @@ are re-read at every activation, so edits show up in a running session.
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
+from types import FrameType
 
 from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.errors import SandboxError, WorkspaceSkillWarning
@@ -36,7 +39,7 @@ class WorkspaceSource:
         vetted = self.sandbox.vet(self.folder)
         if vetted.metadata is None or not vetted.ok:
             problems = _problems(vetted)
-            warnings.warn(f"workspace skill {self.folder} refused: {problems}", WorkspaceSkillWarning, stacklevel=2)
+            warn(f"workspace skill {self.folder} refused: {problems}")
             raise SandboxError(f"workspace skill {self.folder} cannot be used now: {problems}")
         self.listing = vetted.files
 
@@ -66,32 +69,62 @@ def _problems(vetted: VettedSkill) -> str:
     return "; ".join(d.format().splitlines()[0] for d in vetted.diagnostics if d.is_error) or "no valid SKILL.md"
 
 
-def discover_workspace_skills(sandbox: Sandbox) -> list[tuple[SkillReference, str]]:
-    """Valid skills under `.agents/skills/` with their folders, sorted by name; warnings for the rest."""
+Workspace = list[tuple[SkillReference, str]]
+
+
+def find_workspace_skills(sandbox: Sandbox) -> tuple[Workspace, list[str]]:
+    """Valid skills under `.agents/skills/` with their folders, sorted by name; and why each other folder was skipped.
+
+    Nothing is warned here: the harness runs this in a worker thread and warns (`warn`) in the
+    prompt's own thread, so a warning points at the agent's code, not at the thread pool.
+    """
     if not sandbox.is_dir(WORKSPACE_DIR):
-        return []
-    found: list[tuple[SkillReference, str]] = []
+        return [], []
+    found: Workspace = []
+    skipped: list[str] = []
     for entry in sandbox.list(WORKSPACE_DIR):
         folder = f"{WORKSPACE_DIR}/{entry.name}"
         if entry.is_link:
-            warnings.warn(
-                f"workspace skill {folder} skipped: FLU301 a symbolic link is never followed",
-                WorkspaceSkillWarning,
-                stacklevel=2,
-            )
+            skipped.append(f"workspace skill {folder} skipped: FLU301 a symbolic link is never followed")
             continue
         if not entry.is_dir:
             continue
         try:
             vetted = sandbox.vet(folder)
         except (SandboxError, OSError) as exc:
-            warnings.warn(f"workspace skill {folder} skipped: {exc}", WorkspaceSkillWarning, stacklevel=2)
+            skipped.append(f"workspace skill {folder} skipped: {exc}")
             continue
         if vetted.metadata is None or not vetted.ok:
-            warnings.warn(f"workspace skill {folder} skipped: {_problems(vetted)}", WorkspaceSkillWarning, stacklevel=2)
+            skipped.append(f"workspace skill {folder} skipped: {_problems(vetted)}")
             continue
         found.append((SkillReference(vetted.metadata, WorkspaceSource(sandbox, folder, vetted.files)), folder))
+    return found, skipped
+
+
+def discover_workspace_skills(sandbox: Sandbox) -> Workspace:
+    """Valid skills under `.agents/skills/` with their folders, sorted by name; a warning for each other folder."""
+    found, skipped = find_workspace_skills(sandbox)
+    for message in skipped:
+        warn(message)
     return found
+
+
+#: Where flue_runtime's frames are: a warning points past them, at the agent's code that prompted.
+_FLUE = os.path.dirname(os.path.dirname(__file__)) + os.sep
+
+
+def warn(message: str) -> None:
+    """A `WorkspaceSkillWarning` pointing at the first caller outside flue_runtime and asyncio (the line
+    that prompted, or the tool that did); what `warnings.warn(skip_file_prefixes=...)` does on 3.12."""
+    internal = [_FLUE]
+    loop = sys.modules.get("asyncio")  # (not imported here: the catalog's import path stays light)
+    if loop is not None and loop.__file__:
+        internal.append(os.path.dirname(loop.__file__) + os.sep)
+    level = 2  # stacklevel 1 is this function's own line
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(tuple(internal)):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, WorkspaceSkillWarning, stacklevel=level)
 
 
 def without_clashes(
@@ -108,10 +141,8 @@ def without_clashes(
         if clash is None:
             kept.append((skill, folder))
             continue
-        warnings.warn(
+        warn(
             f"workspace skill {folder} skipped: its name {skill.name!r} is taken by the declared skill from "
-            f"{clash.origin}, which wins; rename the workspace skill (folder and name) to offer both",
-            WorkspaceSkillWarning,
-            stacklevel=2,
+            f"{clash.origin}, which wins; rename the workspace skill (folder and name) to offer both"
         )
     return kept

@@ -89,13 +89,18 @@ def _refused(folded: str) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=4096)  # a pure verdict on a name; names repeat across skills
+#: How many names each verdict remembers: the same few names (SKILL.md, references, scripts)
+#: recur in every skill, and folding and matching them costs more than the walk's own work.
+NAME_CACHE = 4096
+
+
+@functools.lru_cache(maxsize=NAME_CACHE)
 def is_secret_file(name: str) -> bool:
     """A file name that holds credentials by convention (or a backup of one)."""
     return any(_refused(candidate) for candidate in _originals(fold(name)))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=NAME_CACHE)
 def is_secret_dir(name: str) -> bool:
     """A folder name that holds credentials by convention (or a backup of one)."""
     return any(candidate in SECRET_DIRS for candidate in _originals(fold(name)))
@@ -103,9 +108,10 @@ def is_secret_dir(name: str) -> bool:
 
 # --- PEM private keys ------------------------------------------------------------------
 
-#: How `-----BEGIN ` starts in each common text encoding; ASCII-compatible ones (UTF-8, Latin-1) share the first.
+#: How `-----BEGIN` starts in each common text encoding; ASCII-compatible ones (UTF-8, Latin-1) share the first.
+#: (`_KEY` checks the space after it: a marker that ends in a space, common in text, is found more slowly.)
 _MARKERS = tuple(
-    ("-----BEGIN ".encode(codec), codec) for codec in ("latin-1", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
+    ("-----BEGIN".encode(codec), codec) for codec in ("latin-1", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
 )
 _LONGEST_MARKER = max(len(marker) for marker, _ in _MARKERS)
 #: Characters after a header that can hold its armor headers and the start of its key material.
@@ -167,8 +173,9 @@ class KeyScan:
         """Look at every header whose window is complete; return the bytes to look at again with the next chunk."""
         settled = len(data) if final else len(data) - _CARRY  # a header starting here has its whole window
         keep = max(0, len(data) - _LONGEST_MARKER + 1)
-        # UTF-16 and UTF-32 spell `-----BEGIN ` with NUL bytes: without one, only the ASCII marker can match.
-        for marker, codec in _MARKERS if b"\x00" in data else _MARKERS[:1]:
+        # Only the ASCII-compatible marker can be in bytes without a NUL (most text files): the
+        # others would each be searched for in vain.
+        for marker, codec in _MARKERS if b"\0" in data else _MARKERS[:1]:
             start = data.find(marker)
             while start != -1:
                 if start > settled:

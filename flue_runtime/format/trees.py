@@ -26,6 +26,9 @@ class Stat:
     mode: int
     size: int
     nlink: int = 1
+    #: (device, inode, mtime ns, ctime ns) on disk: writing, replacing, renaming or chmod-ing an
+    #: entry changes them, so equal stats mean an unchanged entry (all 0 in memory).
+    stamp: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
 class Tree(Protocol):
@@ -63,7 +66,9 @@ class DiskTree:
 
     def stat(self, path: str) -> Stat:
         info = os.lstat(self._full(path))
-        return Stat(info.st_mode, info.st_size, info.st_nlink)
+        return Stat(
+            info.st_mode, info.st_size, info.st_nlink, (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+        )
 
     def read(self, path: str, *, limit: int, keep: bool) -> FileBytes:
         return read_regular(self._full(path), limit=limit, keep=keep, digest=True, scan=True)

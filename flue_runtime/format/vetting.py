@@ -24,6 +24,7 @@ from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import PackedFile as PackedFile
 from flue_runtime.format.safe_read import kind
 from flue_runtime.format.secrets import (
+    NAME_CACHE,
     allowed_secret,
     is_secret_dir,
     is_secret_file,
@@ -97,7 +98,7 @@ def format_size(size: int) -> str:
     return f"{size} B"
 
 
-@functools.lru_cache(maxsize=4096)  # names repeat across skills (SKILL.md, scripts, reference.md)
+@functools.lru_cache(maxsize=NAME_CACHE)
 def name_problem(name: str) -> str:
     """Why the run time could never serve a file or folder called `name`, or "" when it could."""
     try:
@@ -118,7 +119,7 @@ def is_noise_dir(name: str) -> bool:
 _NOISE_FILE = re.compile("|".join(fnmatch.translate(pattern) for pattern in NOISE_FILES))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=NAME_CACHE)
 def is_noise_file(name: str) -> bool:
     return _NOISE_FILE.match(name) is not None
 

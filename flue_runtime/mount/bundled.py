@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # annotations only: importing importlib.resources costs the mount path ~6 ms (tempfile, zipfile)
     from importlib.resources.abc import Traversable
-    from zipfile import ZipFile
+
+    from flue_runtime.mount.zipped import Archive
 
 from flue_runtime.errors import BundleError, UnsafeFileError
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest, MarkdownEntry, SkillEntry
@@ -175,8 +176,7 @@ class InstalledBundle:
         self.manifest = manifest
         self._root: Traversable | None = None
         self._location: _Location | Literal[False] | None = None
-        self._zip: ZipFile | None = None
-        self._zip_lock = threading.Lock()
+        self._archive: Archive | None = None
         self._references: dict[str, SkillReference] = {}
         self._paths: dict[str, tuple[str, str]] | None = None
 
@@ -231,18 +231,21 @@ class InstalledBundle:
 
     def _read_zipped(self, location: _Location, path: str, size: int) -> bytes:
         """A member of a zipped package, its size checked in the zip's index before anything is inflated."""
-        assert location.archive is not None
-        member = os.path.relpath(os.path.join(location.folder, *path.split("/")), location.archive)
-        with self._zip_lock:
-            if self._zip is None:
-                import zipfile
+        return self._zipped(location).read(self._member(location, path), size)
 
-                self._zip = zipfile.ZipFile(location.archive)
-            info = self._zip.getinfo(member.replace(os.sep, "/"))
-            if info.file_size != size:
-                raise UnsafeFileError(member, "FLU311", f"holds {info.file_size:,} bytes, not {size:,}")
-            with self._zip.open(info) as handle:
-                return handle.read(size + 1)
+    def _zipped(self, location: _Location) -> Archive:
+        assert location.archive is not None
+        if self._archive is None:
+            from flue_runtime.mount.zipped import Archive  # only for a zipped wheel: mounting from a folder skips it
+
+            self._archive = Archive(location.archive)
+        return self._archive
+
+    @staticmethod
+    def _member(location: _Location, path: str) -> str:
+        assert location.archive is not None
+        full = os.path.join(location.folder, *path.split("/"))
+        return os.path.relpath(full, location.archive).replace(os.sep, "/")
 
     def is_executable(self, path: str) -> bool:
         """Whether the installed file at `path` has an executable bit: on disk its mode, in a zipped
@@ -251,16 +254,9 @@ class InstalledBundle:
             self._location = _location(self.package) or False
         if not self._location:
             return False
-        full = os.path.join(self._location.folder, *path.split("/"))
         if self._location.archive is None:
-            return bool(os.stat(full).st_mode & 0o111)
-        member = os.path.relpath(full, self._location.archive).replace(os.sep, "/")
-        with self._zip_lock:
-            if self._zip is None:
-                import zipfile
-
-                self._zip = zipfile.ZipFile(self._location.archive)
-            return bool((self._zip.getinfo(member).external_attr >> 16) & 0o111)
+            return bool(os.stat(os.path.join(self._location.folder, *path.split("/"))).st_mode & 0o111)
+        return bool(self._zipped(self._location).mode(self._member(self._location, path)) & 0o111)
 
     # --- skills and markdown -----------------------------------------------------------
 

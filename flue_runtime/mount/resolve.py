@@ -17,7 +17,10 @@ import dataclasses
 import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # a bundled skill resolves without pathlib (~7 ms to import); disk and packages use it
+    from pathlib import Path
 
 from flue_runtime.errors import (
     BundleError,
@@ -95,6 +98,12 @@ def resolve_markdown(spec: str, caller: Caller) -> str:
 # --- resolution -----------------------------------------------------------------------
 
 
+def _path(text: str) -> Path:
+    from pathlib import Path  # only off the bundled path (see the imports)
+
+    return Path(text)
+
+
 def _resolve(spec: Spec, caller: Caller) -> SkillReference | str:
     package = bundle_package(caller.module)
     bundle = bundle_of(package) if package is not None else None
@@ -104,8 +113,8 @@ def _resolve(spec: Spec, caller: Caller) -> SkillReference | str:
             return _from_reference(bundle, ref, spec, caller)
     if not spec.relative:
         return _from_package(spec, caller)
-    base = Path(caller.file).parent if caller.file else Path.cwd()
-    target = Path(os.path.normpath(base.joinpath(*spec.segments)))
+    base = os.path.dirname(caller.file) if caller.file else os.getcwd()
+    target = _path(os.path.normpath(os.path.join(base, *spec.segments)))
     found = _from_disk(spec, target, caller)
     if found is not None:
         return found
@@ -129,13 +138,13 @@ def _load(bundle: InstalledBundle, kind: Kind, id: str, spec: Spec, caller: Call
         if entry.source is not None:
             from flue_runtime.mount.disk import load_skill_dir
 
-            return load_skill_dir(Path(entry.source), f"{spec.call} in {caller.where()}")
+            return load_skill_dir(_path(entry.source), f"{spec.call} in {caller.where()}")
         return bundle.skill(id)
     markdown_entry = bundle.markdown_entry(id)
     if markdown_entry.source is not None:
         from flue_runtime.mount.disk import read_markdown_file
 
-        return read_markdown_file(Path(markdown_entry.source), f"{spec.call} in {caller.where()}")
+        return read_markdown_file(_path(markdown_entry.source), f"{spec.call} in {caller.where()}")
     return bundle.markdown_text(markdown_entry)
 
 
@@ -183,9 +192,9 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
         if bundle is None:  # read from a source tree: the exports its project declares
             from flue_runtime.format.config import project_config
 
-            config = project_config(Path(location))
+            config = project_config(_path(location))
             _check_exported(spec, caller, config.exports, bundle_name, config.root)
-        found = _from_disk(spec, Path(location).joinpath(*parts[1:]), caller)
+        found = _from_disk(spec, _path(os.path.join(location, *parts[1:])), caller)
         if found is not None:
             return found
     where = ", ".join(locations) or "no folder"

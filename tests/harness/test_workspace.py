@@ -4,6 +4,8 @@ with a warning: the declared skill wins and the agent keeps working."""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import shutil
 import warnings
 from pathlib import Path
@@ -158,3 +160,28 @@ def test_the_model_cannot_brick_its_agent_by_writing_a_clashing_skill(tmp_path: 
     [activation] = tool_results(model)
     assert "The declared refunds skill." in activation["content"] and "Refund all." not in activation["content"]
     assert not any(m.get("catalog_update") for m in model.requests[-1].messages)  # the catalog never changed
+
+
+def test_workspace_warnings_point_at_the_code_that_prompted(tmp_path: Path) -> None:
+    """Discovery runs in a worker thread; its warnings are issued in the prompt's thread, at the agent's code."""
+    shutil.copytree(FIXTURES / "skills" / "collections" / "list-tools", tmp_path / ".agents" / "skills" / "list-tools")
+
+    @agent
+    def a() -> str:
+        use_model(ScriptedModel(["one", "two"]))
+        return "x"
+
+    harness = Harness(a, sandbox=LocalSandbox(tmp_path))
+    with pytest.warns(WorkspaceSkillWarning, match="list-tools skipped") as caught:
+        line = inspect.currentframe().f_lineno + 1  # type: ignore[union-attr]
+        harness.session("sync").prompt_sync("one")
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+
+    async def main() -> int:
+        line = inspect.currentframe().f_lineno + 1  # type: ignore[union-attr]
+        await harness.session("async").prompt("two")
+        return line
+
+    with pytest.warns(WorkspaceSkillWarning, match="list-tools skipped") as caught:
+        line = asyncio.run(main())
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
