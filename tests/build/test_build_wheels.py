@@ -39,7 +39,7 @@ def expected_bundle(source_tree: Path) -> dict[str, bytes]:
     for bundle in plan(check_project(source_tree).collection):
         out[bundle.manifest_path] = bundle.manifest
         for item in bundle.files:
-            out[item.dest] = item.source.read_bytes()
+            out[item.dest] = Path(item.source).read_bytes()
     return out
 
 
