@@ -92,8 +92,8 @@ def test_excluded_files_leave_the_bundles_and_are_named(tmp_path: Path) -> None:
     collection = folders.collection
     refunds = collection.root / "pkg" / "skills" / "refunds"
 
-    def excluded_by(path: Path) -> str | None:
-        return "excluded by a test rule" if path.name in ("policy.md", "SKILL.md") else None
+    def excluded_by(path: str | os.PathLike[str]) -> str | None:
+        return "excluded by a test rule" if os.path.basename(path) in ("policy.md", "SKILL.md") else None
 
     filtered, problems = without_excluded(collection, excluded_by, "wheel")
     assert [(d.path, d.code, d.message) for d in problems] == [
