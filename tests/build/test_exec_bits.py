@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import tarfile
 import zipfile
-from pathlib import Path
 
 import pytest
 from buildsupport import ProjectFactory, build
