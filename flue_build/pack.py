@@ -168,8 +168,9 @@ def original_prefixes(collection: Collection, distribution_path: Callable[[str],
 
 
 def copy_checked(item: BundleFile, target: Path) -> None:
-    """Copy a vetted file's bytes to `target` (a regular file of the vetted size, never through a link,
-    no metadata) and check they are the bytes that were vetted."""
+    """Copy a vetted file's bytes to `target` (a regular file of the vetted size, never through a link)
+    and check they are the bytes that were vetted. Of its metadata only the executable bit is kept, as
+    a wheel records it (0o755 or 0o644): `run_skill_script` needs it for a script that is not Python."""
     make_dirs(target.parent)  # iterative: a skill may nest folders past the recursion limit
     try:
         found = read_regular(item.source, limit=item.size, digest=True)
@@ -178,6 +179,8 @@ def copy_checked(item: BundleFile, target: Path) -> None:
     if found.sha256 != item.sha256 or found.data is None:
         raise FlueError(f"{item.source} changed after it was vetted; build again")
     target.write_bytes(found.data)
+    executable = os.lstat(item.source).st_mode & 0o100
+    os.chmod(target, 0o755 if executable else 0o644)
 
 
 def vetted_line(collection: Collection) -> str:

@@ -83,7 +83,7 @@ def test_json_format_fields(capsys: pytest.CaptureFixture[str]) -> None:
             "code": "FLU211",
             "severity": "warning",
             "message": "allowed-tools looks comma-separated; the spec separates tools with spaces",
-            "hint": "write it as `allowed-tools: Read Grep Glob`",
+            "hint": "write it as a space-separated string: `allowed-tools: Read Grep Glob`",
         }
     ]
 

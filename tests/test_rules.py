@@ -254,11 +254,19 @@ def test_allowed_tools_as_list() -> None:
 
 
 def test_allowed_tools_comma_separated_is_a_warning_with_the_fix() -> None:
-    result = check(VALID + "\nallowed-tools: Read, Bash(git log:*), Write")
+    result = check(VALID + "\nallowed-tools: Read, Bash(git:*), Write")
     assert result.ok  # a warning, the skill still loads
     d = only(result, "FLU211")
     assert d.severity is Severity.WARNING and (d.line, d.column) == (4, 16)
-    assert "`allowed-tools: Read Bash(git log:*) Write`" in d.hint
+    assert "`allowed-tools: Read Bash(git:*) Write`" in d.hint
+
+
+def test_comma_separated_tools_holding_a_space_are_not_joined() -> None:
+    """Issue 15.12 for FLU211 too: `Bash(git log:*)` joined with spaces would read as two tools."""
+    d = only(check(VALID + "\nallowed-tools: Read, Bash(git log:*), Write"), "FLU211")
+    assert "allowed-tools: Read Bash(git log:*) Write" not in d.hint
+    assert "joined, `Bash(git log:*)` would read as `Bash(git` and `log:*)`" in d.hint
+    assert "(the others can stay: `allowed-tools: Read Write`)" in d.hint
 
 
 def test_unknown_fields_warn() -> None:

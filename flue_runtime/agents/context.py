@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from flue_runtime.errors import HookError
+from flue_runtime.errors import HookError, LoopError
 
 if TYPE_CHECKING:
     from flue_runtime.agents.harness import PromptResult
+
+
+#: How deep `ToolContext.prompt` may nest (a tool's prompt whose model calls a tool that prompts
+#: again...): past it the call fails, so a model that keeps delegating cannot recurse without end.
+MAX_NESTED_PROMPTS = 4
+_nesting: ContextVar[int] = ContextVar("flue_prompt_nesting", default=0)
 
 
 class ToolContext:
@@ -45,8 +52,20 @@ class ToolContext:
         set_value(self._state, key, value)
 
     async def prompt(self, text: str) -> PromptResult:
-        """`harness.prompt(text)` with the session's current state: a one-off conversation."""
-        return await self._prompt(text)
+        """`harness.prompt(text)` with the session's current state: a one-off conversation.
+
+        Raises `LoopError` when prompts are already nested `MAX_NESTED_PROMPTS` deep."""
+        depth = _nesting.get()
+        if depth >= MAX_NESTED_PROMPTS:
+            raise LoopError(
+                f"ToolContext.prompt is nested {depth} deep, the limit: each one-off prompt ran a tool that "
+                "prompted again; answer from what you have instead of delegating further"
+            )
+        token = _nesting.set(depth + 1)
+        try:
+            return await self._prompt(text)
+        finally:
+            _nesting.reset(token)
 
     def __repr__(self) -> str:
         return f"ToolContext(session_id={self.session_id!r})"

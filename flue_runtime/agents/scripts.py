@@ -1,4 +1,4 @@
-"""`run_skill_script`: run a script a mounted skill ships under `scripts/`, never from the workspace.
+"""`run_skill_script`: run a script a mounted skill ships under `scripts/`; never a workspace skill's.
 
 The skill's files are materialised once per content id into a private cache folder
 outside the sandbox (`$XDG_CACHE_HOME/flue-skills/skills/<id>/<name>/`, else under
@@ -83,6 +83,12 @@ class Scripts:
         mounted = self.skills.get(skill)
         if mounted is None:
             raise ToolFailure(f"there is no skill named {skill!r}; available: {', '.join(self.skills.names) or 'none'}")
+        if mounted.workspace_folder is not None:
+            # Its files are in the sandbox, where the model's `write` reaches: running them would run what it wrote.
+            raise ToolFailure(
+                f"{skill!r} is a workspace skill: its scripts are not run (they sit in the sandbox, which the "
+                "model can write); only skills the application mounts run scripts"
+            )
         path = _script_path(mounted.skill, script)
         root = cache_root()
         if root.resolve() == sandbox.root or sandbox.root in root.resolve().parents:

@@ -156,7 +156,10 @@ class MountedSkills:
 
     @property
     def has_scripts(self) -> bool:
-        return any(f.path.startswith(SCRIPTS_DIR) for m in self.mounted for f in m.skill.files)
+        """Whether a skill the application mounted ships scripts (a workspace skill's never run)."""
+        return any(
+            f.path.startswith(SCRIPTS_DIR) for m in self.mounted if m.workspace_folder is None for f in m.skill.files
+        )
 
     def tool_names(self) -> list[str]:
         """The skill tools this set needs, in their fixed order."""

@@ -227,7 +227,7 @@ def check_fields(
         add(
             "FLU211",
             "allowed-tools looks comma-separated; the spec separates tools with spaces",
-            f"write it as `allowed-tools: {_space_separated(tools)}`",
+            _tool_list_hint(_comma_separated(tools)),
             value_span(("allowed-tools",)),
             "allowed-tools",
         )
@@ -283,8 +283,8 @@ def _tool_list_hint(tools: list[str]) -> str:
     )
 
 
-def _space_separated(tools: str) -> str:
-    """`Read, Write, Bash(git log:*)` as `Read Write Bash(git log:*)`: commas outside parentheses."""
+def _comma_separated(tools: str) -> list[str]:
+    """`Read, Write, Bash(git log:*)` as its tools: split at commas outside parentheses."""
     parts, depth, current = [], 0, ""
     for char in tools:
         depth += char == "("
@@ -295,7 +295,7 @@ def _space_separated(tools: str) -> str:
         else:
             current += char
     parts.append(current.strip())
-    return " ".join(p for p in parts if p)
+    return [p for p in parts if p]
 
 
 @lru_cache(maxsize=1024)

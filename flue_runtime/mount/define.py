@@ -75,8 +75,14 @@ def define_skill(
             "`instructions` is blank: activating the skill would give the model nothing to follow",
             "write the steps the model should take once it activates the skill (the body of its SKILL.md)",
         )
-    problems.extend(_field_problems(fields, where))
+    field_warnings = []
+    for d in check_fields(fields, where, None):
+        if d.is_error:
+            problems.append(d)
+        else:  # FLU211, FLU213: what check and the builds would say of the same SKILL.md
+            field_warnings.append(f"{d.code} {d.message}" + (f" ({d.hint})" if d.hint else ""))
     packed_files, notices = _check_files(files, problem)
+    notices = field_warnings + notices
     for key, given in [*fields.items(), ("instructions", instructions)]:
         texts = list(given.values()) if isinstance(given, dict) else [given]
         if any(isinstance(text, str) and not _encodable(text) for text in texts):
@@ -87,10 +93,6 @@ def define_skill(
         raise SkillDefinitionError(name, problems)
     frozen = SkillMetadata.from_dict(fields)
     return SkillReference(frozen, _DefinedSource(frozen, instructions, packed_files))
-
-
-def _field_problems(fields: Mapping[str, object], where: str) -> list[Diagnostic]:
-    return [d for d in check_fields(fields, where, None) if d.is_error]
 
 
 def _check_files(files: Mapping[str, str | bytes] | None, problem: _Problem) -> tuple[Mapping[str, bytes], list[str]]:

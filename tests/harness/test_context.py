@@ -146,3 +146,32 @@ def test_context_prompt_runs_with_the_current_configuration(tmp_path: Path, refu
     assert one_off.messages == [{"role": "user", "content": "Is a refund after 40 days fine?"}]
     assert tool_results(model)[0]["content"] == "second opinion: No: 30 days is the limit."
     assert harness.store.session_ids() == ["s"]  # type: ignore[attr-defined]  # the one-off is not saved
+
+
+def test_context_prompts_nest_at_most_max_nested_prompts_deep() -> None:
+    """A model that delegates at every level ends: the prompt past the limit fails as a tool error."""
+    from flue_runtime.agents.context import MAX_NESTED_PROMPTS
+
+    levels = MAX_NESTED_PROMPTS + 1  # the session's own conversation, then each nested one-off
+    model = ScriptedModel(
+        [
+            *[[ToolCall("consult", {"question": "Ask again."})] for _ in range(levels)],
+            *[f"answer {n}" for n in range(levels)],
+        ]
+    )
+
+    @agent
+    def delegating() -> str:
+        use_model(model)
+        use_tool(consult)
+        return "Delegate."
+
+    result = Harness(delegating).session("s").prompt_sync("Go.")
+    assert result.text == f"answer {levels - 1}"
+    assert len(model.requests) == 2 * levels
+    [refused] = tool_results(model, levels)  # the deepest conversation's turn after its tool call
+    assert refused["is_error"]
+    assert refused["content"].startswith(
+        f"Error: consult raised LoopError: ToolContext.prompt is nested {MAX_NESTED_PROMPTS} deep, the limit"
+    )
+    assert tool_results(model, levels + 1)[0]["content"] == "second opinion: answer 0"  # the levels above go on

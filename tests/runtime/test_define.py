@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from flue_runtime.errors import ResourceNotFoundError, SkillDefinitionError, SkillPathError
+from flue_runtime.errors import ResourceNotFoundError, SkillDefinitionError, SkillPathError, SkillWarning
 from flue_runtime.format.validate import check_skill_md
 from flue_runtime.mount.define import define_skill, render_skill_md
 
@@ -152,3 +152,18 @@ def test_render_is_deterministic() -> None:
     skill = define_skill(**BASE, metadata={"b": "1", "a": "2"})
     assert render_skill_md(skill.fields, "x") == render_skill_md(skill.fields, "x")
     assert render_skill_md(skill.fields, "x").index('"a"') < render_skill_md(skill.fields, "x").index('"b"')
+
+
+@pytest.mark.parametrize(
+    ("overrides", "code"),
+    [
+        ({"description": "Describe what this skill does and when the agent should use it."}, "FLU213"),
+        ({"allowed_tools": "Read, Write"}, "FLU211"),
+    ],
+)
+def test_the_field_warnings_a_skill_md_gets_are_issued_too(overrides: dict[str, object], code: str) -> None:
+    """What check and the builds warn about in a SKILL.md is a SkillWarning here, and the skill is still defined."""
+    with pytest.warns(SkillWarning, match=rf"define_skill\(name='refunds'\): {code} ") as caught:
+        skill = define_skill(**{**BASE, **overrides})  # type: ignore[arg-type]
+    assert len(caught) == 1
+    assert skill.name == "refunds"
