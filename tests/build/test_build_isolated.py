@@ -6,7 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from buildsupport import ROOT, ProjectFactory, build, payload, wheel_files
+from support.builds import build, payload, wheel_files
+from support.paths import ROOT
+from support.projects import ProjectFactory
 
 
 @pytest.fixture(scope="session")

@@ -8,8 +8,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from buildsupport import ProjectFactory, Result, build, payload, sdist_names, wheel_files
-from helpers import build_summary
+from support.builds import Result, build, build_summary, payload, sdist_names, wheel_files
+from support.projects import ProjectFactory
 
 from flue_build.audit import audit
 from flue_build.collect import check_project

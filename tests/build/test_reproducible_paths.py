@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from buildsupport import build, copy_project, wheel_files
+from support.builds import build, wheel_files
+from support.projects import copy_project
 
 
 @pytest.mark.parametrize("args", [("--wheel",), ()], ids=["wheel", "via-sdist"])
