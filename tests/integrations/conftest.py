@@ -10,7 +10,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
 
 from fakeapi import clean_env, fake_api  # noqa: E402
-from intsupport import Installed, build_and_install, imported_from  # noqa: E402
+from intsupport import Installed, build_and_install  # noqa: E402
+from support.imports import imported_from  # noqa: E402
 
 from flue_runtime.mount.reference import SkillReference  # noqa: E402
 
