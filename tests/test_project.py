@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from flue_runtime.format.diagnostics import CODES
 
-ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("yaml", "jsonschema", "flue_build", "setuptools", "hatchling")
 
 

@@ -10,8 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from support.paths import ROOT
 
 USER_MODULE = textwrap.dedent(
     """

@@ -21,8 +21,6 @@ from harness_support import tool_results
 from flue_runtime import Harness, LocalSandbox, MemorySandbox, agent, define_skill, use_model, use_skill
 from flue_runtime.models import ScriptedModel, ToolCall
 
-ROOT = Path(__file__).resolve().parents[2]
-
 SKILL_MD = """---
 name: csv-tools
 description: Count and check CSV files. Use when the user shares a CSV file.
