@@ -5,7 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from support.paths import ROOT
+
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
 
 
 def test_support_agent_example_runs_from_its_wheel() -> None:

@@ -9,6 +9,8 @@ import pytest
 from support.envs import make_venv, origin, pip_install
 from support.projects import ProjectFactory
 
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
+
 SECRET = {
     "hatch-src": "src/hatch_src_demo/skills/refunds/.env",
     "hatch-flat": "hatch_flat_demo/skills/code-review/.env",

@@ -10,6 +10,8 @@ from support.builds import build, payload, wheel_files
 from support.paths import ROOT
 from support.projects import ProjectFactory
 
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
+
 
 @pytest.fixture(scope="session")
 def local_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:

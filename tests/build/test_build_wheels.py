@@ -15,6 +15,8 @@ from flue_build.audit import audit
 from flue_build.collect import check_project
 from flue_build.pack import plan
 
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
+
 PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
 REFUNDS = "src/hatch_src_demo/skills/refunds"
 

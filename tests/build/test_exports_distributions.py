@@ -26,6 +26,8 @@ from support.envs import clean_env, make_venv, pip_install
 from support.paths import ROOT
 from support.projects import copy_project
 
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
+
 #: The last commit of main before exports existed: its run time is the "older run time".
 BEFORE_EXPORTS = "f6ada6deec722d456c47e92ffba9fda65d68ba7e"
 EXPORTS = ["acme_skills/docs/style.md", "acme_skills/review/SKILL.md"]

@@ -9,6 +9,8 @@ import pytest
 from support.builds import build, wheel_files
 from support.projects import copy_project
 
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
+
 
 @pytest.mark.parametrize("args", [("--wheel",), ()], ids=["wheel", "via-sdist"])
 @pytest.mark.parametrize("name", ["hatch-src", "setuptools-src"])

@@ -153,6 +153,7 @@ def test_defaults_refuse_the_big_frontmatter_only(project: Path) -> None:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", list(BACKENDS))
 def test_tight_limits_refuse_in_the_build_and_in_dev_mode(project: Path, backend: str, tmp_path: Path) -> None:
     configure(project, backend, TIGHT)
@@ -177,6 +178,7 @@ def test_tight_limits_refuse_in_the_build_and_in_dev_mode(project: Path, backend
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", list(BACKENDS))
 def test_roomy_limits_let_everything_through(project: Path, backend: str, tmp_path: Path) -> None:
     configure(project, backend, ROOMY)

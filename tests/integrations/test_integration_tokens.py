@@ -6,7 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from support.paths import ROOT
+
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
 
 
 def test_the_token_benchmark_measures_every_flue_surface() -> None:

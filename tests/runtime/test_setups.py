@@ -192,6 +192,7 @@ def test_editable_edits_show_without_reinstalling_and_new_secrets_are_refused(
     assert ".env" in out["message"] and skill_md.parent.name in out["message"]
 
 
+@pytest.mark.slow
 def test_a_wheel_built_without_the_hook_says_how_to_add_it(builds: Builds, tmp_path: Path) -> None:
     project = copy_project(AGENT, tmp_path / "nohook")
     pyproject = project / "pyproject.toml"
