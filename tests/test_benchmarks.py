@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import pytest
+from support.paths import ROOT
+
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
 
 
 def test_quick_benchmark_run(tmp_path: Path) -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import pytest
+from support.paths import ROOT
+
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
 
 
 def test_support_agent_example_runs_from_its_wheel() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import yaml
-from helpers import check, only
+from support.diagnostics import check, only
 
 from flue_runtime.format.validate import check_skill_md
 

@@ -7,8 +7,7 @@ import ast
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from support.paths import ROOT
 
 #: Each layer, lowest first; a module may import its own layer and the layers below it.
 RUNTIME_LAYERS = [

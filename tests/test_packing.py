@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from support.paths import FIXTURES
 
 from flue_runtime.format.manifest import Manifest, MarkdownEntry, Reference, SkillEntry
 from flue_runtime.format.records import content_id
@@ -16,7 +17,6 @@ from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.trees import DiskTree
 from flue_runtime.format.vetting import walk
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
 
 

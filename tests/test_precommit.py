@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 GOOD = ROOT / "fixtures" / "skills" / "good" / "refunds"
 
 

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from flue_runtime.format.diagnostics import CODES
 
-ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("yaml", "jsonschema", "flue_build", "setuptools", "hatchling")
 
 
@@ -54,6 +54,7 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert test_command.group(1).strip() in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_the_code_is_mypy_clean(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")], capture_output=True, text=True, cwd=ROOT

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import check, codes, only
+from support.diagnostics import check, codes, only
 
 from flue_runtime.format.diagnostics import Severity
 from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT, MAX_NESTING

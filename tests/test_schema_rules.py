@@ -6,10 +6,10 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+from support.paths import ROOT
 
 from flue_runtime.format import schema
 from flue_runtime.format.diagnostics import CODES
@@ -17,7 +17,6 @@ from flue_runtime.format.naming import NAME_MAX, name_problems, suggest_name
 from flue_runtime.format.schema_validator import ANNOTATIONS
 from flue_runtime.format.validate import check_fields
 
-ROOT = Path(__file__).resolve().parent.parent
 RULES = schema.schema()["properties"]
 
 

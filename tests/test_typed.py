@@ -5,13 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-import venv
 import zipfile
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from support.builds import build_wheel
+from support.envs import make_venv
+from support.paths import ROOT
 
 USER_MODULE = textwrap.dedent(
     """
@@ -57,18 +57,11 @@ WRONG = "from flue_runtime import define_skill\nx: int = define_skill(name='a', 
 
 @pytest.mark.slow
 def test_mypy_strict_checks_user_code_against_the_installed_wheel(tmp_path: Path) -> None:
-    wheels = tmp_path / "wheels"
-    subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(wheels), str(ROOT)],
-        check=True,
-        capture_output=True,
-    )
-    [wheel] = wheels.glob("flue_skills-*.whl")
+    wheel = build_wheel(ROOT, tmp_path / "wheels")
+    assert wheel.name.startswith("flue_skills-")
     with zipfile.ZipFile(wheel) as archive:
         assert {"flue_runtime/py.typed", "flue_build/py.typed"} <= set(archive.namelist())
-    env = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True).create(env)
-    python = env / "bin" / "python"
+    python = make_venv(tmp_path / "venv", see_dev_env=False, with_pip=True)
     subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
     (tmp_path / "user.py").write_text(USER_MODULE)
     (tmp_path / "wrong.py").write_text(WRONG)

@@ -6,7 +6,8 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from buildsupport import ProjectFactory, Result, build, copy_project
+from support.builds import Result, build
+from support.projects import ProjectFactory, copy_project
 
 
 @pytest.fixture(scope="session")

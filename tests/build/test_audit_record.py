@@ -10,7 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from buildsupport import Result
+from support.builds import Result
 
 from flue_build.audit import audit
 from flue_build.collect import check_project

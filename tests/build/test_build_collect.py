@@ -9,7 +9,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from buildsupport import PROJECTS, copy_project
+from support.paths import PROJECTS
+from support.projects import copy_project
 
 from flue_build.cli import main
 from flue_build.collect import check_project, collect

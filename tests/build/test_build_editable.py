@@ -6,7 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from buildsupport import ProjectFactory, make_venv, origin, pip_install_editable
+from support.envs import make_venv, origin, pip_install
+from support.projects import ProjectFactory
+
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
 
 SECRET = {
     "hatch-src": "src/hatch_src_demo/skills/refunds/.env",
@@ -33,14 +36,14 @@ def test_good_project_installs_and_bad_one_fails(case: str, project: ProjectFact
     python = make_venv(tmp_path / "venv")
     tree = project(name)
     (tree / SECRET[name]).write_text("TOKEN=x\n")
-    failed = pip_install_editable(python, tree, *MODES[case])
+    failed = pip_install(python, "--no-build-isolation", "-e", str(tree), *MODES[case], cwd=tree)
     assert failed.returncode != 0
     output = failed.stdout + failed.stderr
     assert f"{SECRET[name]}: FLU302 error" in output, output
     assert not list(site_packages(python).glob(f"{MODULE[name]}*"))
 
     (tree / SECRET[name]).unlink()
-    installed = pip_install_editable(python, tree, *MODES[case])
+    installed = pip_install(python, "--no-build-isolation", "-e", str(tree), *MODES[case], cwd=tree)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     found = origin(python, MODULE[name])
     # Nothing bundled under the package's name in the editable wheel: no shadowing of the source.

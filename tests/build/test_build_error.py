@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from buildsupport import ProjectFactory
+from support.projects import ProjectFactory
 
 from flue_runtime import BuildError, FlueError
 

@@ -6,7 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
-from buildsupport import ROOT, ProjectFactory, build, payload, wheel_files
+from support.builds import build, payload, wheel_files
+from support.paths import ROOT
+from support.projects import ProjectFactory
+
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
 
 
 @pytest.fixture(scope="session")

@@ -5,14 +5,12 @@ that is the last thing we print, and no Python traceback."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from buildsupport import EPOCH, ProjectFactory, Result, build, make_venv
-from helpers import build_summary
+from support.builds import Result, build, build_env, build_summary
+from support.envs import make_venv, pip_install
+from support.projects import ProjectFactory
 
 from flue_runtime.format.vetting import format_size
 
@@ -46,16 +44,11 @@ def shipped(tree: Path, name: str) -> str:
     )
 
 
-def run(command: list[str], tree: Path) -> Result:
-    """`command` in `tree`, its stdout and stderr in one stream, in the order a terminal shows them."""
-    env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH}
-    proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tree, env=env)
-    return Result(proc.returncode, proc.stdout, tree / "dist")
-
-
 def pip(python: Path, tree: Path, *args: str) -> Result:
-    """`pip install` of `tree` into the venv of `python` (no build isolation: the dev environment's backends)."""
-    return run([str(python), "-m", "pip", "install", "--no-build-isolation", "--no-deps", "--no-input", *args], tree)
+    """`pip install` of `tree` into the venv of `python` (no build isolation: the dev environment's backends),
+    its stdout and stderr in one stream, in the order a terminal shows them."""
+    proc = pip_install(python, "--no-build-isolation", *args, cwd=tree, env=build_env(), merged=True)
+    return Result(proc.returncode, proc.stdout, tree / "dist")
 
 
 def ours(output: str) -> list[str]:
@@ -106,7 +99,7 @@ def test_a_failed_build_ends_with_the_diagnostics_and_one_line(
     tree = project(name)
     (tree / SECRET[name]).write_text("TOKEN=x\n")
     if front_end == "python -m build":
-        result = run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(tmp_path / "out"), "."], tree)
+        result = build(tree, outdir=tmp_path / "out", merged=True)
     else:
         result = pip(make_venv(tmp_path / "venv"), tree, *FRONT_ENDS[front_end])
     assert result.returncode != 0
@@ -161,9 +154,7 @@ def test_the_readme_shows_what_the_builds_print(
     assert ours(built["hatch-src"][1].output) == success
     tree = project("hatch-src")
     (tree / SECRET["hatch-src"]).write_text("TOKEN=x\n")
-    failed = run(
-        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(tmp_path / "out"), "."], tree
-    )
+    failed = build(tree, "--wheel", outdir=tmp_path / "out", merged=True)
     assert in_order(build_failure, failed.output), failed.output
     failed = pip(make_venv(tmp_path / "venv"), tree, ".")
     assert in_order(pip_failure, failed.output), failed.output
@@ -176,9 +167,7 @@ def test_unreferenced_skills_in_a_wheel_are_counted_apart(project: ProjectFactor
     extra.mkdir()
     text = "---\nname: extra\ndescription: Not referenced by any module. Use never.\n---\nBody.\n"
     (extra / "SKILL.md").write_text(text)
-    result = run(
-        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(tmp_path / "out"), "."], tree
-    )
+    result = build(tree, "--wheel", outdir=tmp_path / "out", merged=True)
     assert result.returncode == 0, result.output
     size = format_size(len(text.encode()))
     assert ours(result.output) == [

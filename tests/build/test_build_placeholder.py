@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from buildsupport import ProjectFactory, build, wheel_files
+from support.builds import build, wheel_files
+from support.projects import ProjectFactory
 
 from flue_runtime.format.validate import PLACEHOLDER_DESCRIPTION
 

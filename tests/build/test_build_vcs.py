@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tarfile
 import textwrap
-import zipfile
 from pathlib import Path
 
 import pytest
-from buildsupport import EPOCH, make_venv
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fixtures" / "hostile"))
-import artifacts  # noqa: E402
+from support.builds import build, sdist_names, wheel_files
+from support.envs import make_venv, pip_install
+from support.hostile import artifacts
 
 #: A file finder that lists what git tracks, the way setuptools-scm's does.
 FINDER = """\
@@ -56,8 +53,7 @@ def test_a_file_the_vcs_finder_does_not_list_stays_out_of_wheel_and_sdist(tmp_pa
     plugin.mkdir()
     (plugin / "pyproject.toml").write_text(FINDER_PROJECT)
     (plugin / "git_file_finder_demo.py").write_text(FINDER)
-    install = [str(python), "-m", "pip", "install", "--no-build-isolation", "--no-deps", "--no-input", str(plugin)]
-    installed = subprocess.run(install, capture_output=True, text=True)
+    installed = pip_install(python, "--no-build-isolation", str(plugin), cwd=tmp_path)
     assert installed.returncode == 0, installed.stdout + installed.stderr
 
     tree = artifacts.make(tmp_path / "tree", "shipped", "setuptools")
@@ -67,23 +63,16 @@ def test_a_file_the_vcs_finder_does_not_list_stays_out_of_wheel_and_sdist(tmp_pa
     git(tree, "add", "-A")  # `.gitignore` names `drafts/`: git leaves drafts/plan.md untracked
     git(tree, "commit", "-q", "-m", "tree")
     decorated = f"src/{artifacts.PACKAGE}/skills/decorated"
-    command = [str(python), "-m", "build", "--no-isolation", "--outdir", str(tmp_path / "dist"), str(tree)]
-    built = subprocess.run(
-        command, capture_output=True, text=True, env={"SOURCE_DATE_EPOCH": EPOCH, "PATH": "/usr/bin:/bin"}
-    )
-    output = built.stdout + built.stderr
+    built = build(tree, outdir=tmp_path / "dist", python=python, base_env={"PATH": "/usr/bin:/bin"})
+    output = built.output
     assert built.returncode == 0, output[-3000:]
     assert (
         f"{decorated}/drafts/plan.md: FLU411 warning: left out of the wheel and the sdist: "
         "not listed by the project's VCS file finder (ignored or untracked)"
     ) in output
-    [sdist] = (tmp_path / "dist").glob("*.tar.gz")
-    with tarfile.open(sdist) as archive:
-        names = {m.name.split("/", 1)[1] for m in archive.getmembers() if m.isfile()}
+    names = sdist_names(built.sdist)
     assert f"{decorated}/policy.md" in names and f"{decorated}/drafts/plan.md" not in names
-    [wheel] = (tmp_path / "dist").glob("*.whl")
-    with zipfile.ZipFile(wheel) as archive:
-        bundled = [n for n in archive.namelist() if "/_flue_skills/skills/" in n]
+    bundled = [n for n in wheel_files(built.wheel) if "/_flue_skills/skills/" in n]
     assert any(n.endswith("/policy.md") for n in bundled)
     assert not any(n.endswith("/drafts/plan.md") for n in bundled)
 

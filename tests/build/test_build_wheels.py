@@ -8,12 +8,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from buildsupport import ProjectFactory, Result, build, payload, sdist_names, wheel_files
-from helpers import build_summary
+from support.builds import Result, build, build_summary, payload, sdist_names, wheel_files
+from support.projects import ProjectFactory
 
 from flue_build.audit import audit
 from flue_build.collect import check_project
 from flue_build.pack import plan
+
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
 
 PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
 REFUNDS = "src/hatch_src_demo/skills/refunds"

@@ -14,14 +14,19 @@ import os
 import re
 import subprocess
 import sys
-import tarfile
 import textwrap
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from buildsupport import EPOCH, ROOT, Result, build, copy_project, make_venv
+from support import procs
+from support.builds import EPOCH, Result, build, sdist_names
+from support.envs import clean_env, make_venv, pip_install
+from support.paths import ROOT
+from support.projects import copy_project
+
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
 
 #: The last commit of main before exports existed: its run time is the "older run time".
 BEFORE_EXPORTS = "f6ada6deec722d456c47e92ffba9fda65d68ba7e"
@@ -58,45 +63,26 @@ def producer(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 
 
 def run(python: Path, *args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    proc = subprocess.run(
-        [str(python), *args], capture_output=True, text=True, cwd=cwd, env={**env, "SOURCE_DATE_EPOCH": EPOCH}
-    )
-    if check:
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc
+    """`python ARGS` in a child that sees nothing of this environment's Python settings."""
+    return procs.run([str(python), *args], cwd=cwd, env=clean_env(SOURCE_DATE_EPOCH=EPOCH), check=check)
 
 
-def pip_install(python: Path, *wheels: Path) -> None:
-    run(
-        Path(sys.executable),
-        "-m",
-        "pip",
-        "--python",
-        str(python),
-        "install",
+def install(python: Path, *wheels: Path) -> None:
+    pip_install(
+        sys.executable,
         "-q",
         "--no-index",
-        "--no-deps",
         *map(str, wheels),
+        into=python,
         cwd=wheels[0].parent,
+        env=clean_env(),
+        check=True,
     )
 
 
-def build_in(python: Path, project: Path) -> subprocess.CompletedProcess[str]:
+def build_in(python: Path, project: Path) -> Result:
     """The consumer built inside the venv that has the producer installed (its build environment)."""
-    return run(
-        python,
-        "-m",
-        "build",
-        "--no-isolation",
-        "--wheel",
-        "--outdir",
-        str(project / "dist"),
-        str(project),
-        cwd=project,
-        check=False,
-    )
+    return build(project, "--wheel", python=python, base_env=clean_env())
 
 
 def test_the_producer_ships_what_it_exports(producer: Producer) -> None:
@@ -110,24 +96,23 @@ def test_the_producer_ships_what_it_exports(producer: Producer) -> None:
     assert f"acme_skills/_flue_skills/skills/{review}/references/checklist.md" in names
     assert f"acme_skills/_flue_skills/skills/{internal}/SKILL.md" in names
     assert not any(n.startswith(("acme_skills/review/", "acme_skills/internal/", "acme_skills/docs/")) for n in names)
-    with tarfile.open(producer.built.sdist) as sdist:
-        members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if m.isfile()}
+    members = sdist_names(producer.built.sdist)
     assert {"acme_skills/review/references/checklist.md", "acme_skills/docs/style.md"} <= members
 
 
 def test_a_consumer_in_one_environment_with_the_producer(producer: Producer, tmp_path: Path) -> None:
     python = make_venv(tmp_path / "venv")
-    pip_install(python, producer.built.wheel)
+    install(python, producer.built.wheel)
     consumer = copy_project("exports-consumer", tmp_path / "exports-consumer")
 
     refused = build_in(python, consumer)
     assert refused.returncode != 0
-    assert readme_flu413() in refused.stdout + refused.stderr  # the README shows the real message
+    assert readme_flu413() in refused.output  # the README shows the real message
     assert not list((consumer / "dist").glob("*.whl"))
 
     (consumer / "acme_app" / "triage.py").unlink()
     built = build_in(python, consumer)
-    assert built.returncode == 0, built.stdout + built.stderr
+    assert built.returncode == 0, built.output
     [wheel] = (consumer / "dist").glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:
         refs = json.loads(archive.read("acme_app/_flue_skills/manifest.json"))["references"]["acme_app.agent"]
@@ -135,7 +120,7 @@ def test_a_consumer_in_one_environment_with_the_producer(producer: Producer, tmp
         "acme_skills/docs/style.md": {"package": "acme_skills/docs/style.md"},
         "acme_skills/review/SKILL.md": {"package": "acme_skills/review/SKILL.md"},
     }
-    pip_install(python, wheel)
+    install(python, wheel)
     used = run(
         python,
         "-c",
@@ -225,7 +210,7 @@ def test_a_run_time_from_before_exports_reads_the_manifest(producer: Producer, t
     subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
     assert "exports" not in (old / "flue_runtime" / "format" / "manifest.py").read_text()
     python = make_venv(tmp_path / "venv")
-    pip_install(python, producer.built.wheel)
+    install(python, producer.built.wheel)
     env = {"PYTHONPATH": str(old)}
     proc = subprocess.run(
         [

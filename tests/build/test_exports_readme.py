@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from buildsupport import PROJECTS, ROOT
+from support.paths import PROJECTS, ROOT
 
 from flue_runtime.errors import ConfigError
 from flue_runtime.format.config import load_config

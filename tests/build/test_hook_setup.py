@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from buildsupport import ProjectFactory
+from support.projects import ProjectFactory
 
 from flue_build.cli import main
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from buildsupport import build, copy_project, wheel_files
+from support.builds import build, wheel_files
+from support.projects import copy_project
+
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
 
 
 @pytest.mark.parametrize("args", [("--wheel",), ()], ids=["wheel", "via-sdist"])

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from clisupport import CLI
-from fakeapi import FakeAPI
+from support.fakeapi import FakeAPI
 
 from flue_runtime.agents.stores import open_store
 

@@ -154,6 +154,7 @@ def read_in_a_fresh_process(root: Path, name: str) -> dict[str, Any]:
     return found
 
 
+@pytest.mark.slow
 def test_reading_page_one_of_a_1_gib_file_costs_a_page_of_memory(tmp_path: Path) -> None:
     (tmp_path / "small.txt").write_text("small\n")
     with open(tmp_path / "zeros.bin", "wb") as handle:  # sparse: no disk space taken

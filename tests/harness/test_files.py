@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 from harness_support import tool_results
+from support.paths import FIXTURES
 
 from flue_runtime import Harness, LocalSandbox, MemorySandbox, agent, use_model, use_skill
 from flue_runtime.agents.reading import MAX_BYTES, MAX_LINES, page
 from flue_runtime.errors import WorkspaceSkillWarning
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.mount.reference import SkillReference
-
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def run_calls(calls: list[ToolCall], *skills: SkillReference, sandbox: object = None) -> list[dict[str, object]]:

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-README = Path(__file__).resolve().parents[2] / "README.md"
+from support.paths import README
 
 
 def snippet_and_output(heading: str, next_heading: str) -> tuple[str, str]:

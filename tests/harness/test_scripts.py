@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 from harness_support import tool_results
+from support.builds import build_wheel
+from support.envs import pip_install
+from support.projects import pyproject
 
 from flue_runtime import Harness, LocalSandbox, MemorySandbox, agent, define_skill, use_model, use_skill
 from flue_runtime.models import ScriptedModel, ToolCall
-
-ROOT = Path(__file__).resolve().parents[2]
 
 SKILL_MD = """---
 name: csv-tools
@@ -57,25 +58,7 @@ SCRIPTS: dict[str, tuple[str, int]] = {
 
 def write_project(folder: Path) -> Path:
     (folder / "src" / "script_demo" / "skills" / "csv-tools" / "scripts").mkdir(parents=True)
-    (folder / "pyproject.toml").write_text(
-        textwrap.dedent(
-            """\
-            [build-system]
-            requires = ["hatchling>=1.24", "hatch-flue-skills"]
-            build-backend = "hatchling.build"
-
-            [project]
-            name = "script-demo"
-            version = "0.1.0"
-            requires-python = ">=3.11"
-
-            [tool.hatch.build.hooks.flue-skills]
-
-            [tool.hatch.build.targets.wheel]
-            packages = ["src/script_demo"]
-            """
-        )
-    )
+    (folder / "pyproject.toml").write_text(pyproject("hatchling", "script_demo"))
     package = folder / "src" / "script_demo"
     (package / "__init__.py").write_text(
         'from flue_runtime import skill\n\nCSV = skill("./skills/csv-tools/SKILL.md")\n'
@@ -91,26 +74,13 @@ def write_project(folder: Path) -> Path:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("script-wheel")
-    project = write_project(base / "project")
-    subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(base / "dist"), str(project)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    [built] = (base / "dist").glob("*.whl")
-    return built
+    return build_wheel(write_project(base / "project"), base / "dist")
 
 
 @pytest.fixture(scope="module")
 def installed(wheel: Path) -> Path:
     site = wheel.parent.parent / "site"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "-q", "--target", str(site), str(wheel)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    pip_install(sys.executable, "--no-index", "-q", "--target", str(site), str(wheel), cwd=wheel.parent, check=True)
     return site
 
 

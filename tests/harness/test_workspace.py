@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 from harness_support import tool_results
+from support.paths import FIXTURES
 
 from flue_runtime import Harness, LocalSandbox, MemorySandbox, agent, define_skill, use_model, use_skill
 from flue_runtime.errors import WorkspaceSkillWarning
 from flue_runtime.models import ScriptedModel, ToolCall
-
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def skill_md(name: str, description: str, body: str = "Do it.\n") -> str:

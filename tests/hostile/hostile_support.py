@@ -21,51 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "fixtures" / "hostile"))
+from support import builds, procs
+from support.builds import Result
+from support.hostile import artifacts, corpus
+from support.projects import PYPROJECTS, pyproject
 
-import artifacts  # noqa: E402
-import corpus  # noqa: E402
-
-EPOCH = "1700000000"
 #: Every subprocess here is bounded: a hang is a failure, not a stuck CI run.
 TIMEOUT = 300
-
-HATCH = """\
-[build-system]
-requires = ["hatchling>=1.24", "hatch-flue-skills"]
-build-backend = "hatchling.build"
-
-[project]
-name = "{name}"
-version = "0.1.0"
-requires-python = ">=3.11"
-
-[tool.hatch.build.hooks.flue-skills]
-
-[tool.hatch.build.targets.wheel]
-packages = ["src/{package}"]
-
-[tool.flue]
-"""
-
-SETUPTOOLS = """\
-[build-system]
-requires = ["setuptools>=77", "flue-skills"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "{name}"
-version = "0.1.0"
-requires-python = ">=3.11"
-
-[tool.setuptools.packages.find]
-where = ["src"]
-
-[tool.flue]
-"""
-
-BACKENDS = {"hatchling": HATCH, "setuptools": SETUPTOOLS}
+BACKENDS = PYPROJECTS
+#: A build of the corpus: `tmpdir`, the build's TMPDIR, must be empty after it.
+Built = Result
 REFUSED = [case for case in corpus.CASES if not case.accepted]
 ACCEPTED = [case for case in corpus.CASES if case.accepted]
 PR_CAPBSET_DROP = 24
@@ -85,9 +50,7 @@ def unprivileged() -> None:
 
 def run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`command` without root's permission override, bounded by TIMEOUT."""
-    return subprocess.run(
-        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT, preexec_fn=unprivileged
-    )
+    return procs.run(command, cwd=cwd, env=env, check=False, timeout=TIMEOUT, preexec_fn=unprivileged)
 
 
 def module_source(case: corpus.Case) -> str:
@@ -114,23 +77,7 @@ def make_project(root: Path, cases: list[corpus.Case], backend: str = "hatchling
 def use_backend(root: Path, backend: str) -> None:
     """The backend's pyproject.toml for the one package under `root/src`."""
     [package] = [p.name for p in (root / "src").iterdir() if (p / "__init__.py").is_file()]
-    (root / "pyproject.toml").write_text(BACKENDS[backend].format(name=package.replace("_", "-"), package=package))
-
-
-@dataclass
-class Built:
-    returncode: int
-    output: str
-    outdir: Path
-    tmpdir: Path
-
-    @property
-    def wheels(self) -> list[Path]:
-        return sorted(self.outdir.glob("*.whl"))
-
-    @property
-    def sdists(self) -> list[Path]:
-        return sorted(self.outdir.glob("*.tar.gz"))
+    (root / "pyproject.toml").write_text(pyproject(backend, package))
 
 
 def build_wheel(project: Path, out: Path, backend: str | None = None) -> Built:
@@ -139,28 +86,16 @@ def build_wheel(project: Path, out: Path, backend: str | None = None) -> Built:
     With `backend`, the project's pyproject.toml is first rewritten for it."""
     if backend is not None:
         use_backend(project, backend)
-    outdir, tmpdir = out / "dist", out / "tmp"
-    outdir.mkdir(parents=True)
-    tmpdir.mkdir()
-    env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH, "TMPDIR": str(tmpdir)}
-    proc = run(
-        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(outdir), str(project)],
-        project,
-        env,
-    )
-    return Built(proc.returncode, proc.stdout + proc.stderr, outdir, tmpdir)
+    return build(project, out, "--wheel")
 
 
 def build(project: Path, out: Path, *args: str) -> Built:
     """`python -m build --no-isolation ARGS` (by default an sdist, then a wheel built from it),
-    unprivileged and bounded; the artifacts land in `out/dist`."""
-    outdir, tmpdir = out / "dist", out / "tmp"
-    outdir.mkdir(parents=True)
-    tmpdir.mkdir()
-    env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH, "TMPDIR": str(tmpdir)}
-    command = [sys.executable, "-m", "build", "--no-isolation", *args, "--outdir", str(outdir), str(project)]
-    proc = run(command, project, env)
-    return Built(proc.returncode, proc.stdout + proc.stderr, outdir, tmpdir)
+    unprivileged and bounded; the artifacts land in `out/dist`, its temporary files in `out/tmp`."""
+    (out / "dist").mkdir(parents=True)
+    return builds.build(
+        project, *args, outdir=out / "dist", tmpdir=out / "tmp", timeout=TIMEOUT, preexec_fn=unprivileged
+    )
 
 
 @dataclass

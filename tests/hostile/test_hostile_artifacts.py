@@ -18,8 +18,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import build_summary
 from hostile_support import LeakBuilds, artifacts, run
+from support.builds import build_summary
 
 from flue_runtime.format.manifest import Manifest
 from flue_runtime.format.skill_folder import vet_skill

@@ -15,8 +15,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import build_summary
 from hostile_support import ACCEPTED, BACKENDS, REFUSED, Built, Corpus, corpus, problems_of
+from support.builds import build_summary
 
 from flue_runtime.format.manifest import Manifest
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from hostile_support import BACKENDS, build_wheel, run, use_backend
+from support.projects import write_skill
 
 from flue_runtime.errors import ConfigError
 from flue_runtime.format.config import load_config
@@ -65,14 +66,8 @@ def test_sizes_refused(bad: object) -> None:
     assert parse_size(bad) is None
 
 
-def write_skill(folder: Path, frontmatter_extra: str = "", files: dict[str, bytes] | None = None) -> Path:
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {folder.name}\ndescription: A skill for the limit tests.\n{frontmatter_extra}---\n# {folder.name}\n"
-    )
-    for name, data in (files or {}).items():
-        (folder / name).write_bytes(data)
-    return folder
+def limit_skill(folder: Path, frontmatter: str = "", files: dict[str, str | bytes] | None = None) -> Path:
+    return write_skill(folder, "A skill for the limit tests.", f"# {folder.name}\n", files, frontmatter=frontmatter)
 
 
 #: 70 KB of metadata: over the default frontmatter limit.
@@ -82,10 +77,10 @@ BIG_FRONTMATTER = "metadata:\n" + "".join(f"  key{i}: {'v' * 60}\n" for i in ran
 def make_project(root: Path) -> Path:
     """Four skills, each at one limit: a 70 KB frontmatter, 30 files, and two of 1.5 MiB each."""
     skills = root / "skills"
-    write_skill(skills / "big-front", BIG_FRONTMATTER)
-    write_skill(skills / "many", files={f"f{i:02d}.md": b"x\n" for i in range(29)})  # 30 with SKILL.md
-    write_skill(skills / "heavy-a", files={"data.bin": os.urandom(3 * MIB // 2)})
-    write_skill(skills / "heavy-b", files={"data.bin": os.urandom(3 * MIB // 2)})
+    limit_skill(skills / "big-front", BIG_FRONTMATTER)
+    limit_skill(skills / "many", files={f"f{i:02d}.md": b"x\n" for i in range(29)})  # 30 with SKILL.md
+    limit_skill(skills / "heavy-a", files={"data.bin": os.urandom(3 * MIB // 2)})
+    limit_skill(skills / "heavy-b", files={"data.bin": os.urandom(3 * MIB // 2)})
     package = root / "src" / "limits_demo"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
@@ -158,6 +153,7 @@ def test_defaults_refuse_the_big_frontmatter_only(project: Path) -> None:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", list(BACKENDS))
 def test_tight_limits_refuse_in_the_build_and_in_dev_mode(project: Path, backend: str, tmp_path: Path) -> None:
     configure(project, backend, TIGHT)
@@ -182,6 +178,7 @@ def test_tight_limits_refuse_in_the_build_and_in_dev_mode(project: Path, backend
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", list(BACKENDS))
 def test_roomy_limits_let_everything_through(project: Path, backend: str, tmp_path: Path) -> None:
     configure(project, backend, ROOMY)
@@ -251,7 +248,7 @@ def sealed_skill() -> Iterator[Path]:
     """A skill readable by anyone but for `zz-sealed.bin` (mode 000), which sorts after the other files."""
     base = Path(tempfile.mkdtemp(prefix="flue-limits-"))
     base.chmod(0o755)
-    skill = write_skill(base / "sealed", files={f"f{i}.md": b"x" * 100 for i in range(5)})
+    skill = limit_skill(base / "sealed", files={f"f{i}.md": b"x" * 100 for i in range(5)})
     with open(skill / "zz-sealed.bin", "wb") as handle:
         handle.truncate(4 * 1024**3)  # 4 GiB, sparse: reading it would take seconds and cost nothing on disk
     (skill / "zz-sealed.bin").chmod(0)
@@ -274,7 +271,7 @@ def test_files_past_the_count_limit_are_never_opened(sealed_skill: Path) -> None
 
 def test_a_limit_hit_keeps_the_skill_md_diagnosis_honest(tmp_path: Path) -> None:
     """The walk may stop before SKILL.md (sorted after `A-...` files): no false "SKILL.md missing"."""
-    skill = write_skill(tmp_path / "early", files={f"A{i}.md": b"x" for i in range(5)})
+    skill = limit_skill(tmp_path / "early", files={f"A{i}.md": b"x" for i in range(5)})
     vetted = vet_skill(skill, display="s", limits=Limits(skill_files=3))
     assert [(d.path, d.code) for d in vetted.diagnostics] == [("s", "FLU310")]
     assert not vetted.ok

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from hostile_support import run
+from support.projects import write_skill
 
 from flue_runtime import LocalSandbox, SkillError
 from flue_runtime.errors import SandboxError
@@ -20,13 +21,8 @@ from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.mount.disk import load_skill_dir
 
 
-def write_skill(folder: Path, files: dict[str, bytes] | None = None) -> Path:
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {folder.name}\ndescription: Claims.\n---\nBody.\n")
-    for name, data in (files or {}).items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_bytes(data)
-    return folder
+def claim_skill(folder: Path, files: dict[str, str | bytes] | None = None) -> Path:
+    return write_skill(folder, "Claims.", "Body.\n", files)
 
 
 def codes(folder: Path, **kwargs: object) -> dict[str, str]:
@@ -35,12 +31,12 @@ def codes(folder: Path, **kwargs: object) -> dict[str, str]:
 
 def test_pgp_private_key_blocks_are_refused_whatever_the_name(tmp_path: Path) -> None:
     block = b"-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\nlQOYBGZ8b2QBCADQx7Ju0k8Jq3vQ2fL1hT8W\n=Ab1c\n"
-    skill = write_skill(tmp_path / "keys", {"notes.txt": block})
+    skill = claim_skill(tmp_path / "keys", {"notes.txt": block})
     assert codes(skill) == {"s/notes.txt": "FLU303"}
 
 
 def test_secret_folders_are_matched_without_case_and_can_be_allowed(tmp_path: Path) -> None:
-    skill = write_skill(tmp_path / "creds", {".SSH/config": b"Host x\n", ".Aws/credentials": b"[default]\n"})
+    skill = claim_skill(tmp_path / "creds", {".SSH/config": b"Host x\n", ".Aws/credentials": b"[default]\n"})
     assert codes(skill) == {"s/.SSH": "FLU302", "s/.Aws": "FLU302"}
     assert codes(skill, allow=[skill / ".SSH"]) == {"s/.Aws": "FLU302"}
 
@@ -52,7 +48,7 @@ def test_a_name_cannot_add_lines_or_terminal_escapes_to_a_report() -> None:
 
 
 def test_dev_mode_refuses_a_key_added_after_loading(tmp_path: Path) -> None:
-    skill = load_skill_dir(write_skill(tmp_path / "later", {"notes.md": b"fine\n"}))
+    skill = load_skill_dir(claim_skill(tmp_path / "later", {"notes.md": b"fine\n"}))
     assert skill.read_text("notes.md") == "fine\n"
     (tmp_path / "later" / "notes.md").write_text("-----BEGIN EC PRIVATE KEY-----\nMHcC\n")
     with pytest.raises(SkillError, match="FLU303"):
@@ -60,7 +56,7 @@ def test_dev_mode_refuses_a_key_added_after_loading(tmp_path: Path) -> None:
 
 
 def test_dev_mode_refuses_a_file_turned_into_a_fifo_without_blocking(tmp_path: Path) -> None:
-    skill = load_skill_dir(write_skill(tmp_path / "piped", {"notes.md": b"fine\n"}))
+    skill = load_skill_dir(claim_skill(tmp_path / "piped", {"notes.md": b"fine\n"}))
     (tmp_path / "piped" / "notes.md").unlink()
     os.mkfifo(tmp_path / "piped" / "notes.md")  # nobody writes: a blocking open would hang the test
     with pytest.raises(SkillError, match="FLU307"):

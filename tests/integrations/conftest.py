@@ -1,18 +1,14 @@
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from intsupport import Installed, build_and_install
+from support.fakeapi import clean_env, fake_api
+from support.imports import imported_from
 
-# The loopback model API of the provider tests, for the README snippets that talk to a model.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
-
-from fakeapi import clean_env, fake_api  # noqa: E402
-from intsupport import Installed, build_and_install, imported_from  # noqa: E402
-
-from flue_runtime.mount.reference import SkillReference  # noqa: E402
+from flue_runtime.mount.reference import SkillReference
 
 __all__ = ["clean_env", "demo", "fake_api", "installed"]
 

@@ -10,7 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from intsupport import PACKAGE, Installed
+from intsupport import NAME, PACKAGE, Installed
+from support import procs
+from support.envs import make_venv, pip_install
+from support.projects import copy_project
 
 from flue_runtime.errors import ExportError
 from flue_runtime.format.manifest import BUNDLE_DIR, SKILLS_DIR
@@ -174,23 +177,23 @@ def test_a_target_naming_no_skills_is_refused(installed: Installed, tmp_path: Pa
 
 def test_an_editable_install_is_served_from_its_project_folder(tmp_path: Path) -> None:
     """`pip install -e` leaves no bundle: the skills come from the project's folders, vetted as the build would."""
-    import sysconfig
-
-    from intsupport import PROJECT, run
-
-    project = tmp_path / "project"
-    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("build", "dist", "__pycache__"))
-    run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], cwd=tmp_path)
-    python = tmp_path / "venv" / "bin" / "python"
-    purelib = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=tmp_path)
-    dev = sysconfig.get_paths()["purelib"]  # this environment's packages (flue-skills and its dependencies)
-    Path(purelib.stdout.strip(), "_dev.pth").write_text(f"import site; site.addsitedir({dev!r})\n")
-    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-index", "--no-deps"]
-    run([*pip, "--no-build-isolation", "-e", str(project)], cwd=tmp_path)
+    project = copy_project(NAME, tmp_path / "project")
+    python = make_venv(tmp_path / "venv")  # sees this environment's packages (flue-skills and its dependencies)
+    pip_install(
+        sys.executable,
+        "-q",
+        "--no-index",
+        "--no-build-isolation",
+        "-e",
+        str(project),
+        into=python,
+        cwd=tmp_path,
+        check=True,
+    )
 
     out = tmp_path / "out"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    done = run([str(python), "-m", "flue_build", "export", PACKAGE, str(out)], cwd=tmp_path, env=env)
+    done = procs.run([str(python), "-m", "flue_build", "export", PACKAGE, str(out)], cwd=tmp_path, env=env)
     assert done.stdout.split()[::2] == ["written", "written"]
     for name in ("refunds", "triage"):
         assert tree(out / name) == tree(project / PACKAGE / "skills" / name)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+import pytest
+from support.paths import ROOT
+
+pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
 
 
 def test_the_token_benchmark_measures_every_flue_surface() -> None:

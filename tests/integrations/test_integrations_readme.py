@@ -13,15 +13,15 @@ from typing import Any
 
 import anyio
 import pytest
-from fakeapi import FakeAPI
 from mcp import Client, StdioServerParameters
 from mcpclient import list_skills, tool_text
+from support.fakeapi import FakeAPI
+from support.paths import README
 
 from flue_build.cli import _parser
 from flue_runtime import define_skill
 from flue_runtime.integrations.skillset import Skillset
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 SECTION = "## Using bundled skills elsewhere"
 GREETER = define_skill(
     name="greeter",

@@ -8,7 +8,7 @@ from typing import Any
 
 import openai
 import pytest
-from fakeapi import FakeAPI
+from support.fakeapi import FakeAPI
 
 from flue_runtime import Harness, agent, define_skill, use_model, use_skill
 from flue_runtime.errors import ModelError

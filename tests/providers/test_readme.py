@@ -8,9 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fakeapi import FakeAPI
-
-README = Path(__file__).resolve().parents[2] / "README.md"
+from support.fakeapi import FakeAPI
+from support.paths import README
 
 
 def snippet() -> str:

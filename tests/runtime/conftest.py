@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from rtsetups import SETUPS, Builds, Setup, build_all, make_setup
-from rtsupport import ImportSandbox
+from support.imports import ImportSandbox
 
 _counter = itertools.count()
 

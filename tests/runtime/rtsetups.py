@@ -16,86 +16,26 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-PROJECTS = ROOT / "fixtures" / "projects"
+from support.builds import build_wheel
+from support.envs import clean_env, make_venv, pip_install
+from support.paths import ROOT
+from support.procs import run
+from support.projects import copy_project
+
 PROBE = Path(__file__).resolve().parent / "probe.py"
 AGENT, LIB = "runtime-agent", "runtime-lib"
 SETUPS = ("wheel", "zip", "editable", "editable-strict")
-EPOCH = "1700000000"
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """The environment without anything that would leak the test runner's packages into a setup."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_", "VIRTUAL_ENV"))}
-    env.update(extra)
-    return env
-
-
-def run(
-    command: list[str], *, cwd: Path, env: dict[str, str] | None = None, check: bool = True
-) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env or clean_env(), timeout=300)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(command)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def copy_project(name: str, dest: Path) -> Path:
-    shutil.copytree(PROJECTS / name, dest, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__"))
-    return dest
-
-
-def build_wheel(project: Path, outdir: Path) -> Path:
-    """`python -m build --wheel` with the test runner's backends (hatchling + hook, setuptools + plugin)."""
-    before = set(outdir.glob("*.whl")) if outdir.exists() else set()
-    run(
-        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(outdir), str(project)],
-        cwd=project,
-        env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH},
-    )
-    [wheel] = set(outdir.glob("*.whl")) - before
-    return wheel
-
-
-def make_venv(path: Path, *, see_dev_env: bool = False) -> Path:
-    """A fresh venv without pip; with `see_dev_env`, the test runner's packages are visible through a .pth."""
-    run([sys.executable, "-m", "venv", "--without-pip", str(path)], cwd=path.parent)
-    python = path / "bin" / "python"
-    if see_dev_env:
-        purelib = run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=path
-        ).stdout.strip()
-        dev = sysconfig.get_paths()["purelib"]
-        Path(purelib, "_flue_dev_env.pth").write_text(f"import site; site.addsitedir({dev!r})\n")
-    return python
 
 
 def pip(python: Path, *args: str, cwd: Path) -> None:
-    """The test runner's pip, installing into `python`'s environment, offline."""
-    run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            str(python),
-            "install",
-            "--no-index",
-            "--no-deps",
-            "--no-input",
-            "-q",
-            *args,
-        ],
-        cwd=cwd,
-    )
+    """The test runner's pip, installing into `python`'s environment, offline, nothing of this one's settings."""
+    pip_install(sys.executable, "--no-index", "-q", *args, into=python, cwd=cwd, env=clean_env(), check=True)
 
 
 @dataclass
@@ -140,15 +80,15 @@ def make_setup(name: str, builds: Builds, base: Path) -> Setup:
     work = base / "work"
     work.mkdir()
     if name == "wheel":
-        python = make_venv(base / "venv")
+        python = make_venv(base / "venv", see_dev_env=False)
         pip(python, str(builds.flue), str(builds.agent), str(builds.lib), cwd=work)
         return Setup(name, python, work)
     if name == "zip":
-        python = make_venv(base / "venv")
+        python = make_venv(base / "venv", see_dev_env=False)
         pip(python, str(builds.flue), cwd=work)
         return Setup(name, python, work, [builds.agent, builds.lib])
     if name in ("editable", "editable-strict"):
-        python = make_venv(base / "venv", see_dev_env=True)
+        python = make_venv(base / "venv")
         agent = copy_project(AGENT, base / AGENT)
         lib = copy_project(LIB, base / LIB)
         pip(python, "--no-build-isolation", "-e", str(agent), cwd=work)

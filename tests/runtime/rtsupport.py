@@ -9,44 +9,15 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 import posixpath
 import shutil
-import sys
-import textwrap
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest, MarkdownEntry, Reference, SkillEntry
 from flue_runtime.format.skill_folder import vet_skill
-from flue_runtime.mount import bundled
-
-
-def write_skill(
-    folder: Path, description: str = "", body: str = "", files: dict[str, str | bytes] | None = None
-) -> Path:
-    """A valid skill at `folder` (its name is the folder's name)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    name = folder.name
-    description = description or f"Do {name} things. Use when {name} comes up."
-    body = body or f"# {name}\n\nStep one.\n"
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n{body}", encoding="utf-8")
-    for path, content in (files or {}).items():
-        target = folder / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            target.write_bytes(content)
-        else:
-            target.write_text(content, encoding="utf-8")
-    return folder
-
-
-def write_module(path: Path, source: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(source), encoding="utf-8")
-    return path
 
 
 @dataclass
@@ -136,33 +107,3 @@ def zip_folder(folder: Path, archive: Path) -> Path:
                 full = Path(current, name)
                 zf.write(full, posixpath.join(*full.relative_to(folder).parts))
     return archive
-
-
-class ImportSandbox:
-    """Puts entries on sys.path and forgets every module imported from them afterwards."""
-
-    def __init__(self) -> None:
-        self.paths: list[str] = []
-        self.before = set(sys.modules)
-
-    def add(self, entry: Path) -> None:
-        sys.path.insert(0, str(entry))
-        self.paths.append(str(entry))
-        importlib.invalidate_caches()
-
-    def _ours(self, module: object) -> bool:
-        """Imported from one of our entries (other modules, like a lazily imported yaml, stay)."""
-        spec = getattr(module, "__spec__", None)
-        places = [getattr(spec, "origin", None) or "", *(getattr(spec, "submodule_search_locations", None) or [])]
-        return any(str(place).startswith(entry) for place in places for entry in self.paths)
-
-    def close(self) -> None:
-        for entry in self.paths:
-            while entry in sys.path:
-                sys.path.remove(entry)
-            sys.path_importer_cache.pop(entry, None)
-        for name in set(sys.modules) - self.before:
-            if self._ours(sys.modules[name]):
-                del sys.modules[name]
-        bundled.clear_caches()
-        importlib.invalidate_caches()

@@ -12,7 +12,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from rtsupport import Call, ImportSandbox, Project, write_module, write_skill, zip_folder
+from rtsupport import Call, Project, zip_folder
+from support.imports import ImportSandbox
+from support.projects import write_module, write_skill
 
 from flue_runtime.errors import BundleError
 

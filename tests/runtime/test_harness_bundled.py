@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 import pytest
-from rtsetups import PROJECTS, Setup
+from rtsetups import Setup
+from support.paths import PROJECTS
 
 from flue_runtime.agents.reading import is_text, page
 

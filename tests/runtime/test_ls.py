@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rtsetups import AGENT, LIB, PROJECTS, Builds, Setup
+from rtsetups import AGENT, LIB, Builds, Setup
+from support.paths import PROJECTS
+from support.projects import copy_project
 
 from flue_build.cli import main
 from flue_runtime.format.skill_folder import vet_skill
@@ -62,14 +63,14 @@ def test_a_wheel(builds: Builds, capsys: pytest.CaptureFixture[str]) -> None:
 def test_a_project_folder_lists_what_its_build_ships(
     project: str, expected: list[dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    copy = shutil.copytree(PROJECTS / project, tmp_path / project)
+    copy = copy_project(project, tmp_path / project)
     code, out, err = ls(capsys, str(copy), "--format", "json")
     assert code == 0, err
     assert json.loads(out) == expected
 
 
 def test_a_broken_project_reports_its_problems(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    copy = shutil.copytree(PROJECTS / AGENT, tmp_path / AGENT)
+    copy = copy_project(AGENT, tmp_path / AGENT)
     (copy / "skills" / "data-tools" / "id_rsa").write_text("x")
     code, _, err = ls(capsys, str(copy))
     assert code == 1

@@ -15,7 +15,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from rtsupport import Call, ImportSandbox, Project, write_module, write_skill, zip_folder
+from rtsupport import Call, Project, zip_folder
+from support.imports import ImportSandbox
+from support.projects import write_module, write_skill
 
 import flue_runtime
 from flue_runtime import (

@@ -13,7 +13,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from rtsupport import ImportSandbox, write_module, write_skill, zip_folder
+from rtsupport import zip_folder
+from support.imports import ImportSandbox
+from support.projects import write_module, write_skill
 
 from flue_build.collect import collect
 from flue_build.pack import copy_checked, local_targets, plan

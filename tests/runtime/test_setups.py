@@ -14,7 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rtsetups import AGENT, LIB, PROJECTS, SETUPS, Builds, Setup, build_wheel, copy_project, make_venv, pip
+from rtsetups import AGENT, LIB, SETUPS, Builds, Setup, pip
+from support.builds import build_wheel
+from support.envs import make_venv
+from support.paths import PROJECTS
+from support.projects import copy_project
 
 from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.validate import check_skill_md
@@ -188,6 +192,7 @@ def test_editable_edits_show_without_reinstalling_and_new_secrets_are_refused(
     assert ".env" in out["message"] and skill_md.parent.name in out["message"]
 
 
+@pytest.mark.slow
 def test_a_wheel_built_without_the_hook_says_how_to_add_it(builds: Builds, tmp_path: Path) -> None:
     project = copy_project(AGENT, tmp_path / "nohook")
     pyproject = project / "pyproject.toml"
@@ -199,7 +204,7 @@ def test_a_wheel_built_without_the_hook_says_how_to_add_it(builds: Builds, tmp_p
         )
     )
     wheel = build_wheel(project, tmp_path / "dist")
-    python = make_venv(tmp_path / "venv")
+    python = make_venv(tmp_path / "venv", see_dev_env=False)
     pip(python, str(builds.flue), cwd=tmp_path)
     setup = Setup("nohook", python, tmp_path, [wheel, builds.lib])
     out = setup.code("import runtime_agent_demo", check=False)

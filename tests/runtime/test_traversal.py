@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 import traversal_probe as table
-from rtsetups import PROJECTS, Setup
+from rtsetups import Setup
+from support.paths import PROJECTS
 
 from flue_runtime import define_skill
 from flue_runtime.agents.reading import page

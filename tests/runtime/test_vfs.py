@@ -6,7 +6,9 @@ import importlib
 from pathlib import Path
 
 import pytest
-from rtsupport import Call, ImportSandbox, Project, write_module, write_skill, zip_folder
+from rtsupport import Call, Project, zip_folder
+from support.imports import ImportSandbox
+from support.projects import write_module, write_skill
 
 from flue_runtime import FlueError, ReadOnlyError, ResourceNotFoundError, SkillPathError, SkillReference, define_skill
 from flue_runtime.mount.vfs import SKILLS_ROOT, SkillTree

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 from store_backends import Backend
-
-README = Path(__file__).resolve().parents[2] / "README.md"
+from support.paths import README
 
 
 def test_the_several_workers_snippet_prints_what_it_shows(pg: Backend, tmp_path: Path) -> None:

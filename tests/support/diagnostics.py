@@ -1,4 +1,4 @@
-"""Small helpers shared by the tests."""
+"""A SKILL.md checked from its parts, and what the check said."""
 
 from __future__ import annotations
 
@@ -22,12 +22,3 @@ def only(result: SkillFile, code: str) -> Diagnostic:
     found = [d for d in result.diagnostics if d.code == code]
     assert len(found) == 1, result.diagnostics
     return found[0]
-
-
-def build_summary(output: str) -> str:
-    """The one-line summary a flue-skills build printed last (`flue-skills: ...`); asserts the
-    output of the build holds no Python traceback."""
-    assert "Traceback" not in output, output[-3000:]
-    lines = [line.strip() for line in output.splitlines() if line.strip().startswith("flue-skills: ")]
-    assert lines, output[-3000:]
-    return lines[-1]

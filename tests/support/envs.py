@@ -1,0 +1,61 @@
+"""Fresh virtual environments, and `pip install` into them; nothing is downloaded."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from support.procs import run
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This environment without what would leak the test runner's packages or pip settings into a child
+    (PYTHON*, PIP_*, VIRTUAL_ENV), plus `extra`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_", "VIRTUAL_ENV"))}
+    env.update(extra)
+    return env
+
+
+def make_venv(path: Path, *, see_dev_env: bool = True, with_pip: bool = False) -> Path:
+    """A fresh venv at `path`; returns its python. With `see_dev_env`, it sees this environment's packages
+    (pip, the build backends, flue-skills and its dependencies) through a .pth, and what is installed
+    into it goes into it. Without pip unless `with_pip`."""
+    command = [sys.executable, "-m", "venv", *(() if with_pip else ("--without-pip",)), str(path)]
+    run(command, cwd=path.parent, env=clean_env())
+    python = path / "bin" / "python"
+    if see_dev_env:
+        purelib = run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=path
+        ).stdout.strip()
+        dev = sysconfig.get_paths()["purelib"]
+        Path(purelib, "_flue_dev_env.pth").write_text(f"import site; site.addsitedir({dev!r})\n")
+    return python
+
+
+def pip_install(
+    python: Path | str,
+    *args: str,
+    cwd: Path,
+    into: Path | None = None,
+    env: dict[str, str] | None = None,
+    check: bool = False,
+    merged: bool = False,
+) -> subprocess.CompletedProcess[str]:
+    """`python -m pip install --no-deps --no-input ARGS`: `python`'s own pip (a venv that sees this
+    environment has this one's), or, with `into`, `python`'s pip installing into the environment of the
+    python `into`. `check`: a failure is an AssertionError; `merged`: stderr in stdout."""
+    target = ["--python", str(into)] if into is not None else []
+    command = [str(python), "-m", "pip", *target, "install", "--no-deps", "--no-input", *args]
+    return run(command, cwd=cwd, env=env, check=check, merged=merged)
+
+
+def origin(python: Path, module: str) -> Path:
+    """Where `module` is found by the venv's python, without importing (executing) it."""
+    out = run(
+        [str(python), "-c", f"import importlib.util; print(importlib.util.find_spec({module!r}).origin)"],
+        cwd=python.parent,
+    ).stdout.strip()
+    return Path(out)
