@@ -8,7 +8,8 @@ import tarfile
 import zipfile
 
 import pytest
-from buildsupport import ProjectFactory, build
+from support.builds import build
+from support.projects import ProjectFactory
 
 pytestmark = pytest.mark.slow
 
