@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support.paths import ROOT
+
+pytestmark = pytest.mark.slow  # the console script in child processes
 
 README = ROOT / "README.md"
 BIN = Path(sys.executable).parent

@@ -8,10 +8,13 @@ import math
 import warnings
 
 import cli_agents
+import pytest
 from clisupport import CLI
 
 from flue_build.cli.tokens import counter
 from flue_runtime import Harness
+
+pytestmark = pytest.mark.slow  # the console script in child processes
 
 
 def first_request(state: dict[str, object]) -> tuple[str, list[dict[str, object]]]:

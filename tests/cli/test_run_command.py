@@ -13,6 +13,8 @@ from support.fakeapi import FakeAPI
 
 from flue_runtime.agents.stores import open_store
 
+pytestmark = pytest.mark.slow  # the console script in child processes
+
 REFUND_TURN = [
     "Let me check.",
     '  -> activate_skill {"name": "refunds"}',

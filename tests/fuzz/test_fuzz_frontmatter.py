@@ -10,12 +10,15 @@ limit (FLU105) are refused before anything is built from them.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from flue_runtime.format import frontmatter
 from flue_runtime.format.diagnostics import CODES
 from flue_runtime.format.validate import check_skill_md
+
+pytestmark = pytest.mark.slow  # hypothesis campaigns
 
 VALID = (
     b'---\nname: pdf-tools\ndescription: "Extract text: PDFs"\nlicense: MIT\ncompatibility: any\n'

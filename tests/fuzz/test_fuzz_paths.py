@@ -27,6 +27,8 @@ from flue_runtime.errors import FlueError, SandboxError, SkillPathError
 from flue_runtime.format.paths import skill_path
 from flue_runtime.mount.vfs import SkillTree
 
+pytestmark = pytest.mark.slow  # hypothesis campaigns
+
 PIECES = [
     "..",
     ".",

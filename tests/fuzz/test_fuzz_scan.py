@@ -18,12 +18,15 @@ import ast
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flue_build.scan.scanner import ScanResult, scan_file, scan_source
 from flue_runtime.format.diagnostics import CODES
 from flue_runtime.mount.specs import spec_problem
+
+pytestmark = pytest.mark.slow  # hypothesis campaigns
 
 VALID = b'''\
 # -*- coding: utf-8 -*-

@@ -37,6 +37,8 @@ from flue_runtime.format.naming import is_valid_name, name_problems
 from flue_runtime.format.schema_validator import KEYWORDS, Validator
 from flue_runtime.format.validate import check_fields
 
+pytestmark = pytest.mark.slow  # hypothesis campaigns
+
 Reference = jsonschema.Draft202012Validator
 
 # --- JSON values ------------------------------------------------------------------------------

@@ -22,6 +22,8 @@ from flue_build.cli import _parser
 from flue_runtime import define_skill
 from flue_runtime.integrations.skillset import Skillset
 
+pytestmark = pytest.mark.slow  # the README's snippets in child processes
+
 SECTION = "## Using bundled skills elsewhere"
 GREETER = define_skill(
     name="greeter",

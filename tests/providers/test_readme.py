@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support.fakeapi import FakeAPI
 from support.paths import README
+
+pytestmark = pytest.mark.slow  # the README's snippets in child processes against loopback servers
 
 
 def snippet() -> str:

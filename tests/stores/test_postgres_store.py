@@ -35,6 +35,8 @@ from flue_runtime.agents.stores.sqlite import SQLiteStore
 from flue_runtime.errors import SessionConflictError, StoreError
 from flue_runtime.models import ScriptedModel
 
+pytestmark = pytest.mark.slow  # a PostgreSQL server of its own, stopped and restarted
+
 # --- URLs --------------------------------------------------------------------------------------
 
 

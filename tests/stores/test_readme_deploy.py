@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from store_backends import Backend
 from support.paths import README
+
+pytestmark = pytest.mark.slow  # a PostgreSQL server and worker processes
 
 
 def test_the_several_workers_snippet_prints_what_it_shows(pg: Backend, tmp_path: Path) -> None:

@@ -39,6 +39,8 @@ from flue_runtime import Harness, agent, use_model, use_tool
 from flue_runtime.errors import SessionConflictError
 from flue_runtime.models import ScriptedModel
 
+pytestmark = pytest.mark.slow  # worker processes, and a PostgreSQL server
+
 AGENT = """
 import sys, time
 from pathlib import Path

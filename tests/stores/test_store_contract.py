@@ -17,6 +17,8 @@ from store_backends import Backend
 from flue_runtime.agents.stores import SessionRecord, postgres, sqlite
 from flue_runtime.errors import SessionConflictError, StoreError
 
+pytestmark = pytest.mark.slow  # a PostgreSQL server, and processes killed mid-write
+
 AWKWARD = [
     {"role": "user", "content": "é ✓ 😀 \x00 nul, \ud800 a lone surrogate, \r\n and 'quotes' \"too\""},
     {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "t", "arguments": {"n": 1.5}}]},
