@@ -22,7 +22,7 @@ BUILD_LAYERS = [
     ("flue_build.collect", "flue_build.shipping", "flue_build.project"),
     ("flue_build.pack",),
     ("flue_build.audit",),
-    ("flue_build.cli", "flue_build.setuptools_plugin", "flue_build.__main__"),
+    ("flue_build.cli", "flue_build.setuptools_plugin", "flue_build.hatchling_build", "flue_build.__main__"),
 ]
 
 

@@ -1,150 +1,32 @@
-"""The `flue-skills` build hook: a thin hatchling adapter over `flue_build`.
-
-For the wheel and the sdist alike, the hook asks hatchling what the target selects, vets
-every skill folder in it (referenced or not), keeps every file the vetting did not keep
-out of the target's walk, leaves out of the bundles what the project's own exclusion rules
-exclude, and audits the finished artifact, deleting it on any surprise.
-
-- wheel: every vetted file of a referenced skill is force-included one by one (never a
-  folder: hatchling follows links when it copies folders) into `<pkg>/_flue_skills/`, the
-  manifest from a temporary file; the originals of bundled skill folders stay out.
-- editable wheel: everything is validated, nothing is added under the package's name;
-  the run time reads skills from the source tree.
-- sdist: every vetted file of a referenced skill and every markdown target is
-  force-included at its own path, so a wheel built from the sdist has the skills.
-"""
+"""The `flue-skills` build hook: a thin hatchling adapter over `flue_build.hatchling_build`, which
+says what happens to the wheel, the editable wheel and the sdist."""
 
 from __future__ import annotations
 
-import atexit
 import os
-import shutil
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-from flue_build.audit import audit
-from flue_build.backends import hatchling_rules
-from flue_build.backends.hatchling_rules import Placed
-from flue_build.collect import collect
-from flue_build.pack import BundlePlan, force_include, original_prefixes, plan, sdist_files, vetted_line
-from flue_build.report import done, fail_on_errors, stops_build
-from flue_build.scan.selection import guess_sources, hatchling_sources
-from flue_build.scan.sources import Source, from_distribution_paths, sources_under
-from flue_build.shipping import SkillFolders, without_excluded
-from flue_runtime.format.config import FlueConfig, load_config
-from flue_runtime.format.diagnostics import has_errors
-
-
-@dataclass
-class _Built:
-    """What `finalize` needs to audit the artifact `initialize` prepared."""
-
-    folders: SkillFolders
-    placed: list[Placed]
-    bundles: list[BundlePlan]
-    prefixes: list[str]
-    #: What the hook force-included (source → path): the audit checks those entries against the plan.
-    forced: dict[str, str]
+from flue_build.hatchling_build import Prepared, artifact_name, finish, prepare
+from flue_build.report import done, stops_build
 
 
 class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     PLUGIN_NAME = "flue-skills"
 
-    _staging: str | None = None
-    _built: _Built | None = None
-    _editable: str | None = None
+    #: What `initialize` set up for `finalize`: a plan to audit, or the line an editable build prints.
+    _prepared: Prepared | str | None = None
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
-        with stops_build(f"{self._artifact(version)} not built"):
-            self._initialize(version, build_data)
-
-    def _artifact(self, version: str) -> str:
-        return "editable wheel" if version == "editable" else self.target_name
-
-    def _initialize(self, version: str, build_data: dict[str, Any]) -> None:
-        context = f"{self._artifact(version)} not built"
-        root = Path(os.path.abspath(self.root))
-        config = load_config(root)
-        builder = self.build_config.builder
-        wheel = self.target_name == "wheel"
-        walked = hatchling_rules.walked(builder) if self.target_name in ("wheel", "sdist") else []
-        collection = collect(config, self._sources(root, config, walked))
-        if self.target_name not in ("wheel", "sdist") or version == "editable":
-            # validated; an editable install reads skills from the source tree
-            fail_on_errors(collection.diagnostics, context)
-            self._editable = vetted_line(collection)
-            return
-        exclusions = hatchling_rules.Exclusions(self.build_config, walked)
-        collection, _ = without_excluded(collection, exclusions, self.target_name, strict=config.strict)
-        configured = hatchling_rules.configured(builder, wheel)
-        placed = walked + configured
-        folders = SkillFolders(collection, config)
-        folders.meet(item.source for item in placed)
-        fail_on_errors([*collection.diagnostics, *folders.diagnostics], context)
-        if wheel:
-            bundles = plan(collection)
-            self._staging = tempfile.mkdtemp(prefix="flue-skills-")
-            atexit.register(shutil.rmtree, self._staging, True)  # also when the build fails before finalize
-            ours = force_include(bundles, Path(self._staging))
-            # Bundled originals stay out of the walk; anything forced elsewhere ships if it was vetted.
-            keep_out = [item.distribution for item in walked if _stays_out_of_wheel(folders, item.source)]
-            keep_out += [item.distribution for item in configured if not folders.ships(item.source)]
-            prefixes = original_prefixes(collection, self.build_config.get_distribution_path)
-        else:
-            bundles, prefixes = [], []
-            ours = {os.fspath(path): Path(os.path.relpath(path, root)).as_posix() for path in sdist_files(collection)}
-            keep_out = [item.distribution for item in placed if not folders.ships(item.source)]
-        build_data["force_include"].update(ours)
-        reserved = getattr(self.build_config, "build_reserved_paths", None)  # not public API: the audit backs it up
-        if isinstance(reserved, set):
-            reserved.update(keep_out)
-        self._built = _Built(folders, placed, bundles, prefixes, ours)
+        with stops_build(f"{artifact_name(self.target_name, version)} not built"):
+            root = Path(os.path.abspath(self.root))
+            self._prepared = prepare(root, self.target_name, version, self.build_config, build_data)
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
-        built, self._built = self._built, None
-        editable, self._editable = self._editable, None
-        artifact = Path(artifact_path)
-        try:
-            if built is None:
-                if editable is not None:
-                    done(f"{self._artifact(version)}: {editable}")
-                return
-            builder = self.build_config.builder
-            # Where everything else forced into the artifact comes from (another hook's, the project's own).
-            others = {k: v for k, v in build_data["force_include"].items() if built.forced.get(k) != v}
-            placed = built.placed + hatchling_rules.forced(builder, {"force_include": others})
-            if self.target_name == "wheel":
-                placed += hatchling_rules.wheel_extras(builder, build_data)
-            origins = {item.archive: item.source for item in placed}
-        finally:
-            if self._staging is not None:
-                shutil.rmtree(self._staging, ignore_errors=True)
-                self._staging = None
-        tree = None if self.target_name == "wheel" else built.folders.collection.root
-        checked = audit(artifact, built.bundles, built.prefixes, origins, built.folders, tree)
-        if has_errors(checked.problems):
-            artifact.unlink(missing_ok=True)
-        fail_on_errors(checked.problems, f"{artifact.name} failed its audit and was deleted")
-        done(checked.shipped.line(artifact.name))
-
-    def _sources(self, root: Path, config: FlueConfig, walked: list[Placed]) -> list[Source]:
-        if config.packages is not None:
-            return sources_under(config.packages)
-        if self.target_name == "wheel":
-            return from_distribution_paths(
-                (item.source, item.archive) for item in walked if item.archive.endswith(".py")
-            )
-        found = hatchling_sources(root)  # the sdist scans what the wheel will ship
-        return found if found is not None else guess_sources(root)
-
-
-def _stays_out_of_wheel(folders: SkillFolders, path: Path) -> bool:
-    """A bundled skill's or markdown file's original, or a file of a skill folder the vetting did not keep."""
-    if path in folders.collection.markdown:
-        return True
-    folder = folders.folder_of(path)
-    return folder is not None and (folders.referenced(folder) or folders.recorded(path) is None)
+        prepared, self._prepared = self._prepared, None
+        if isinstance(prepared, str):
+            done(f"{artifact_name(self.target_name, version)}: {prepared}")
+        elif prepared is not None:
+            finish(prepared, self.build_config, build_data, Path(artifact_path))
