@@ -179,8 +179,7 @@ def copy_checked(item: BundleFile, target: Path) -> None:
     if found.sha256 != item.sha256 or found.data is None:
         raise FlueError(f"{item.source} changed after it was vetted; build again")
     target.write_bytes(found.data)
-    executable = os.lstat(item.source).st_mode & 0o100
-    os.chmod(target, 0o755 if executable else 0o644)
+    os.chmod(target, 0o755 if found.mode & 0o100 else 0o644)
 
 
 def vetted_line(collection: Collection) -> str:

@@ -47,6 +47,8 @@ class FileBytes:
     has_key: bool = False
     #: (mtime in ns, size, inode) when opened: tells a later read whether the file changed.
     stamp: tuple[int, int, int] = (0, 0, 0)
+    #: Permission bits when opened (`stat.S_IMODE`); 0 for bytes that were not read from a file.
+    mode: int = 0
 
 
 class _Reader:
@@ -69,7 +71,7 @@ class _Reader:
         if self._scan is not None:
             self._scan.feed(chunk)
 
-    def result(self, stamp: tuple[int, int, int] = (0, 0, 0)) -> FileBytes:
+    def result(self, stamp: tuple[int, int, int] = (0, 0, 0), mode: int = 0) -> FileBytes:
         return FileBytes(
             self.size,
             None if self._chunks is None else b"".join(self._chunks),
@@ -77,6 +79,7 @@ class _Reader:
             self._crc,
             self._scan is not None and self._scan.finish(),
             stamp,
+            mode,
         )
 
 
@@ -122,7 +125,7 @@ def read_regular(
                 budget -= len(chunk)
         if limit is not None and reader.size > limit:
             raise UnsafeFileError(os.fspath(path), "FLU311", f"grew past {limit:,} bytes while it was read")
-        return reader.result((info.st_mtime_ns, info.st_size, info.st_ino))
+        return reader.result((info.st_mtime_ns, info.st_size, info.st_ino), stat.S_IMODE(info.st_mode))
     finally:
         os.close(fd)
 
