@@ -295,4 +295,4 @@ class SkillVerificationError(FlueError):
 
     def __init__(self, skill: str, what: str, reason: str) -> None:
         self.skill, self.what, self.reason = skill, what, reason
-        super().__init__(f"{skill}: {what}: {reason}")
+        super().__init__(f"{skill}: {reason}" if what == skill else f"{skill}: {what}: {reason}")
