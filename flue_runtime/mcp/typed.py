@@ -91,7 +91,7 @@ def _scalar(event: yaml.ScalarEvent) -> Any:
         if text.startswith(("0o", "0x")):
             return int(text[2:], 8 if text[1] == "o" else 16)
         return int(text, 10)
-    if tag == _CORE + "float" and _FLOAT.fullmatch(text):
+    if tag == _CORE + "float" and _FLOAT.fullmatch(text) and not _INT.fullmatch(text):  # `!!float 1` stays "1", too
         number = float(text)
         return number if math.isfinite(number) else text  # JSON has no infinity
     return text  # quoted, a block, `!`, any other tag, or a form its tag does not take
