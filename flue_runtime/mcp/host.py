@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from flue_runtime.errors import SkillVerificationError
+from flue_runtime.errors import SkillError, SkillVerificationError
 from flue_runtime.format.frontmatter import parse
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mcp.typed import typed
@@ -92,7 +92,10 @@ def verify_skill_md(entry: Mapping[str, Any], data: bytes) -> dict[str, Any]:
         problem = parsed.diagnostics[0] if parsed.diagnostics else None
         reason = f"{problem.code} {problem.message}" if problem else "no frontmatter"
         raise SkillVerificationError(uri, "frontmatter", f"the SKILL.md read cannot be parsed: {reason}")
-    found = typed(parsed)
+    try:
+        found = typed(parsed)
+    except SkillError as exc:
+        raise SkillVerificationError(uri, "frontmatter", f"the SKILL.md read cannot be parsed: {exc}") from None
     listed: Mapping[str, Any] = entry["frontmatter"]
     for field in [*listed, *(key for key in found if key not in listed)]:
         if field not in found or field not in listed or not _same(listed[field], found[field]):

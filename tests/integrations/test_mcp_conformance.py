@@ -224,7 +224,7 @@ def test_typed_frontmatter_is_what_the_suites_yaml_reader_reads(npm: Path) -> No
 _PLAIN = st.text(alphabet="0123456789+-._:eExXoObB~ntrufalsyNTRUFALSY ", min_size=1, max_size=12)
 
 
-@settings(max_examples=100, deadline=None, database=None)
+@settings(max_examples=50, deadline=None, database=None)
 @given(st.lists(_PLAIN, min_size=1, max_size=60))
 def test_every_plain_scalar_is_typed_as_the_suites_yaml_reader_types_it(scalars: list[str]) -> None:
     """Plain scalars made of the characters YAML's types are spelt with: numbers, booleans, nulls and look-alikes."""

@@ -13,6 +13,7 @@ import anyio
 import pytest
 from mcp import Client
 from mcpclient import get_skill, list_skills, verified_skills
+from support.paths import FIXTURES
 from support.projects import write_skill
 
 from flue_runtime import SkillVerificationError
@@ -245,3 +246,19 @@ def test_the_host_refuses_an_entry_it_cannot_verify_by(typed_skill: SkillReferen
     made = entry(typed_skill)
     change(made)
     assert refused(check_entry, made).what == what
+
+
+@pytest.mark.parametrize(
+    "skill_md",
+    [
+        b"# no frontmatter\n",
+        (FIXTURES / "hostile/skills/alias-bomb/SKILL.md").read_bytes(),  # expanded, it would not fit in memory
+        b"---\nname: typed\ndescription: " + b"x" * 70_000 + b"\n---\n",
+        b"---\nname: typed\nname: typed\ndescription: d\n---\n",
+    ],
+    ids=["no frontmatter", "alias bomb", "over the size limit", "duplicate key"],
+)
+def test_the_host_refuses_a_skill_md_it_cannot_read_safely(typed_skill: SkillReference, skill_md: bytes) -> None:
+    """A served SKILL.md is read by the same strict reader as a skill on disk, whatever its digest says."""
+    error = refused(verify_skill_md, resealed(entry(typed_skill), skill_md), skill_md)
+    assert error.what == "frontmatter" and error.reason.startswith("the SKILL.md read cannot be parsed: FLU1")
