@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
-from mcpclient import list_skills, tool_text
+from mcpclient import list_skills, tool_text, verified_skills
 from support.fakeapi import FakeAPI
 from support.paths import README
 
@@ -54,6 +54,7 @@ def test_the_mcp_snippet_is_a_stdio_server(tmp_path: Path) -> None:
             assert sorted(t.name for t in (await client.list_tools()).tools) == ["activate_skill", "shout"]
             [entry] = (await list_skills(client))["skills"]
             assert entry["frontmatter"] == {"name": "greeter", "description": GREETER.description}
+            assert list(await verified_skills(client)) == ["skill://greeter/SKILL.md"]
             activated = tool_text(await client.call_tool("activate_skill", {"name": "greeter"}))
             assert activated == (Skillset([GREETER]).call("activate_skill", {"name": "greeter"}).text, False)
             assert tool_text(await client.call_tool("shout", {"text": "hi"})) == ("HI", False)
