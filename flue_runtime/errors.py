@@ -32,6 +32,7 @@ __all__ = [
     "SkillError",
     "SkillNotFoundError",
     "SkillPathError",
+    "SkillVerificationError",
     "SkillWarning",
     "SpecError",
     "StoreError",
@@ -285,3 +286,13 @@ class TargetError(ListError):
 
 class ExportError(FlueError):
     """`flue-skills export`: a folder would be overwritten, or a file does not match the manifest."""
+
+
+class SkillVerificationError(FlueError):
+    """An MCP-served skill is not what its Skills-extension entry says: a file's size or digest, an unlisted
+    file, a malformed entry, or a SKILL.md frontmatter field. `skill` is the entry's URI, `what` the file URI
+    or the frontmatter field concerned. The host must not use the content."""
+
+    def __init__(self, skill: str, what: str, reason: str) -> None:
+        self.skill, self.what, self.reason = skill, what, reason
+        super().__init__(f"{skill}: {reason}" if what == skill else f"{skill}: {what}: {reason}")

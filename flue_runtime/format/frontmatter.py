@@ -51,6 +51,8 @@ class Frontmatter:
 
     path: str
     data: dict[str, Any] | None = None
+    #: The YAML text between the `---` lines, for readers that type it (the MCP entry's frontmatter).
+    yaml: str = ""
     body: str = ""
     body_offset: int = 0
     #: Where each key and value starts, as the YAML parser marked it (0-based inside the YAML
@@ -131,7 +133,7 @@ def parse(data: bytes, path: str, limit: int = FRONTMATTER_LIMIT) -> Frontmatter
             )
         )
         return result
-    yaml_text = text[start : closing.start()]
+    yaml_text = result.yaml = text[start : closing.start()]
     close_line = 1 + text.count("\n", 0, closing.start())
     # Characters never outnumber UTF-8 bytes: encode only when the count is close.
     if len(yaml_text) > limit or len(yaml_text.encode("utf-8")) > limit:

@@ -2,8 +2,9 @@
 
 Every file of a skill is a resource at `skill://<name>/<path>` (the path percent-encoded
 where a URI needs it, so each file has exactly one URI). A skill's entry carries its
-SKILL.md frontmatter verbatim, as our YAML rules read it (every scalar a string), and
-every file with its size and `sha256:` digest from the skill's own file list.
+SKILL.md frontmatter verbatim as a YAML loader types it (`typed.py`: `false` is JSON `false`,
+`7` is `7`; the skill rules still read every value as a string), and every file with its size
+and `sha256:` digest from the skill's own file list.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from urllib.parse import quote
 from flue_runtime.errors import SkillError
 from flue_runtime.format.frontmatter import parse
 from flue_runtime.format.records import SKILL_FILE
+from flue_runtime.mcp.typed import typed
 from flue_runtime.mount.reference import SkillReference
 
 EXTENSION_ID = "io.modelcontextprotocol/skills"
@@ -35,11 +37,11 @@ def mime_type(path: str) -> str:
 
 
 def frontmatter(skill: SkillReference) -> dict[str, Any]:
-    """SKILL.md's frontmatter as a JSON object, every field the author wrote (unknown ones too)."""
+    """SKILL.md's frontmatter as a JSON object, every field the author wrote (unknown ones too), typed."""
     parsed = parse(skill.read_bytes(SKILL_FILE), f"{skill.name}/{SKILL_FILE}")
     if parsed.data is None:  # a folder on disk edited into an invalid SKILL.md since it was mounted
         raise SkillError(parsed.diagnostics, f"skill {skill.name!r} ({skill.origin})")
-    return parsed.data
+    return typed(parsed)
 
 
 def entry(skill: SkillReference) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from mcp.server.mcpserver.tools import Tool as MCPTool
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolRequestParams, CallToolResult, PaginatedRequestParams, RequestParams, TextContent
 from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
+from mcp_types.version import is_version_at_least
 
 from flue_runtime.agents.reading import is_text
 from flue_runtime.agents.tools import Tool
@@ -39,6 +40,9 @@ from flue_runtime.mount.reference import SkillReference
 #: How long a host may keep a listing or an entry: an installed bundle does not change while
 #: the server runs, and its skills are the same for every user.
 TTL_MS = 300_000
+#: The protocol revision that defines `resultType` and the cache hints `ttlMs`/`cacheScope` (the
+#: base schema's `Result` and `CacheableResult`), and the one the Skills extension is written against.
+CACHEABLE_SINCE = "2026-07-28"
 
 
 class GetSkillParams(RequestParams):
@@ -101,25 +105,33 @@ class SkillsExtension(Extension):
         result = await anyio.to_thread.run_sync(self.skillset.call, params.name, params.arguments or {})
         return CallToolResult(content=[TextContent(type="text", text=result.text)], is_error=result.is_error)
 
-    async def _list(self, ctx: Any, params: PaginatedRequestParams) -> dict[str, Any]:
+    async def _list(self, ctx: ServerRequestContext[Any, Any], params: PaginatedRequestParams) -> dict[str, Any]:
         if params.cursor is not None:
             raise MCPError(
                 code=INVALID_PARAMS,
                 message=f"unknown cursor {params.cursor!r}: this server lists every skill in one page",
             )
         skills = await anyio.to_thread.run_sync(lambda: [self.entry(skill) for skill in self.skillset.skills])
-        return {"resultType": "complete", "skills": skills, "ttlMs": TTL_MS, "cacheScope": "public"}
+        return {**_envelope(ctx), "skills": skills}
 
-    async def _get(self, ctx: Any, params: GetSkillParams) -> dict[str, Any]:
+    async def _get(self, ctx: ServerRequestContext[Any, Any], params: GetSkillParams) -> dict[str, Any]:
         for skill in self.skillset.skills:
             if file_uri(skill.name) == params.uri:
                 found = await anyio.to_thread.run_sync(self.entry, skill)
-                return {"resultType": "complete", "skill": found, "ttlMs": TTL_MS, "cacheScope": "public"}
+                return {**_envelope(ctx), "skill": found}
         raise MCPError(
             code=INVALID_PARAMS,
             message=f"No skill is served at {params.uri!r}; a skill's URI is skill://<name>/{SKILL_FILE}, "
             "and skills/list gives every one this server serves",
         )
+
+
+def _envelope(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+    """The result fields the negotiated revision defines: none before 2026-07-28, whose clients know no
+    `resultType` and no cache hints (a stateless 2026-07-28 request names its revision in `_meta`)."""
+    if not is_version_at_least(ctx.protocol_version, CACHEABLE_SINCE):
+        return {}
+    return {"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public"}
 
 
 def _file_resource(skill: SkillReference, path: str) -> FunctionResource:

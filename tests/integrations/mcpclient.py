@@ -1,4 +1,9 @@
-"""Drive a skills server with the MCP SDK's own client: the Skills extension's methods, resources, tools."""
+"""Drive a skills server with the MCP SDK's own client: the Skills extension's methods, resources, tools.
+
+`verified_skills` is what a host does before it uses a skill: every entry listed, got again, and every
+file read and checked against it by `flue_runtime.mcp.host` (size, digest, SKILL.md's frontmatter field
+by field), so every test that reads skills over MCP checks the server the way the spec asks hosts to.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +17,10 @@ from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 from mcp import Client, StdioServerParameters, types
+from mcp.client.client import ConnectMode
 from pydantic import TypeAdapter
 
+from flue_runtime.mcp.host import check_entry, verify_file, verify_skill_md
 from flue_runtime.mcp.server import GetSkillParams
 
 _ANY = TypeAdapter(dict[str, Any])
@@ -47,6 +54,22 @@ async def read_bytes(client: Client, uri: str) -> bytes:
     return base64.b64decode(content.blob)
 
 
+async def verified_skills(client: Client) -> dict[str, dict[str, bytes]]:
+    """Every skill the server lists, as a host loads it: by SKILL.md URI, every file's verified bytes by URI."""
+    listing = await list_skills(client)
+    skills: dict[str, dict[str, bytes]] = {}
+    for entry in listing["skills"]:
+        check_entry(entry)
+        assert (await get_skill(client, entry["uri"]))["skill"] == entry
+        files = {entry["uri"]: await read_bytes(client, entry["uri"])}
+        verify_skill_md(entry, files[entry["uri"]])
+        for resource in entry["resources"]:
+            uri = resource["uri"]
+            files[uri] = verify_file(entry, uri, files.get(uri) or await read_bytes(client, uri))
+        skills[entry["uri"]] = files
+    return skills
+
+
 def tool_text(result: types.CallToolResult) -> tuple[str, bool]:
     [content] = result.content
     assert isinstance(content, types.TextContent)
@@ -59,8 +82,17 @@ def stdio(*args: str, env: dict[str, str]) -> Client:
 
 
 @asynccontextmanager
-async def http(*args: str, env: dict[str, str]) -> AsyncIterator[Client]:
-    """A client of `flue-skills mcp ARGS --http 127.0.0.1:0` over streamable HTTP; the server is stopped after."""
+async def http(*args: str, env: dict[str, str], mode: ConnectMode = "auto") -> AsyncIterator[Client]:
+    """A client of `flue-skills mcp ARGS --http 127.0.0.1:0` over streamable HTTP; the server is stopped after.
+
+    `mode` is the client's: "auto" negotiates the newest revision, "legacy" the initialize handshake's."""
+    async with served(*args, env=env) as url, Client(url, mode=mode) as client:
+        yield client
+
+
+@asynccontextmanager
+async def served(*args: str, env: dict[str, str]) -> AsyncIterator[str]:
+    """`flue-skills mcp ARGS --http 127.0.0.1:0` running: its URL; the server is stopped after."""
     process = subprocess.Popen(
         [sys.executable, "-m", "flue_build", "mcp", *args, "--http", "127.0.0.1:0"],
         stdin=subprocess.DEVNULL,
@@ -72,8 +104,7 @@ async def http(*args: str, env: dict[str, str]) -> AsyncIterator[Client]:
     try:
         url = _announced_url(process)
         threading.Thread(target=process.stderr.read, daemon=True).start()  # keep the pipe drained  # type: ignore[union-attr]
-        async with Client(url) as client:
-            yield client
+        yield url
     finally:
         process.terminate()
         process.wait(timeout=30)

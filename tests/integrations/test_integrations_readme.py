@@ -14,13 +14,15 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
-from mcpclient import list_skills, tool_text
+from mcpclient import list_skills, tool_text, verified_skills
 from support.fakeapi import FakeAPI
 from support.paths import README
 
 from flue_build.cli import _parser
 from flue_runtime import define_skill
 from flue_runtime.integrations.skillset import Skillset
+from flue_runtime.mcp.entries import entry
+from flue_runtime.mount.disk import load_skill_dir
 
 pytestmark = pytest.mark.slow  # the README's snippets in child processes
 
@@ -52,6 +54,7 @@ def test_the_mcp_snippet_is_a_stdio_server(tmp_path: Path) -> None:
             assert sorted(t.name for t in (await client.list_tools()).tools) == ["activate_skill", "shout"]
             [entry] = (await list_skills(client))["skills"]
             assert entry["frontmatter"] == {"name": "greeter", "description": GREETER.description}
+            assert list(await verified_skills(client)) == ["skill://greeter/SKILL.md"]
             activated = tool_text(await client.call_tool("activate_skill", {"name": "greeter"}))
             assert activated == (Skillset([GREETER]).call("activate_skill", {"name": "greeter"}).text, False)
             assert tool_text(await client.call_tool("shout", {"text": "hi"})) == ("HI", False)
@@ -71,7 +74,7 @@ def test_the_command_lines_and_the_host_configuration_are_what_the_cli_takes() -
         ("export", "acme_support"),
     ]
     assert parsed[2].http == ("127.0.0.1", 8000) and parsed[0].http is None
-    [config] = blocks("MCP server", "json")
+    [config] = [block for block in blocks("MCP server", "json") if "mcpServers" in block]
     [(name, server)] = json.loads(config)["mcpServers"].items()
     assert server["command"].endswith("/bin/flue-skills")
     hosted = _parser().parse_args(server["args"])
@@ -142,3 +145,16 @@ def strings(value: object) -> list[str]:
     if isinstance(value, list):
         return [s for item in value for s in strings(item)]
     return []
+
+
+def test_the_entry_example_is_what_the_server_lists(tmp_path: Path) -> None:
+    """The README's example entry is the one the server makes of its SKILL.md (and the policy.md it names)."""
+    [skill_md] = blocks("MCP server", "markdown")
+    [example] = [block for block in blocks("MCP server", "json") if '"frontmatter"' in block]
+    folder = tmp_path / "refunds"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(skill_md, encoding="utf-8")
+    (folder / "policy.md").write_text("Refunds within 30 days.\n", encoding="utf-8")
+    made = entry(load_skill_dir(folder))
+    assert made == json.loads(example)
+    assert list(made["frontmatter"]) == list(json.loads(example)["frontmatter"])

@@ -13,7 +13,7 @@ import pytest
 from intsupport import PACKAGE, Installed
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcpclient import get_skill, http, list_skills, read_bytes, stdio, tool_text
+from mcpclient import get_skill, http, list_skills, read_bytes, stdio, tool_text, verified_skills
 
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp import EXTENSION_ID
@@ -21,15 +21,20 @@ from flue_runtime.mount.reference import SkillReference
 
 INVALID_PARAMS = -32602
 
+#: refunds' frontmatter as a YAML loader types it, in the order written: 1.0 a number, 7 an integer, false a
+#: boolean, a flow list a list, and a date the text written (JSON has no dates).
 REFUNDS_FRONTMATTER = {
     "name": "refunds",
     "description": "Handle refund requests: eligibility, amounts, the customer email. "
     "Use when a customer asks for money back.",
     "license": "MIT",
     "compatibility": "Needs no network.",
-    "metadata": {"team": "payments", "version": "1.0"},
+    "metadata": {"team": "payments", "version": 1.0, "build": 7},
     "allowed-tools": "Read",
     "x-owner": "payments-oncall",
+    "user-invocable": False,
+    "tags": ["payments", "refunds"],
+    "reviewed": "2024-05-01",
 }
 
 #: URIs that must never be served: not a skill, not in the manifest, traversals plain and encoded,
@@ -73,10 +78,18 @@ def test_serves_the_installed_skills(transport: str, installed: Installed, demo:
             assert client.instructions == skillset.catalog
 
             listing = await list_skills(client)
+            assert client.protocol_version == "2026-07-28"
             assert listing["resultType"] == "complete" and listing["cacheScope"] == "public"
             assert [s["uri"] for s in listing["skills"]] == ["skill://refunds/SKILL.md", "skill://triage/SKILL.md"]
             entry = listing["skills"][0]
             assert entry["frontmatter"] == REFUNDS_FRONTMATTER
+            assert list(entry["frontmatter"]) == list(REFUNDS_FRONTMATTER)
+            assert [type(v) for v in entry["frontmatter"].values()] == [type(v) for v in REFUNDS_FRONTMATTER.values()]
+            # As a host loads them: every file read and checked against its entry, SKILL.md's frontmatter too.
+            loaded = await verified_skills(client)
+            assert {uri: sorted(files) for uri, files in loaded.items()} == {
+                listed["uri"]: sorted(r["uri"] for r in listed["resources"]) for listed in listing["skills"]
+            }
             assert listing["skills"][1]["frontmatter"] == {"name": "triage", "description": triage.description}
             assert entry["resources"] == [
                 {
@@ -157,5 +170,27 @@ def test_serves_the_installed_skills(transport: str, installed: Installed, demo:
             ]:
                 text, failed = tool_text(await client.call_tool(name, arguments))
                 assert failed and text == skillset.call(name, arguments).text and text.startswith("Error: ")
+
+    anyio.run(session)
+
+
+def test_an_older_revision_gets_entries_without_the_fields_it_does_not_define(
+    installed: Installed, demo: dict[str, SkillReference]
+) -> None:
+    """A client that negotiated 2025-11-25 (the initialize handshake) over HTTP: the same typed entries, verified
+    as a host verifies them, and no `resultType`, `ttlMs` or `cacheScope`, which that revision does not define."""
+
+    async def session() -> None:
+        async with http(PACKAGE, env=installed.env(), mode="legacy") as client:
+            assert client.protocol_version == "2025-11-25"
+            listing = await list_skills(client)
+            assert sorted(listing) == ["skills"]
+            assert listing["skills"][0]["frontmatter"] == REFUNDS_FRONTMATTER
+            got = await get_skill(client, "skill://triage/SKILL.md")
+            assert sorted(got) == ["skill"]
+            loaded = await verified_skills(client)
+            assert loaded["skill://refunds/SKILL.md"]["skill://refunds/SKILL.md"] == demo["refunds"].read_bytes(
+                "SKILL.md"
+            )
 
     anyio.run(session)

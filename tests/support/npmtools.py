@@ -1,0 +1,81 @@
+"""The npm tools the MCP tests drive our server and host with, pinned, installed once into a cache folder.
+
+- `@modelcontextprotocol/conformance`: the official MCP conformance suite (the Skills extension's
+  server scenarios, and its client scenarios for our host-side verification);
+- `@modelcontextprotocol/inspector`: the MCP Inspector, whose CLI lists, reads and verifies skills;
+- `yaml`: the YAML reader the conformance suite compares frontmatter with;
+- Node.js 22 as an npm package (`node-linux-<arch>`): both tools need Node >= 22, and Debian's is 20.
+
+`.ci/run` runs this file before the tests (`python tests/support/npmtools.py`); a test calls
+`ensure()`, which installs whatever is missing (npm's registry is reachable from CI and developers'
+machines). The folder is `$FLUE_NPM_TOOLS`, by default `~/.cache/flue-skills-tests/npm`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+_ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower(), "x64")
+
+#: Package and exact version; bump them together and read the suite's changelog when you do.
+PINS = {
+    "@modelcontextprotocol/conformance": "0.2.0-alpha.12",
+    "@modelcontextprotocol/inspector": "2.12.0",
+    "yaml": "2.9.1",
+    f"node-linux-{_ARCH}": "22.23.5",
+}
+
+
+def folder() -> Path:
+    default = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "flue-skills-tests" / "npm"
+    return Path(os.environ.get("FLUE_NPM_TOOLS") or default)
+
+
+def ensure() -> Path:
+    """The folder holding every pinned package at its pinned version, installing what is missing."""
+    where = folder()
+    if not all(_installed(where, name) == version for name, version in PINS.items()):
+        where.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["npm", "install", "--prefix", str(where), "--no-audit", "--no-fund", "--loglevel=error"]
+            + [f"{name}@{version}" for name, version in PINS.items()],
+            check=True,
+            stdin=subprocess.DEVNULL,
+        )
+        missing = {
+            name: _installed(where, name) for name, version in PINS.items() if _installed(where, name) != version
+        }
+        assert not missing, f"npm did not install the pinned versions: {missing}"
+    return where
+
+
+def node() -> Path:
+    """Node.js 22, from its npm package."""
+    return ensure() / "node_modules" / f"node-linux-{_ARCH}" / "bin" / "node"
+
+
+def conformance() -> list[str]:
+    """The conformance suite's command line, up to its subcommand."""
+    return [str(node()), str(ensure() / "node_modules/@modelcontextprotocol/conformance/dist/index.js")]
+
+
+def inspector_cli() -> list[str]:
+    """The MCP Inspector's CLI command line, up to its target."""
+    launcher = ensure() / "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+    return [str(node()), str(launcher), "--cli"]
+
+
+def _installed(where: Path, name: str) -> str | None:
+    try:
+        return str(json.loads((where / "node_modules" / name / "package.json").read_text())["version"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+if __name__ == "__main__":
+    print(f"npm tools for the MCP tests in {ensure()}", file=sys.stderr)
