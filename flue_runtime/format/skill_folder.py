@@ -8,6 +8,7 @@ very bytes the walk hashed.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from collections.abc import Collection
@@ -35,7 +36,7 @@ class VettedSkill:
     def ok(self) -> bool:
         return self.metadata is not None and not has_errors(self.diagnostics)
 
-    @property
+    @functools.cached_property
     def id(self) -> str:
         return content_id(self.files)
 

@@ -49,7 +49,10 @@ def load_skill_dir(directory: Path, context: str = "") -> SkillReference:
     `context` (which call asked, from where) heads the error, here and whenever the
     reference is asked for its `current()` state later.
     """
-    shown = display_path(directory)
+    return _load(directory, display_path(directory), context)
+
+
+def _load(directory: Path, shown: str, context: str) -> SkillReference:
     try:
         info = os.lstat(directory)
     except OSError as exc:
@@ -61,7 +64,8 @@ def load_skill_dir(directory: Path, context: str = "") -> SkillReference:
     vetted = _VETTED.vet(directory, display=shown, allow=allow, strict=config.strict, limits=config.limits)
     if not vetted.ok or vetted.metadata is None:
         raise SkillError(vetted.diagnostics, context)
-    return SkillReference(vetted.metadata, DiskSource(vetted, allow, config.limits, context), known_id=vetted.id)
+    source = DiskSource(vetted, allow, config.limits, context, shown)
+    return SkillReference(vetted.metadata, source, known_id=vetted.id)
 
 
 def _link_target(path: Path) -> str:
@@ -82,9 +86,11 @@ class DiskSource:
         allow: Collection[Path] | None = None,
         limits: Limits = DEFAULT_LIMITS,
         context: str = "",
+        shown: str | None = None,
     ) -> None:
         self._vetted = vetted
         self._context = context
+        self._shown = display_path(vetted.directory) if shown is None else shown
         self._limits = limits
         self._in_project = allow is not None  # `allow` as in `vet_skill`
         self._allow = allowed_paths(vetted.directory, allow or ())
@@ -100,7 +106,7 @@ class DiskSource:
 
     def current(self) -> SkillReference:
         """The folder vetted again, as it is now (`SkillError` naming every problem when it no longer passes)."""
-        return load_skill_dir(self._vetted.directory, self._context)
+        return _load(self._vetted.directory, self._shown, self._context)
 
     def read(self, path: str) -> bytes:
         data, has_key, _ = self._read(path)
@@ -126,7 +132,7 @@ class DiskSource:
         return f"{self._vetted.directory} (from disk)"
 
     def _where(self, path: str) -> str:
-        return f"{display_path(self._vetted.directory)}/{path}"
+        return f"{self._shown}/{path}"
 
     def _read(self, path: str) -> tuple[bytes, bool, tuple[int, int, int]]:
         """The bytes of a vetted file as they are now, whether they hold a key, and the file's stamp.
