@@ -624,13 +624,15 @@ def make_workspace(root: Path, *, skills: int, seed: int = SEED) -> Path:
 def make_dev_package(root: Path, *, skills: int, seed: int = SEED) -> Path:
     """A source tree (no build, no bundle: dev mode) whose package `benchdev` declares `skills` skills, each
     `skill("./skills/<name>/SKILL.md")` in `benchdev/agent.py` (`SKILLS`): a SKILL.md of 1-4 KB and a reference
-    page (the turn benchmark's dev-mode agent). Returns the folder to put on sys.path."""
+    page (the turn benchmark's dev-mode agent), in a project (its pyproject.toml beside the package, as in a
+    flat layout). Returns the folder to put on sys.path."""
     rng = random.Random(seed + 3)
     if root.exists():
         shutil.rmtree(root)
     package = root / "benchdev"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
+    (root / "pyproject.toml").write_text(_pyproject("benchdev", "benchdev", hook=True), encoding="utf-8")
     calls = []
     for index in range(skills):
         name = f"dev-{skill_name(index)}"

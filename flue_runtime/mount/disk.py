@@ -19,7 +19,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from flue_runtime.errors import SkillError, UnsafeFileError
-from flue_runtime.format.config import project_config
+from flue_runtime.format.config import FlueConfig, project_config
 from flue_runtime.format.diagnostics import Diagnostic
 from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.paths import display_path
@@ -41,6 +41,10 @@ from flue_runtime.mount.reference import SkillReference
 
 #: The verdicts of dev-mode folders, kept while each folder is unchanged.
 _VETTED = VetCache()
+#: The reference last made per folder and call, with the verdict and config it was made from: the same
+#: reference while both are (an unchanged folder costs its `lstat`s, no new objects, no second parse).
+_MOUNTED: dict[tuple[Path, str], tuple[VettedSkill, FlueConfig, SkillReference]] = {}
+_MOUNTED_SIZE = 10_000
 
 
 def load_skill_dir(directory: Path, context: str = "") -> SkillReference:
@@ -64,8 +68,16 @@ def _load(directory: Path, shown: str, context: str) -> SkillReference:
     vetted = _VETTED.vet(directory, display=shown, allow=allow, strict=config.strict, limits=config.limits)
     if not vetted.ok or vetted.metadata is None:
         raise SkillError(vetted.diagnostics, context)
+    key = (directory, context)
+    kept = _MOUNTED.get(key)
+    if kept is not None and kept[0] is vetted and kept[1] is config:
+        return kept[2]
     source = DiskSource(vetted, allow, config.limits, context, shown)
-    return SkillReference(vetted.metadata, source, known_id=vetted.id)
+    reference = SkillReference(vetted.metadata, source, known_id=vetted.id)
+    if len(_MOUNTED) >= _MOUNTED_SIZE:
+        _MOUNTED.clear()
+    _MOUNTED[key] = (vetted, config, reference)
+    return reference
 
 
 def _link_target(path: Path) -> str:
