@@ -4,6 +4,7 @@
     python benchmarks/generate.py pack DIR [--skills 1000] [--files 10] [--binary-every 50]
     python benchmarks/generate.py corpus DIR [--skills 1241]
     python benchmarks/generate.py workspace DIR [--skills 10]
+    python benchmarks/generate.py dev DIR [--skills 20]
 
 - `scan`: a hatchling project (flue-skills hook enabled) whose package holds `modules`
   Python modules of realistic code, `size_mb` MB in all, `references` skill() calls
@@ -20,6 +21,8 @@
   broken names, block-scalar descriptions, and support files from none to dozens.
 - `workspace`: an agent's sandbox with `skills` workspace skills under `.agents/skills/`
   (the turn-overhead benchmark's).
+- `dev`: a source tree whose package declares `skills` skills read from disk (dev mode;
+  the turn-overhead benchmark's dev-mode agent).
 """
 
 from __future__ import annotations
@@ -396,6 +399,204 @@ def make_skill_corpus(root: Path, *, skills: int = 1241, seed: int = SEED) -> Co
     return Corpus(root, skills, files, size, md_size)
 
 
+# --- a corpus of one mutation per rule (the agreement benchmark's) ----------------------------------
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One skill folder of the mutation corpus: `case` names it, `rule` says what it exercises."""
+
+    case: str
+    rule: str
+    folder: Path
+
+
+#: A valid description (and body) every mutation starts from.
+_BASE_DESCRIPTION = "Handle refund requests. Use when a customer asks for money back."
+_BASE_BODY = "# Refunds\n\nCheck the order date, then the policy.\n"
+_PEM = (
+    b"-----BEGIN RSA PRIVATE KEY-----\n"
+    + b"MIIEowIBAAKCAQEA7s2Yk9Cq3x0vLm8Jb4N2pQe1uZ5rT6wX8yA0bC3dE4fG5hI6\n" * 8
+    + b"-----END RSA PRIVATE KEY-----\n"
+)
+
+
+def _front(*lines: str, name: str | None = "refunds", description: str | None = _BASE_DESCRIPTION) -> bytes:
+    head = [f"name: {name}"] if name is not None else []
+    head += [f"description: {description}"] if description is not None else []
+    return ("---\n" + "".join(f"{line}\n" for line in (*head, *lines)) + "---\n" + _BASE_BODY).encode()
+
+
+def _mutations() -> list[tuple[str, str, str, bytes | None, dict[str, bytes | str]]]:
+    """(case, rule, folder name, SKILL.md bytes or None, other entries: bytes, or `->target` for a link)."""
+    long_name = "a" * 64
+    return [
+        ("valid-minimal", "a valid skill: name and description", "refunds", _front(), {}),
+        (
+            "valid-every-field",
+            "a valid skill with every optional field",
+            "refunds",
+            _front(
+                "license: Apache-2.0",
+                "compatibility: Requires git and network access",
+                "metadata:",
+                "  author: example-org",
+                '  version: "1.0"',
+                "allowed-tools: Read Grep Bash(git:*)",
+            ),
+            {"references/policy.md": "Thirty days.\n", "scripts/check.py": "print('ok')\n"},
+        ),
+        ("name-64", "name of exactly 64 characters (the limit)", long_name, _front(name=long_name), {}),
+        ("name-65", "name of 65 characters", long_name + "a", _front(name=long_name + "a"), {}),
+        ("name-uppercase", "name with capitals (folder alike)", "Refunds", _front(name="Refunds"), {}),
+        ("name-underscore", "name with an underscore (folder alike)", "pdf_tools", _front(name="pdf_tools"), {}),
+        ("name-non-ascii", "name with a non-ASCII lowercase letter (folder alike)", "café", _front(name="café"), {}),
+        ("name-leading-hyphen", "name starting with a hyphen", "-pdf", _front(name="-pdf"), {}),
+        ("name-trailing-hyphen", "name ending with a hyphen", "pdf-", _front(name="pdf-"), {}),
+        ("name-double-hyphen", "name with two hyphens in a row", "pdf--tools", _front(name="pdf--tools"), {}),
+        ("name-quoted-space", "quoted name with a trailing space", "refunds", _front(name='"refunds "'), {}),
+        ("name-mismatch", "valid name that differs from its folder", "pdf-tools", _front(name="pdf"), {}),
+        (
+            "name-invalid-mismatch",
+            "invalid name that differs from its folder",
+            "pdf-tools",
+            _front(name="PDF_Tools"),
+            {},
+        ),
+        ("name-missing", "no name", "refunds", _front(name=None), {}),
+        ("name-empty", "empty name", "refunds", _front(name='""'), {}),
+        (
+            "name-list",
+            "name given as a list",
+            "refunds",
+            f"---\nname:\n  - refunds\ndescription: {_BASE_DESCRIPTION}\n---\n{_BASE_BODY}".encode(),
+            {},
+        ),
+        ("description-missing", "no description", "refunds", _front(description=None), {}),
+        ("description-empty", "empty description", "refunds", _front(description='""'), {}),
+        ("description-blank", "description of spaces only", "refunds", _front(description='"   "'), {}),
+        (
+            "description-1024",
+            "description of 1,024 characters (the limit)",
+            "refunds",
+            _front(description="d" * 1024),
+            {},
+        ),
+        ("description-1025", "description of 1,025 characters", "refunds", _front(description="d" * 1025), {}),
+        (
+            "description-folded",
+            "description as a folded block scalar",
+            "refunds",
+            _front("  Handle refund requests.", "  Use when a customer asks for money back.", description=">-"),
+            {},
+        ),
+        ("compatibility-empty", "empty compatibility", "refunds", _front('compatibility: ""'), {}),
+        (
+            "compatibility-500",
+            "compatibility of 500 characters (the limit)",
+            "refunds",
+            _front("compatibility: " + "c" * 500),
+            {},
+        ),
+        ("compatibility-501", "compatibility of 501 characters", "refunds", _front("compatibility: " + "c" * 501), {}),
+        ("compatibility-list", "compatibility given as a list", "refunds", _front("compatibility:", "  - git"), {}),
+        ("license-list", "license given as a list", "refunds", _front("license:", "  - MIT"), {}),
+        (
+            "metadata-nested",
+            "metadata value that is a mapping",
+            "refunds",
+            _front("metadata:", "  owner:", "    team: a"),
+            {},
+        ),
+        ("metadata-list", "metadata value that is a list", "refunds", _front("metadata:", "  tags:", "    - a"), {}),
+        ("metadata-string", "metadata that is a string, not a mapping", "refunds", _front("metadata: v1"), {}),
+        ("metadata-number", "metadata value written as a number", "refunds", _front("metadata:", "  version: 1.0"), {}),
+        ("metadata-flow", "metadata as a flow mapping", "refunds", _front('metadata: {version: "1.0"}'), {}),
+        ("unknown-field", "a field the spec does not define", "refunds", _front("version: 1.0"), {}),
+        (
+            "unknown-extension",
+            "another agent's extension field",
+            "refunds",
+            _front("disable-model-invocation: true"),
+            {},
+        ),
+        (
+            "allowed-tools-commas",
+            "allowed-tools separated by commas",
+            "refunds",
+            _front("allowed-tools: Read, Grep"),
+            {},
+        ),
+        ("allowed-tools-list", "allowed-tools as a block list", "refunds", _front("allowed-tools:", "  - Read"), {}),
+        ("allowed-tools-flow", "allowed-tools as a flow list", "refunds", _front("allowed-tools: [Read, Grep]"), {}),
+        (
+            "description-placeholder",
+            "the placeholder description `flue-skills new` writes",
+            "refunds",
+            _front(description="Describe what this skill does and when the agent should use it."),
+            {},
+        ),
+        ("no-frontmatter", "no frontmatter at all", "refunds", _BASE_BODY.encode(), {}),
+        ("frontmatter-blank-line", "a blank line before the frontmatter", "refunds", b"\n" + _front(), {}),
+        ("frontmatter-unclosed", "frontmatter never closed", "refunds", b"---\nname: refunds\ndescription: d\n", {}),
+        ("yaml-invalid", "frontmatter that is not YAML", "refunds", _front(description="[unclosed"), {}),
+        ("yaml-colon", "an unquoted colon in a value", "refunds", _front(description="Use when: a refund"), {}),
+        ("yaml-not-mapping", "frontmatter that is a list", "refunds", b"---\n- refunds\n---\nBody.\n", {}),
+        ("yaml-duplicate-key", "a key given twice", "refunds", _front("name: refunds"), {}),
+        ("yaml-alias", "a YAML anchor and alias", "refunds", _front("license: &l MIT", "metadata:", "  l: *l"), {}),
+        ("frontmatter-large", "frontmatter over 64 KiB", "refunds", _front("metadata:", "  blob: " + "x" * 70_000), {}),
+        ("bom", "a UTF-8 byte order mark", "refunds", b"\xef\xbb\xbf" + _front(), {}),
+        ("crlf", "CRLF line endings", "refunds", _front().replace(b"\n", b"\r\n"), {}),
+        ("bom-crlf", "a BOM and CRLF line endings", "refunds", b"\xef\xbb\xbf" + _front().replace(b"\n", b"\r\n"), {}),
+        ("not-utf8", "a byte that is not UTF-8 in the body", "refunds", _front() + b"caf\xe9\n", {}),
+        ("nul-byte", "a NUL byte in the body", "refunds", _front() + b"\x00\n", {}),
+        ("empty-file", "an empty SKILL.md", "refunds", b"", {}),
+        ("skill-md-lowercase", "the file named skill.md", "refunds", None, {"skill.md": _front()}),
+        ("no-skill-md", "a folder with no SKILL.md", "refunds", None, {"README.md": "# Refunds\n"}),
+        ("secret-env", "a .env file beside SKILL.md", "refunds", _front(), {".env": "API_KEY=abc123\n"}),
+        ("private-key", "a file holding a PEM private key", "refunds", _front(), {"notes.txt": _PEM}),
+        (
+            "symlink",
+            "a symbolic link to a file of the skill",
+            "refunds",
+            _front(),
+            {"policy.md": "x\n", "link.md": "->policy.md"},
+        ),
+        ("large-file", "a support file over 1 MiB", "refunds", _front(), {"data.bin": b"\x00" * (1024 * 1024 + 1)}),
+        ("noise", "a node_modules folder", "refunds", _front(), {"node_modules/x/index.js": "x\n"}),
+        (
+            "nested-skill",
+            "a skill inside the skill",
+            "refunds",
+            _front(),
+            {"inner/SKILL.md": _front(name="inner")},
+        ),
+    ]
+
+
+def make_mutation_corpus(root: Path) -> list[Mutation]:
+    """A valid skill, then one skill per rule that breaks it (or tests its edge): names, descriptions,
+    compatibility, metadata, unknown fields, allowed-tools, the frontmatter's form and YAML, encodings, and
+    the packing rules (secrets, keys, links, noise). Each in `root/<case>/<folder>`."""
+    if root.exists():
+        shutil.rmtree(root)
+    found = []
+    for case, rule, name, skill_md, files in _mutations():
+        folder = root / case / name
+        folder.mkdir(parents=True)
+        if skill_md is not None:
+            (folder / "SKILL.md").write_bytes(skill_md)
+        for path, content in files.items():
+            target = folder / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, str) and content.startswith("->"):
+                target.symlink_to(content[2:])
+            else:
+                target.write_bytes(content.encode() if isinstance(content, str) else content)
+        found.append(Mutation(case, rule, folder))
+    return found
+
+
 # --- an agent's workspace --------------------------------------------------------------------------
 
 
@@ -417,6 +618,30 @@ def make_workspace(root: Path, *, skills: int, seed: int = SEED) -> Path:
             (skill / "references" / "guide.md").write_text(_text_file(rng, "md", rng.randint(1000, 3000)))
             (skill / "scripts").mkdir()
             (skill / "scripts" / "check.sh").write_text(_text_file(rng, "sh", rng.randint(200, 800)))
+    return root
+
+
+def make_dev_package(root: Path, *, skills: int, seed: int = SEED) -> Path:
+    """A source tree (no build, no bundle: dev mode) whose package `benchdev` declares `skills` skills, each
+    `skill("./skills/<name>/SKILL.md")` in `benchdev/agent.py` (`SKILLS`): a SKILL.md of 1-4 KB and a reference
+    page (the turn benchmark's dev-mode agent), in a project (its pyproject.toml beside the package, as in a
+    flat layout). Returns the folder to put on sys.path."""
+    rng = random.Random(seed + 3)
+    if root.exists():
+        shutil.rmtree(root)
+    package = root / "benchdev"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (root / "pyproject.toml").write_text(_pyproject("benchdev", "benchdev", hook=True), encoding="utf-8")
+    calls = []
+    for index in range(skills):
+        name = f"dev-{skill_name(index)}"
+        skill = package / "skills" / name
+        (skill / "references").mkdir(parents=True)
+        (skill / "SKILL.md").write_text(skill_md(rng, name, rng.randint(1000, 4000)), encoding="utf-8")
+        (skill / "references" / "policy.md").write_text(_text_file(rng, "md", rng.randint(1000, 3000)))
+        calls.append(f'    skill("./skills/{name}/SKILL.md"),')
+    (package / "agent.py").write_text("from flue_runtime import skill\n\nSKILLS = [\n" + "\n".join(calls) + "\n]\n")
     return root
 
 
@@ -591,11 +816,16 @@ def main() -> None:
     workspace = sub.add_parser("workspace")
     workspace.add_argument("dir", type=Path)
     workspace.add_argument("--skills", type=int, default=10)
+    dev = sub.add_parser("dev")
+    dev.add_argument("dir", type=Path)
+    dev.add_argument("--skills", type=int, default=20)
     args = parser.parse_args()
     if args.what == "corpus":
         print(make_skill_corpus(args.dir, skills=args.skills))
     elif args.what == "workspace":
         print(make_workspace(args.dir, skills=args.skills))
+    elif args.what == "dev":
+        print(make_dev_package(args.dir, skills=args.skills))
     elif args.what == "scan":
         print(
             make_scan_project(

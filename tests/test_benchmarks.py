@@ -52,6 +52,9 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
         turn[store]["median_ms"] > 0 and turn[store]["prompts"] == 4 for store in ("memory", "SQLite", "PostgreSQL")
     )
     assert turn["discovery"]["skills"] == 20
+    # Dev mode (issue 21): the same agent with its skills read from a source tree, vetted again at every use.
+    assert turn["memory, dev mode"]["prompts"] == 4 and turn["memory, dev mode"]["median_ms"] > 0
+    assert isinstance(turn["dev_recheck_ms"], float)
 
 
 def test_generators_are_deterministic(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -101,10 +102,65 @@ def test_nested_skill_is_reported_on_the_inner_one(capsys: pytest.CaptureFixture
     assert "checked 2 skills" in out
 
 
-def test_folder_without_skills_warns(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_folder_without_skills_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("# not a skill\n")
     code, out, _ = run(capsys, "check", str(tmp_path))
-    assert code == 0 and "FLU100" in out
-    assert run(capsys, "check", "--strict", str(tmp_path))[0] == 1
+    assert code == 1
+    assert out.splitlines() == [
+        f"{tmp_path}: FLU100 error: holds no skill: no SKILL.md in this folder or below it",
+        "    hint: pass a skill folder, a SKILL.md, a folder of skills or a project folder (one with a "
+        "pyproject.toml); create a skill with `flue-skills new NAME`",
+        "checked 0 skills: 1 error, 0 warnings",
+    ]
+
+
+def test_a_project_that_holds_no_skill_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "plain"\nversion = "1"\n')
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "__init__.py").write_text("X = 1\n")
+    code, out, _ = run(capsys, "check", str(tmp_path))
+    assert code == 1
+    assert "FLU100 error: holds no skill: its modules reference no skill or markdown file" in out
+
+
+@pytest.mark.parametrize("named", ["folder", "SKILL.md"])
+def test_a_skill_md_that_is_a_folder_is_an_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, named: str
+) -> None:
+    (tmp_path / "refunds" / "SKILL.md").mkdir(parents=True)
+    path = tmp_path / "refunds" if named == "folder" else tmp_path / "refunds" / "SKILL.md"
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == f"{tmp_path}/refunds/SKILL.md: FLU101 error: `SKILL.md` is a folder, not a file"
+    assert lines[1].startswith("    hint: a skill's SKILL.md is a file holding its frontmatter and instructions")
+
+
+@pytest.mark.parametrize("named", ["folder", "SKILL.md"])
+def test_a_skill_md_that_is_a_fifo_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path, named: str) -> None:
+    (tmp_path / "refunds").mkdir()
+    os.mkfifo(tmp_path / "refunds" / "SKILL.md")
+    path = tmp_path / "refunds" if named == "folder" else tmp_path / "refunds" / "SKILL.md"
+    code, out, _ = run(capsys, "check", str(path))  # never opened: a FIFO nobody writes to would hang a read
+    assert code == 1
+    assert out.splitlines()[0] == f"{tmp_path}/refunds/SKILL.md: FLU307 error: not a regular file (a FIFO); refused"
+
+
+def test_a_device_holds_no_skill(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", os.devnull)
+    assert code == 1 and out.startswith(f"{os.devnull}: FLU100 error: holds no skill: a device, not a folder or a file")
+
+
+def test_an_invalid_name_that_differs_from_the_folder_gets_both_diagnostics(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "refunds").mkdir()
+    (tmp_path / "refunds" / "SKILL.md").write_text("---\nname: Refund_Desk\ndescription: Refunds.\n---\nBody.\n")
+    code, out, _ = run(capsys, "check", "--format", "json", str(tmp_path / "refunds"))
+    assert code == 1
+    found = [(d["code"], d["line"], d["column"], d["hint"]) for d in json.loads(out)]
+    assert [(code, line, column) for code, line, column, _ in found] == [("FLU204", 2, 7), ("FLU205", 2, 7)]
+    assert found[1][3] == "set `name: refunds`"
 
 
 def test_misnamed_skill_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

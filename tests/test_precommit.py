@@ -43,7 +43,8 @@ def test_the_hook_passes_a_good_skill_and_fails_a_bad_one(tmp_path: Path) -> Non
     failed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "skills/broken/SKILL.md:2:7: FLU204 error" in failed.stdout, failed.stdout
-    assert "1 error" in failed.stdout
+    assert "skills/broken/SKILL.md:2:7: FLU205 error" in failed.stdout, failed.stdout  # and not its folder's name
+    assert "2 errors" in failed.stdout
 
     shutil.rmtree(bad)
     _git(repo, "add", "-A")

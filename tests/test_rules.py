@@ -176,7 +176,7 @@ def test_name_rule(name: str, words: str) -> None:
     d = only(result, "FLU204")
     assert words in d.message
     assert (d.line, d.column) == (2, 7)
-    assert "FLU205" not in codes(result)  # the name is wrong already; no second report
+    assert "FLU205" not in codes(result)  # the folder bears that very name: no mismatch
 
 
 def test_name_hint_suggests_a_valid_name() -> None:
@@ -192,6 +192,22 @@ def test_name_must_match_directory() -> None:
     d = only(check("name: pdf\ndescription: d", directory="pdf-tools"), "FLU205")
     assert (d.line, d.column) == (2, 7)
     assert "pdf-tools" in d.hint
+
+
+@pytest.mark.parametrize(
+    "name, directory, hint",
+    [
+        ("PDF-Tools", "pdf-tools", "set `name: pdf-tools`"),  # the folder's valid name is the way out
+        ("Bad_Name", "Bad_Name2", "use `name: bad-name` and name the directory `bad-name`"),
+    ],
+)
+def test_an_invalid_name_is_also_reported_when_it_differs_from_the_folder(name: str, directory: str, hint: str) -> None:
+    result = check(f"name: {name}\ndescription: d", directory=directory)
+    assert codes(result) == ["FLU204", "FLU205"]
+    mismatch = only(result, "FLU205")
+    assert (mismatch.line, mismatch.column) == (2, 7)
+    assert mismatch.message == f"name `{name}` differs from its directory `{directory}`"
+    assert mismatch.hint == hint  # never "rename the directory to" an invalid name
 
 
 def test_missing_required_fields() -> None:
@@ -298,4 +314,4 @@ def test_scalars_are_never_coerced() -> None:
 
 def test_every_problem_is_reported_at_once() -> None:
     result = check("name: Bad_Name\ndescription: ''\ncompatibility: ''\nallowed-tools: [a]\nfoo: bar", directory="x")
-    assert codes(result) == ["FLU204", "FLU206", "FLU208", "FLU202", "FLU210"]
+    assert codes(result) == ["FLU204", "FLU205", "FLU206", "FLU208", "FLU202", "FLU210"]

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
 from flue_runtime.format.vet_cache import VetCache
+from flue_runtime.format.vetting import Limits
 
 PEM = b"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7s2Yk9Cq3x0vLm8Jb4N2pQe1uZ5rT6wX8yA0bC3dE4fG5hI6\n-----END RSA PRIVATE KEY-----\n"
 
@@ -117,3 +119,29 @@ def test_a_folder_that_cannot_be_listed_gets_its_verdict_too(tmp_path: Path) -> 
     assert [d.code for d in first.diagnostics] == ["FLU308", "FLU101"]
     make_skill(missing, "gone")  # it appears: vetted again
     assert cache.vet(missing, display="notes").ok
+
+
+def test_a_verdict_is_kept_per_rules(tmp_path: Path) -> None:
+    """Dev mode vets with its project's `[tool.flue]` (allow, strict, limits): a verdict under one set of
+    rules is never given for another, and each is the verdict `vet_skill` gives under those rules."""
+    folder = make_skill(tmp_path / "notes")
+    (folder / ".env.example").write_text("KEY=changeme\n")
+    (folder / "SKILL.md").write_text("---\nname: notes\ndescription: Take notes.\nauthor: me\n---\n# Notes\n")
+    cache = VetCache(settle_ns=0)
+    allowed = [folder / ".env.example"]
+    rules: list[dict[str, Any]] = [
+        {},
+        {"allow": allowed},
+        {"allow": allowed, "strict": True},
+        {"allow": allowed, "limits": Limits(skill_files=2)},
+    ]
+    verdicts = [cache.vet(folder, display="notes", **kw) for kw in rules]
+    for kw, verdict in zip(rules, verdicts):
+        assert same(verdict, vet_skill(folder, display="notes", **kw))
+        assert cache.vet(folder, display="notes", **kw) is verdict  # kept under its own rules
+    assert [sorted({d.code for d in v.diagnostics if d.is_error}) for v in verdicts] == [
+        ["FLU302"],
+        [],
+        ["FLU210", "FLU306"],
+        ["FLU310"],
+    ]

@@ -1,12 +1,15 @@
 """Child process of the turn-overhead benchmark: what the harness costs around a model that answers instantly.
 
-    python turns.py STORE WORKSPACE [--sessions N] [--concurrent N] [--history N] [--skills N]
+    python turns.py STORE WORKSPACE [--sessions N] [--concurrent N] [--history N] [--skills N] [--dev SRC]
 
 STORE is `memory`, a SQLite file path, or a `postgresql://` URL (an empty database).
 WORKSPACE is a folder whose `.agents/skills/` holds workspace skills (the agent's sandbox).
 
 The agent declares `--skills` skills (each with a support file), a tool of its own and a
 state value, and works in a `LocalSandbox` over WORKSPACE: every harness tool is offered.
+The skills are `define_skill`s, or with `--dev SRC` the `skill()` references of the package
+`benchdev` in the source tree SRC (`generate.py dev`): read from disk in dev mode, so every
+render and activation vets each folder again (through the verdicts kept while it is unchanged).
 One session is built up to `--history` messages (prompts of four messages each: the
 question, a tool call, its result, the answer); its record is then stored under
 `--sessions` session ids. Each of those sessions gets one prompt (sequentially), and
@@ -23,6 +26,7 @@ each prompt's overhead per turn (ms), sequential and concurrent, and the concurr
 import argparse
 import asyncio
 import contextvars
+import importlib
 import json
 import sys
 import time
@@ -31,6 +35,7 @@ from pathlib import Path
 from flue_runtime import (
     Harness,
     LocalSandbox,
+    SkillReference,
     agent,
     define_skill,
     use_instruction,
@@ -75,17 +80,21 @@ class InstantModel:
         return response
 
 
-def make_harness(store: str | None, workspace: Path, skills: int) -> tuple[Harness, InstantModel]:
-    declared = [
-        define_skill(
-            name=f"policy-{n:03d}",
-            description=f"Refund and returns policy for product line {n}: when a customer asks for money back, "
-            "an exchange or a late delivery.",
-            instructions=INSTRUCTIONS,
-            files={"references/policy.md": "# Policy\n\n" + "Section text. " * 200},
-        )
-        for n in range(skills)
-    ]
+def make_harness(store: str | None, workspace: Path, skills: int, dev: Path | None) -> tuple[Harness, InstantModel]:
+    declared = (
+        dev_skills(dev)
+        if dev is not None
+        else [
+            define_skill(
+                name=f"policy-{n:03d}",
+                description=f"Refund and returns policy for product line {n}: when a customer asks for money back, "
+                "an exchange or a late delivery.",
+                instructions=INSTRUCTIONS,
+                files={"references/policy.md": "# Policy\n\n" + "Section text. " * 200},
+            )
+            for n in range(skills)
+        ]
+    )
     model = InstantModel([skill.name for skill in declared])
 
     def lookup_order(order_id: str) -> dict[str, str]:
@@ -105,9 +114,17 @@ def make_harness(store: str | None, workspace: Path, skills: int) -> tuple[Harne
     return Harness(support, sandbox=LocalSandbox(workspace), store=store), model
 
 
-async def seed_record(workspace: Path, skills: int, history: int) -> SessionRecord:
+def dev_skills(src: Path) -> list[SkillReference]:
+    """The package's `skill()` references, resolved from the source tree (no bundle: dev mode)."""
+    sys.path.insert(0, str(src))
+    references: list[SkillReference] = importlib.import_module("benchdev.agent").SKILLS
+    assert all(ref.origin.endswith("(from disk)") for ref in references)
+    return references
+
+
+async def seed_record(workspace: Path, skills: int, history: int, dev: Path | None) -> SessionRecord:
     """A session of `history` messages, built by the harness itself (in memory)."""
-    harness, _ = make_harness(None, workspace, skills)
+    harness, _ = make_harness(None, workspace, skills, dev)
     session = harness.session("seed")
     SESSION.set("seed")
     while len(session.messages) < history:
@@ -143,9 +160,11 @@ async def main() -> None:
     parser.add_argument("--concurrent", type=int, default=50)
     parser.add_argument("--history", type=int, default=200)
     parser.add_argument("--skills", type=int, default=20)
+    parser.add_argument("--dev", type=Path)
     args = parser.parse_args()
-    record = await seed_record(args.workspace, args.skills, args.history)
-    harness, model = make_harness(None if args.store == "memory" else args.store, args.workspace, args.skills)
+    record = await seed_record(args.workspace, args.skills, args.history, args.dev)
+    store = None if args.store == "memory" else args.store
+    harness, model = make_harness(store, args.workspace, args.skills, args.dev)
     ids = [f"s{n}" for n in range(args.sessions)]
     crowd = [f"c{n}" for n in range(args.concurrent)]
     for session_id in [*ids, *crowd]:

@@ -10,6 +10,7 @@ from flue_build.cli.find import Found, find_skills
 from flue_runtime.format.config import PYPROJECT, project_config
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict
 from flue_runtime.format.paths import display_path
+from flue_runtime.format.safe_read import kind
 from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.validate import SKILL_FILE, check_skill_file
 
@@ -37,33 +38,40 @@ def is_project(path: Path) -> bool:
 
 
 def check_paths(paths: list[Path], *, strict: bool = False) -> Report:
-    """Check every skill named by `paths`; the caller has made sure each path exists."""
+    """Check every skill named by `paths`; the caller has made sure each path exists.
+
+    A path that holds no skill is an error (FLU100): a folder with no `SKILL.md` anywhere below
+    it, a project that references no skill and holds none, a FIFO or device. A path named
+    `SKILL.md` is checked with its folder, whatever it is (a folder or a FIFO there is FLU101/FLU307).
+    """
     report = Report()
     for path in paths:
         if is_project(path):
             _check_project(path, strict, report)
             continue
-        if path.is_file():
+        if path.name == SKILL_FILE or path.is_file():
             found = [Found(path, misnamed=path.name != SKILL_FILE)]
-        else:
+        elif path.is_dir():
             found = find_skills(path)
             if not found:
-                report.diagnostics.extend(
-                    apply_strict(
-                        [
-                            Diagnostic.make(
-                                "FLU100",
-                                display_path(path),
-                                f"no {SKILL_FILE} found in this folder or below it",
-                                f"a skill is a folder holding a {SKILL_FILE}; create one with `flue-skills new NAME`",
-                            )
-                        ],
-                        strict,
-                    )
-                )
+                report.diagnostics.append(holds_no_skill(path, f"no {SKILL_FILE} in this folder or below it"))
+        else:
+            found = []
+            report.diagnostics.append(holds_no_skill(path, f"{kind(os.stat(path).st_mode)}, not a folder or a file"))
         report.diagnostics.extend(_check_found(found, strict))
         report.checked += len(found)
     return report
+
+
+NO_SKILL_HINT = (
+    f"pass a skill folder, a {SKILL_FILE}, a folder of skills or a project folder (one with a pyproject.toml); "
+    "create a skill with `flue-skills new NAME`"
+)
+
+
+def holds_no_skill(path: Path, why: str) -> Diagnostic:
+    """FLU100: a path the user named that holds no skill."""
+    return Diagnostic.make("FLU100", display_path(path), f"holds no skill: {why}", NO_SKILL_HINT)
 
 
 def _check_project(path: Path, strict: bool, report: Report) -> None:
@@ -78,6 +86,14 @@ def _check_project(path: Path, strict: bool, report: Report) -> None:
     report.diagnostics.extend(_rebase(d, path) for d in diagnostics)
     report.checked += view.skills
     collection = view.collection
+    if not view.skills and not collection.references and not diagnostics:
+        report.diagnostics.append(
+            holds_no_skill(
+                path,
+                f"its modules reference no skill or markdown file and it holds no {SKILL_FILE} "
+                f"(scanned {collection.modules} module{'' if collection.modules == 1 else 's'})",
+            )
+        )
     report.projects.append(ProjectSummary(Path(shown), collection.modules, collection.references, view.skills))
 
 

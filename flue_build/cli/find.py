@@ -19,11 +19,14 @@ class Found:
 
 
 def find_skills(root: Path) -> list[Found]:
-    """Skill files under `root` in a stable order; symlinked folders are not followed."""
+    """Skill files under `root` in a stable order; symlinked folders are not followed.
+
+    A folder holding a `SKILL.md` that is not a file (a folder, a FIFO) is found too: vetting it says what is wrong.
+    """
     found: list[Found] = []
     for folder, dirs, files in walk(root):
         dirs[:] = sorted(d for d in dirs if not is_noise_dir(d))
-        if SKILL_FILE in files:
+        if SKILL_FILE in files or SKILL_FILE in dirs:
             found.append(Found(Path(folder, SKILL_FILE)))
         else:
             found.extend(

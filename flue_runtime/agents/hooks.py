@@ -107,7 +107,9 @@ def use_skill(skill: SkillReference | Mapping[str, Any]) -> SkillReference:
     """Mount a skill: its catalog line goes into the prompt, its files under /.flue/skills/<name>/.
 
     `skill` is a `SkillReference` (from `skill()` or `define_skill()`), or a mapping with
-    `define_skill`'s keys, held to the same rules.
+    `define_skill`'s keys, held to the same rules. What is mounted is the skill as it is now
+    (`SkillReference.current()`): a folder read from disk in dev mode is vetted again at every
+    render, and one that no longer passes raises its `SkillError` here, as at import.
     """
     current = _render("use_skill")
     if isinstance(skill, Mapping):
@@ -117,6 +119,7 @@ def use_skill(skill: SkillReference | Mapping[str, Any]) -> SkillReference:
             "use_skill() takes a SkillReference (from skill(), define_skill()) or a mapping of define_skill's "
             f"arguments, not {type(skill).__name__}"
         )
+    skill = skill.current()
     mounted = current.skill_names.get(skill.name)
     if mounted is not None:
         same = "the same skill" if mounted == skill else f"another skill with that name ({mounted.origin})"

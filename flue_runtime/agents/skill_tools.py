@@ -188,17 +188,20 @@ class MountedSkills:
         """The instructions of skill `name` (one page at most) and its support files' virtual paths.
 
         An unknown name is a normal result that lists names (bounded), so the model can correct
-        itself. A workspace skill is vetted again here: its file list is the one on disk now.
+        itself. A workspace skill, or a folder read from disk in dev mode, is vetted again here: its
+        file list is the one on disk now.
         """
         found = self._by_name.get(name)
         if found is None:
             return self._unknown(name)
+        try:
+            if isinstance(found.skill.source, WorkspaceSource):
+                found.skill.source.relist()
+            else:
+                found = Mounted(found.skill.current(), found.workspace_folder)
+        except FlueError as exc:
+            raise ToolFailure(str(exc)) from exc
         skill = found.skill
-        if isinstance(skill.source, WorkspaceSource):
-            try:
-                skill.source.relist()
-            except FlueError as exc:
-                raise ToolFailure(str(exc)) from exc
         footer = self._files_text(found)
         room = MAX_BYTES - HINT_ROOM - utf8_size(footer) - 2 * utf8_size(skill.name) - 32
         return "\n".join([f'<skill name="{skill.name}">', _instructions_page(skill, room), "</skill>", "", footer])

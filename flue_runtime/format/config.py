@@ -10,8 +10,11 @@ learns what is wrong.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import stat
+import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -99,19 +102,65 @@ def project_config(start: Path) -> FlueConfig:
     """Lenient: `[tool.flue]` of the nearest pyproject.toml at or above `start` (defaults when none).
 
     The search stops at a `site-packages` folder: an installed package belongs to no project,
-    not even to one that happens to hold the virtual environment.
+    not even to one that happens to hold the virtual environment. Dev mode asks at every
+    render, so the answer is kept while the same pyproject.toml is the nearest and its `stat`
+    is the same (one changed in the last `_SETTLE_NS` is read again: see `format.vet_cache`).
     """
-    start = Path(os.path.abspath(start))
-    for folder in (start, *start.parents):
-        if folder.name in INSTALLED:
+    begin = os.path.abspath(start)
+    found = _nearest_pyproject(begin)
+    kept = _KEPT.get(begin)
+    if kept is not None and kept[0] == found:
+        return kept[1]
+    config = _project_config(Path(begin), found)
+    if found is None or found[1][3] < time.time_ns() - _SETTLE_NS:
+        if len(_KEPT) >= _KEPT_SIZE:
+            _KEPT.clear()
+        _KEPT[begin] = (found, config)
+    return config
+
+
+#: The nearest pyproject.toml's folder and its (inode, size, mtime, ctime); None when there is none.
+_Found = tuple[str, tuple[int, int, int, int]] | None
+#: `project_config` per start folder, with the pyproject.toml it was read from.
+_KEPT: dict[str, tuple[_Found, FlueConfig]] = {}
+_KEPT_SIZE = 4096
+_SETTLE_NS = 2_000_000_000
+
+
+def _nearest_pyproject(start: str) -> _Found:
+    for folder, path in _candidates(start):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            return folder, (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    return None
+
+
+@functools.lru_cache(maxsize=_KEPT_SIZE)
+def _candidates(start: str) -> tuple[tuple[str, str], ...]:
+    """The folders searched for a pyproject.toml from `start` up (to a `site-packages`), with its path in each."""
+    found = []
+    folder = start
+    while os.path.basename(folder) not in INSTALLED:
+        found.append((folder, os.path.join(folder, PYPROJECT)))
+        parent = os.path.dirname(folder)
+        if parent == folder:
             break
-        if (folder / PYPROJECT).is_file():
-            try:
-                table = flue_table(read_pyproject(folder))
-            except ConfigError:
-                return FlueConfig(folder)
-            return parse_config(folder, table, strict=False)
-    return FlueConfig(start, in_project=False)
+        folder = parent
+    return tuple(found)
+
+
+def _project_config(start: Path, found: _Found) -> FlueConfig:
+    if found is None:
+        return FlueConfig(start, in_project=False)
+    folder = Path(found[0])
+    try:
+        table = flue_table(read_pyproject(folder))
+    except ConfigError:
+        return FlueConfig(folder)
+    return parse_config(folder, table, strict=False)
 
 
 def parse_config(root: Path, table: Any, *, strict: bool = True) -> FlueConfig:

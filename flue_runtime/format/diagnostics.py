@@ -38,7 +38,7 @@ _NAME_PATTERN = _NAME["pattern"].replace("(?!\\n)", "")
 #: checked against this registry by the test suite.
 CODES: dict[str, Code] = _codes(
     # 1xx: the SKILL.md file and its frontmatter
-    ("FLU100", W, "no skill found where one was expected"),
+    ("FLU100", E, "a path given to `check` holds no skill"),
     ("FLU101", E, "skill file missing or not named exactly `SKILL.md`"),
     ("FLU102", E, "file is not valid UTF-8 or holds a NUL byte"),
     ("FLU103", E, "no frontmatter: the file must start with a `---` line"),

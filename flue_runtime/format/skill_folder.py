@@ -8,7 +8,9 @@ very bytes the walk hashed.
 
 from __future__ import annotations
 
+import functools
 import os
+import stat
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +36,7 @@ class VettedSkill:
     def ok(self) -> bool:
         return self.metadata is not None and not has_errors(self.diagnostics)
 
-    @property
+    @functools.cached_property
     def id(self) -> str:
         return content_id(self.files)
 
@@ -90,14 +92,7 @@ def vet_tree(
     elif walked.stopped:
         pass  # the walk stopped at the file limit before it met SKILL.md: FLU310 says why
     elif not any(d.path == f"{display}/{SKILL_FILE}" for d in diagnostics):
-        diagnostics.append(
-            Diagnostic.make(
-                "FLU101",
-                display,
-                f"no {SKILL_FILE} in this skill folder",
-                f"a skill folder needs a {SKILL_FILE}; create one with `flue-skills new {directory.name}`",
-            )
-        )
+        diagnostics.append(_no_skill_file(tree, display, directory.name))
     for entry in walked.files:
         if entry.path.endswith(f"/{SKILL_FILE}"):
             inner = entry.path.rsplit("/", 2)[-2]
@@ -114,3 +109,25 @@ def vet_tree(
     if has_errors(diagnostics):
         metadata = None
     return VettedSkill(directory, metadata, tuple(walked.files), body_offset, tuple(diagnostics))
+
+
+def _no_skill_file(tree: Tree, display: str, name: str) -> Diagnostic:
+    """FLU101 for a folder whose walk met no `SKILL.md` file: none at all, or a folder of that name."""
+    try:
+        folder = stat.S_ISDIR(tree.stat(SKILL_FILE).mode)
+    except OSError:
+        folder = False
+    if folder:
+        return Diagnostic.make(
+            "FLU101",
+            f"{display}/{SKILL_FILE}",
+            f"`{SKILL_FILE}` is a folder, not a file",
+            f"a skill's {SKILL_FILE} is a file holding its frontmatter and instructions: rename this folder, "
+            f"then write the file (`flue-skills new {name}` shows its shape)",
+        )
+    return Diagnostic.make(
+        "FLU101",
+        display,
+        f"no {SKILL_FILE} in this skill folder",
+        f"a skill folder needs a {SKILL_FILE}; create one with `flue-skills new {name}`",
+    )

@@ -202,11 +202,15 @@ def check_fields(
                     )
 
     name = data.get("name")
-    if directory is not None and isinstance(name, str) and "name" not in by_field and name != directory:
+    if directory is not None and isinstance(name, str) and name.strip() and name != directory:
+        # Said of an invalid name too: renaming the folder to it would not do, and the reference validator says both.
+        invalid = "name" in by_field
         add(
             "FLU205",
             f"name `{name}` differs from its directory `{directory}`",
-            f"rename the directory to `{name}` or set `name: {directory}`",
+            (f"set `name: {directory}`" if is_valid_name(directory) else _name_hint(name, directory))
+            if invalid
+            else f"rename the directory to `{name}` or set `name: {directory}`",
             value_span(("name",)),
             "name",
         )

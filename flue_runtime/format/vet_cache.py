@@ -19,11 +19,13 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Collection
 from pathlib import Path
 
 from flue_runtime.format.safe_read import FileBytes
 from flue_runtime.format.skill_folder import VettedSkill, vet_tree
 from flue_runtime.format.trees import DiskTree, Stat
+from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, allowed_paths
 
 #: How long ago an entry must have changed, when it was vetted, for its `lstat` to be trusted.
 SETTLE_NS = 2_000_000_000
@@ -81,8 +83,13 @@ class _Watched:
         return True
 
 
+#: What a verdict depends on besides the folder: its display, the allowed paths in it, strictness, the limits.
+_Key = tuple[str, str, frozenset[str] | None, bool, Limits]
+
+
 class VetCache:
-    """`vet_skill(directory, display=...)` with the default rules, kept per folder while the folder is unchanged.
+    """`vet_skill(directory, display=..., allow=..., strict=..., limits=...)`, kept per folder and rules while
+    the folder is unchanged.
 
     `settle_ns`: how long before the vetting an entry must have last changed to be trusted (`SETTLE_NS`).
     """
@@ -90,11 +97,21 @@ class VetCache:
     def __init__(self, size: int = CACHE_SIZE, *, settle_ns: int = SETTLE_NS) -> None:
         self._size = size
         self._settle_ns = settle_ns
-        self._kept: OrderedDict[tuple[str, str], tuple[_Watched, VettedSkill]] = OrderedDict()
+        self._kept: OrderedDict[_Key, tuple[_Watched, VettedSkill]] = OrderedDict()
         self._lock = threading.Lock()  # sessions discover workspace skills from worker threads
 
-    def vet(self, directory: Path, *, display: str) -> VettedSkill:
-        key = (os.fspath(directory), display)
+    def vet(
+        self,
+        directory: Path,
+        *,
+        display: str,
+        allow: Collection[str | os.PathLike[str]] | None = None,
+        strict: bool = False,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> VettedSkill:
+        """As `vet_skill` (`allow`: absolute paths, None for a folder in no project)."""
+        allowed = None if allow is None else allowed_paths(directory, allow)
+        key = (os.fspath(directory), display, allowed, strict, limits)
         with self._lock:
             kept = self._kept.get(key)
         if kept is not None and kept[0].unchanged():
@@ -103,7 +120,7 @@ class VetCache:
                     self._kept.move_to_end(key)
             return kept[1]
         watched = _Watched(directory, self._settle_ns)
-        vetted = vet_tree(watched, directory, display=display)
+        vetted = vet_tree(watched, directory, display=display, allow=allowed, strict=strict, limits=limits)
         with self._lock:
             self._kept[key] = (watched, vetted)
             self._kept.move_to_end(key)

@@ -1,9 +1,14 @@
 """Dev mode: skills and markdown files read straight from a source tree or an editable install.
 
-Everything goes through the build's own rules (`vet_skill`, the packing rules, the
-project's `[tool.flue] allow`/`strict`), so a secret or a symbolic link fails here with
-the same diagnostic the build would print. Each resolution vets the folder anew; the
-instructions are re-read whenever SKILL.md changes, so edits show without reinstalling.
+Everything goes through the build's own rules (the packing rules, the project's
+`[tool.flue] allow`/`strict`/limits), so a secret or a symbolic link fails here with the
+same diagnostic the build would print. A reference from disk is a snapshot of the folder
+as vetted; `SkillReference.current()` vets the folder again and gives the skill as it is
+now (the harness asks at every render and activation), so a file added or removed, a new
+description or a new secret shows at the next use without reinstalling or reloading. The
+verdicts are kept while a folder's `lstat`s stay the same (`VetCache`), so asking again about
+an unchanged folder costs one `lstat` per entry. The instructions are re-read whenever SKILL.md
+changes.
 """
 
 from __future__ import annotations
@@ -14,14 +19,15 @@ from collections.abc import Collection
 from pathlib import Path
 
 from flue_runtime.errors import SkillError, UnsafeFileError
-from flue_runtime.format.config import project_config
+from flue_runtime.format.config import FlueConfig, project_config
 from flue_runtime.format.diagnostics import Diagnostic
 from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.paths import display_path
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.secrets import private_key
-from flue_runtime.format.skill_folder import VettedSkill, vet_skill
+from flue_runtime.format.skill_folder import VettedSkill
 from flue_runtime.format.validate import SKILL_FILE, check_skill_md
+from flue_runtime.format.vet_cache import VetCache
 from flue_runtime.format.vetting import (
     DEFAULT_LIMITS,
     Limits,
@@ -33,10 +39,24 @@ from flue_runtime.format.vetting import (
 )
 from flue_runtime.mount.reference import SkillReference
 
+#: The verdicts of dev-mode folders, kept while each folder is unchanged.
+_VETTED = VetCache()
+#: The reference last made per folder and call, with the verdict and config it was made from: the same
+#: reference while both are (an unchanged folder costs its `lstat`s, no new objects, no second parse).
+_MOUNTED: dict[tuple[Path, str], tuple[VettedSkill, FlueConfig, SkillReference]] = {}
+_MOUNTED_SIZE = 10_000
+
 
 def load_skill_dir(directory: Path, context: str = "") -> SkillReference:
-    """Vet `directory` as the build would and mount it; `SkillError` with every problem otherwise."""
-    shown = display_path(directory)
+    """Vet `directory` as the build would and mount it; `SkillError` with every problem otherwise.
+
+    `context` (which call asked, from where) heads the error, here and whenever the
+    reference is asked for its `current()` state later.
+    """
+    return _load(directory, display_path(directory), context)
+
+
+def _load(directory: Path, shown: str, context: str) -> SkillReference:
     try:
         info = os.lstat(directory)
     except OSError as exc:
@@ -45,10 +65,19 @@ def load_skill_dir(directory: Path, context: str = "") -> SkillReference:
         raise SkillError([link_refused(shown, _link_target(directory))], context)
     config = project_config(directory)
     allow = config.allow_list
-    vetted = vet_skill(directory, display=shown, allow=allow, strict=config.strict, limits=config.limits)
+    vetted = _VETTED.vet(directory, display=shown, allow=allow, strict=config.strict, limits=config.limits)
     if not vetted.ok or vetted.metadata is None:
         raise SkillError(vetted.diagnostics, context)
-    return SkillReference(vetted.metadata, DiskSource(vetted, allow, config.limits), known_id=vetted.id)
+    key = (directory, context)
+    kept = _MOUNTED.get(key)
+    if kept is not None and kept[0] is vetted and kept[1] is config:
+        return kept[2]
+    source = DiskSource(vetted, allow, config.limits, context, shown)
+    reference = SkillReference(vetted.metadata, source, known_id=vetted.id)
+    if len(_MOUNTED) >= _MOUNTED_SIZE:
+        _MOUNTED.clear()
+    _MOUNTED[key] = (vetted, config, reference)
+    return reference
 
 
 def _link_target(path: Path) -> str:
@@ -64,9 +93,16 @@ class DiskSource:
     live = True
 
     def __init__(
-        self, vetted: VettedSkill, allow: Collection[Path] | None = None, limits: Limits = DEFAULT_LIMITS
+        self,
+        vetted: VettedSkill,
+        allow: Collection[Path] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        context: str = "",
+        shown: str | None = None,
     ) -> None:
         self._vetted = vetted
+        self._context = context
+        self._shown = display_path(vetted.directory) if shown is None else shown
         self._limits = limits
         self._in_project = allow is not None  # `allow` as in `vet_skill`
         self._allow = allowed_paths(vetted.directory, allow or ())
@@ -79,6 +115,10 @@ class DiskSource:
 
     def files(self) -> tuple[PackedFile, ...]:
         return self._vetted.files
+
+    def current(self) -> SkillReference:
+        """The folder vetted again, as it is now (`SkillError` naming every problem when it no longer passes)."""
+        return _load(self._vetted.directory, self._shown, self._context)
 
     def read(self, path: str) -> bytes:
         data, has_key, _ = self._read(path)
@@ -104,7 +144,7 @@ class DiskSource:
         return f"{self._vetted.directory} (from disk)"
 
     def _where(self, path: str) -> str:
-        return f"{display_path(self._vetted.directory)}/{path}"
+        return f"{self._shown}/{path}"
 
     def _read(self, path: str) -> tuple[bytes, bool, tuple[int, int, int]]:
         """The bytes of a vetted file as they are now, whether they hold a key, and the file's stamp.

@@ -4,11 +4,15 @@ The metadata is known up front (from a bundle's manifest, a vetted folder, or
 `define_skill`); the instructions and support files are read only when asked for,
 through a `SkillSource`. Reads go through the skill's own file list, so a path that is
 not one of its files can never reach the file system.
+
+A reference never changes; `current()` gives the skill as it is now, which differs only
+for a source that can change under it (a folder being edited, in dev mode): such a source
+defines `current()` too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
@@ -85,6 +89,13 @@ class SkillReference:
     @property
     def origin(self) -> str:
         return self.source.describe()
+
+    def current(self) -> SkillReference:
+        """The skill as it is now: this reference, unless its source can change (a folder in dev mode), which is
+        vetted again and comes back with its metadata and file list as they are now (`SkillError` naming
+        every problem when it no longer passes the rules). The harness asks at every render and activation."""
+        refresh: Callable[[], SkillReference] | None = getattr(self.source, "current", None)
+        return self if refresh is None else refresh()
 
     # --- content ------------------------------------------------------------------------
 

@@ -145,3 +145,28 @@ def test_an_installed_package_belongs_to_no_project(tmp_path: Path) -> None:
     installed.mkdir(parents=True)
     assert project_config(installed) == FlueConfig(installed, in_project=False)
     assert project_config(tmp_path / ".venv").exports == ()  # above site-packages: still the project's
+
+
+def test_dev_mode_keeps_a_projects_config_while_its_pyproject_is_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dev mode reads `[tool.flue]` at every render (issue 21): the answer is kept while the nearest
+    pyproject.toml is the same file with the same `stat`, and read again when it changes or a nearer one appears."""
+    from flue_runtime.format import config as config_module
+
+    skill = tmp_path / "src" / "pkg" / "skills" / "x"
+    skill.mkdir(parents=True)
+    write(tmp_path, "[tool.flue]\nstrict = true")
+    # Written within the settle time: its stat proves nothing yet (a rewrite in the same clock tick), so read again.
+    assert project_config(skill) is not project_config(skill)
+    monkeypatch.setattr(config_module, "_SETTLE_NS", 0)  # every pyproject old enough to trust its stat
+    first = project_config(skill)
+    assert first.strict is True and project_config(skill) is first
+    write(tmp_path, "[tool.flue]\nstrict = false")
+    edited = project_config(skill)
+    assert edited.strict is False and edited is not first
+    (tmp_path / "src" / "pyproject.toml").write_text("[tool.flue]\nmax-skill-files = 3\n")
+    nearer = project_config(skill)
+    assert (nearer.root, nearer.limits.skill_files) == (tmp_path / "src", 3)
+    (tmp_path / "src" / "pyproject.toml").unlink()
+    assert project_config(skill).root == tmp_path

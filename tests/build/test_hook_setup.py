@@ -158,4 +158,6 @@ def test_a_project_without_skills_needs_no_hook(tmp_path: Path, capsys: pytest.C
         '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
         '[project]\nname = "plain"\nversion = "1"\n'
     )
-    assert check(capsys, tmp_path) == (0, [])
+    code = main(["check", "--format", "json", str(tmp_path)])
+    # No FLU501; the one problem is that `check` was given a path that holds no skill (issue 21).
+    assert [d["code"] for d in json.loads(capsys.readouterr().out)] == ["FLU100"] and code == 1

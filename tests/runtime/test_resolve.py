@@ -148,6 +148,9 @@ def test_every_shape_gives_the_same_skills(how: str, tmp_path: Path, pkg_name: s
     assert deep.REFUNDS == agent.REFUNDS and hash(deep.REFUNDS) == hash(agent.REFUNDS)
     origin = agent.REFUNDS.origin
     assert ("bundled" in origin) == (how in ("folder", "zip")), origin
+    # A bundle never changes; a folder read from disk is vetted again (tests/runtime/test_dev_mode.py).
+    assert (agent.REFUNDS.current() is agent.REFUNDS) == (how in ("folder", "zip"))
+    assert snapshot(agent.REFUNDS.current()) == refunds
     for path in TRAVERSALS:
         with pytest.raises(SkillPathError):
             agent.PDF.read_bytes(path)
