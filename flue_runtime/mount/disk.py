@@ -67,6 +67,8 @@ class DiskSource:
         self, vetted: VettedSkill, allow: Collection[Path] | None = None, limits: Limits = DEFAULT_LIMITS
     ) -> None:
         self._vetted = vetted
+        #: The file list as this resolution vetted it: what `run_skill_script` may run (`SkillReference.verdict`).
+        self.verdict = vetted.files
         self._limits = limits
         self._in_project = allow is not None  # `allow` as in `vet_skill`
         self._allow = allowed_paths(vetted.directory, allow or ())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import BinaryIO, NoReturn
 
 from flue_runtime.errors import FlueError, ReadOnlyError, ResourceNotFoundError, SkillPathError
 from flue_runtime.format.paths import skill_path
@@ -75,10 +75,19 @@ class SkillTree:
         return skill, inner
 
     def read(self, path: str) -> bytes:
+        skill, inner = self._file(path)
+        return skill.read_bytes(inner)
+
+    def open(self, path: str) -> tuple[BinaryIO, int]:
+        """The file at `path` as a stream and its size, for a reader that pages (see `SkillReference.open`)."""
+        skill, inner = self._file(path)
+        return skill.open(inner)
+
+    def _file(self, path: str) -> tuple[SkillReference, str]:
         skill, inner = self._split(path)
         if skill is None or not inner or self._is_folder(skill, inner):
             raise ResourceNotFoundError(f"{path} is a folder; list it, or read one of its files")
-        return skill.read_bytes(inner)
+        return skill, inner
 
     def stat(self, path: str) -> VirtualEntry:
         skill, inner = self._split(path)
