@@ -27,7 +27,7 @@ from flue_runtime.errors import SandboxError
 from flue_runtime.format.safe_read import kind
 
 Identity = tuple[int, int]
-_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NONBLOCK", 0)  # never waits on a FIFO
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 

@@ -329,7 +329,8 @@ def _result(status: str, outcome: str, out: _Capture, err: _Capture) -> str:
     if left.isdigit() and int(left):
         count = int(left)
         status += (
-            f"; {count} process{'es' if count != 1 else ''} it left running {'were' if count != 1 else 'was'} stopped"
+            f"; stopped {count} process{'es' if count != 1 else ''} it started that "
+            f"{'were' if count != 1 else 'was'} still running"
         )
     return "\n".join([f"exit status: {status}", out.section("stdout"), err.section("stderr")])
 

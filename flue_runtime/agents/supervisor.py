@@ -81,7 +81,7 @@ def stop_all(group: int | None) -> int:
     _reap()  # those that have exited are not stopped
     while True:
         for pid in children():
-            if pid not in stopped:
+            if pid not in stopped and _running(pid):
                 try:
                     os.kill(pid, signal.SIGKILL)
                     stopped.add(pid)
@@ -96,6 +96,15 @@ def stop_all(group: int | None) -> int:
             break
         time.sleep(0.002)  # killed, not yet reaped
     return len(stopped - {group})
+
+
+def _running(pid: int) -> bool:
+    """Not a zombie (one that has exited, not yet reaped): as far as /proc says."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()[:1] != [b"Z"]
+    except OSError:
+        return not os.path.isdir("/proc")  # gone, or no /proc to ask
 
 
 def _reap() -> bool:
