@@ -286,9 +286,12 @@ async def _supervised(
     except TimeoutError:
         await _stop(process)
         return False
-    except BaseException:
-        _signal(process, signal.SIGTERM)  # cancelled: the supervisor cleans up on its own
+    except asyncio.CancelledError:
+        await _stop(process)  # the call ends only once nothing of the script is left
         raise
+    finally:
+        if work.done() and not work.cancelled():
+            work.exception()  # a drain cut short by the stop is no error of its own
 
 
 async def _stop(process: asyncio.subprocess.Process) -> None:

@@ -5,6 +5,7 @@ writes its pid, and /proc says afterwards whether it still runs."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -102,3 +103,35 @@ def test_no_process_a_script_started_outlives_the_call(
             os.kill(int(pid_file.read_text()), 9)  # do not leave it behind when the test fails
     [result] = tool_results(model)
     assert result["content"].startswith(status + "\n--- stdout"), result
+
+
+def test_a_cancelled_call_leaves_no_process_either(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "work").mkdir()
+    pid_file = tmp_path / "pid"
+    skill = define_skill(name="daemons", description="Starts processes.", instructions="Run them.", files=SCRIPTS)
+    call = ToolCall("run_skill_script", {"skill": "daemons", "script": "never_ends.py", "args": [str(pid_file)]})
+    model = ScriptedModel([[call], "ok"])
+
+    @agent
+    def a() -> str:
+        use_model(model)
+        use_skill(skill)
+        return "x"
+
+    session = Harness(a, sandbox=LocalSandbox(tmp_path / "work", allow_exec=True)).session("s")
+
+    async def prompt_then_cancel() -> None:
+        task = asyncio.create_task(session.prompt("go"))
+        while not pid_file.exists():
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    try:
+        asyncio.run(prompt_then_cancel())
+        assert not alive(pid_in(pid_file)), "the daemon outlived the cancelled call"
+    finally:
+        if pid_file.exists() and alive(int(pid_file.read_text())):
+            os.kill(int(pid_file.read_text()), 9)
