@@ -31,7 +31,7 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     data = json.loads(results.read_text())
-    assert set(data) == {"scan", "pack", "mount", "import", "memory", "catalog", "validate", "turn"}
+    assert set(data) == {"scan", "pack", "mount", "import", "memory", "catalog", "validate", "turn", "script"}
     assert all(section["rows"] for section in data.values())
     assert "## Results" in proc.stdout
     # The generators are seeded: the same inputs every run.
@@ -52,6 +52,7 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
         turn[store]["median_ms"] > 0 and turn[store]["prompts"] == 4 for store in ("memory", "SQLite", "PostgreSQL")
     )
     assert turn["discovery"]["skills"] == 20
+    assert data["script"]["data"]["calls"] == 3 and data["script"]["data"]["tool_ms"] > 0
 
 
 def test_generators_are_deterministic(tmp_path: Path) -> None:

@@ -19,32 +19,46 @@ Elsewhere (no `prctl`) only the process group is killed: a process that left the
 
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
 import sys
 import time
-from types import FrameType
+from types import ModuleType
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+
+
+def _module(fast: str, public: str) -> ModuleType:
+    """The C module under a public one: it runs once per script, and `signal` (which builds enums first) and
+    `ctypes` take longer to import than the rest of the supervisor's start together."""
+    try:
+        return __import__(fast)
+    except ImportError:
+        return __import__(public)
+
+
+signal = _module("_signal", "signal")
 
 
 class _Stop(Exception):
     """SIGTERM arrived: stop the script now."""
 
 
-def _stop(signum: int, frame: FrameType | None) -> None:
+def _stop(signum: int, frame: object) -> None:
     raise _Stop
 
 
 def _prctl(option: int, value: int) -> bool:
+    """`prctl(option, value)` through the C library; False where there is none, or it refused."""
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
-    except (OSError, AttributeError):
+        native = _module("_ctypes", "ctypes")
+        if hasattr(native, "call_function"):
+            function = native.dlsym(native.dlopen(None, os.RTLD_NOW), "prctl")
+            return bool(native.call_function(function, (option, value, 0, 0, 0)) == 0)
+        return bool(native.CDLL(None).prctl(option, value, 0, 0, 0) == 0)
+    except (ImportError, AttributeError, OSError):
         return False
 
 
