@@ -133,35 +133,14 @@ def _reap() -> bool:
 
 
 def _start(argv: list[str], report: int) -> int:
-    """Fork and exec the script in a process group of its own; its pid (`ChildProcessError`-free)."""
-    read, write = os.pipe()  # close-on-exec: an exec that works closes it, one that fails writes its errno
-    child = os.fork()
-    if child == 0:
-        try:
-            os.close(read)
-            os.setpgid(0, 0)
-            for name in ("SIGPIPE", "SIGXFSZ", "SIGTERM", "SIGINT"):  # as subprocess's restore_signals does
-                if hasattr(signal, name):
-                    signal.signal(getattr(signal, name), signal.SIG_DFL)
-            os.execve(argv[0], argv, os.environ)
-        except OSError as exc:
-            os.write(write, str(exc.errno or 0).encode())
-        finally:
-            os._exit(127)
-    os.close(write)
+    """Start the script in a process group of its own, with the signals Python ignores back at their defaults
+    (as subprocess's `restore_signals` does); its pid. One it cannot start is reported, and the supervisor exits."""
+    defaults = [getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ", "SIGTERM") if hasattr(signal, name)]
     try:
-        os.setpgid(child, child)  # also here: whichever runs first, the group exists before anything is killed
-    except OSError:
-        pass
-    failure = b""
-    while chunk := os.read(read, 64):
-        failure += chunk
-    os.close(read)
-    if failure:
-        os.waitpid(child, 0)
-        os.write(report, b"exec " + failure + b"\n")
-        raise SystemExit(0)
-    return child
+        return os.posix_spawn(argv[0], argv, os.environ, setpgroup=0, setsigdef=defaults)
+    except OSError as exc:
+        os.write(report, f"exec {exc.errno or 0}\n".encode())
+        raise SystemExit(0) from None
 
 
 def main(args: list[str]) -> None:
