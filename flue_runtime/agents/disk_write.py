@@ -60,11 +60,14 @@ def _chain(fd: int) -> Iterator[Identity]:
 
 
 def inside(folder: str | os.PathLike[str], others: Collection[str | os.PathLike[str]]) -> str | None:
-    """The first of `others` that `folder` is or lies inside (as the file system says), or None."""
+    """The first of `others` that the folder `folder` is or lies inside (as the file system says), or None."""
     wanted = {found: os.fspath(other) for other in others if (found := identity(other)) is not None}
     if not wanted:
         return None
-    fd = os.open(folder, _DIRECTORY)
+    try:
+        fd = os.open(folder, _DIRECTORY)
+    except OSError:
+        return None  # not a folder (any more): nothing lies inside it
     try:
         return next((wanted[place] for place in _chain(fd) if place in wanted), None)
     finally:
