@@ -21,7 +21,7 @@ from typing import BinaryIO, Protocol
 
 from flue_runtime.agents.disk_write import write_file
 from flue_runtime.errors import SandboxError, UnsafeFileError
-from flue_runtime.format.paths import skill_path
+from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path
 from flue_runtime.format.safe_read import open_regular
 from flue_runtime.format.skill_folder import VettedSkill, vet_tree
 from flue_runtime.format.trees import MemoryTree
@@ -44,6 +44,10 @@ def sandbox_path(path: str) -> str:
     """`path` as a clean path relative to the sandbox root ('' for the root itself)."""
     if not isinstance(path, str):
         raise SandboxError(f"a path must be a string, not {type(path).__name__}")
+    if len(path) > MAX_PATH_BYTES:  # before anything else reads it, or a message shows it
+        raise SandboxError(
+            f"a path of {len(path):,} characters is refused: a path holds at most {MAX_PATH_BYTES:,} bytes"
+        )
     trimmed = path.strip()
     while trimmed.startswith("./"):
         trimmed = trimmed[2:]

@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from flue_runtime.agents.disk_write import inside, overlap
-from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, utf8_size
+from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, quoted, utf8_size
 from flue_runtime.agents.sandbox import LocalSandbox, Sandbox
 from flue_runtime.agents.skill_tools import SCRIPTS_DIR, MountedSkills
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.errors import FlueError, ToolFailure
-from flue_runtime.format.paths import skill_path
+from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import PackedFile, content_id
 from flue_runtime.mount.reference import SkillReference
 
@@ -89,7 +89,7 @@ class Scripts:
             raise ToolFailure("scripts cannot run now: the agent's sandbox does not allow it")
         mounted = self.skills.get(skill)
         if mounted is None:
-            raise ToolFailure(f"there is no skill named {skill!r}; available: {', '.join(self.skills.names) or 'none'}")
+            raise ToolFailure(f"there is no skill named {quoted(skill)}; available: {some_paths(self.skills.names)}")
         if mounted.workspace_folder is not None:
             # Its files are in the sandbox, where the model's `write` reaches: running them would run what it wrote.
             raise ToolFailure(
@@ -126,7 +126,7 @@ def _script_path(skill: SkillReference, script: str) -> str:
         path = SCRIPTS_DIR + path
     scripts = sorted(f.path for f in skill.verdict if f.path.startswith(SCRIPTS_DIR))
     if path not in scripts:
-        raise ToolFailure(f"skill {skill.name!r} has no script {path!r}; its scripts: {', '.join(scripts) or 'none'}")
+        raise ToolFailure(f"skill {skill.name!r} has no script {path!r}; its scripts: {some_paths(scripts)}")
     return path
 
 

@@ -33,7 +33,7 @@ from flue_runtime.agents.catalog import (
     listed,
     names_text,
 )
-from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, page_stream, text_window, utf8_size
+from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, page_stream, quoted, text_window, utf8_size
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.agents.workspace import WorkspaceSource
 from flue_runtime.errors import FlueError, ToolFailure
@@ -232,10 +232,10 @@ class MountedSkills:
             if score:
                 scored.append((-score, index, m.skill))
         if not scored:
-            return f"No skill matches {query!r}. Try other words, or fewer."
+            return f"No skill matches {quoted(query)}. Try other words, or fewer."
         scored.sort(key=lambda item: (item[0], item[1]))
         best = [catalog_line(s.name, s.description) for _, _, s in scored[:FIND_LIMIT]]
-        head = f"{len(scored):,} skill{'s match' if len(scored) != 1 else ' matches'} {query!r}"
+        head = f"{len(scored):,} skill{'s match' if len(scored) != 1 else ' matches'} {quoted(query)}"
         if len(scored) > FIND_LIMIT:
             head += f"; the best {FIND_LIMIT}"
         return "\n".join([head + ":", *best, "Activate one with activate_skill."])
@@ -244,9 +244,9 @@ class MountedSkills:
 
     def _unknown(self, name: str) -> str:
         names = self.names
-        text = f"There is no skill named {name!r}."
+        text = f"There is no skill named {quoted(name)}."
         if len(names) > NAMES_LIMIT:
-            close = difflib.get_close_matches(name, names, n=10)
+            close = difflib.get_close_matches(name[:128], names, n=10)  # (longer than any name: no need to compare all)
             if close:
                 text += f" Similar names: {', '.join(close)}."
             if self.searchable:

@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import BinaryIO, Protocol
 
 from flue_runtime.errors import ResourceNotFoundError
-from flue_runtime.format.paths import skill_path
+from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata, content_id
 
 
@@ -148,7 +148,8 @@ class SkillReference:
         clean = skill_path(path)
         if not any(f.path == clean for f in self.source.files()):
             raise ResourceNotFoundError(
-                f"skill {self.name!r} has no file {clean!r}; its files: {', '.join(f.path for f in self.source.files())}"
+                f"skill {self.name!r} has no file {clean!r}; its files: "
+                f"{some_paths([f.path for f in self.source.files()])}"
             )
         return clean
 

@@ -306,3 +306,39 @@ def test_every_sandbox_bounds_every_result_and_reads_a_page_of_memory(kind: str,
     assert virtual.startswith("     2\t")
     assert listing == f"SKILL.md  ({len(WORKSPACE_SKILL)} bytes)\ndata.txt  (44000000 bytes)"
     assert peak < 16 * 1024 * 1024, f"{peak:,} bytes at peak while reading 44 MB files"
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+def test_no_result_echoes_more_than_its_budget_whatever_the_model_sends(kind: str, tmp_path: Path) -> None:
+    many = define_skill(
+        name="many",
+        description="Many files with long names.",
+        instructions="Pick one.",
+        files={f"docs/{i:05d}-{'n' * 100}.md": "x" for i in range(3000)} | {"scripts/go.py": "print(1)\n"},
+    )
+    sandbox = MemorySandbox() if kind == "memory" else LocalSandbox(tmp_path, allow_exec=True)
+    calls = [
+        ToolCall("write", {"path": "a/" * 50_000 + "x", "content": "deep"}),
+        ToolCall("write", {"path": "b" * 100_000, "content": "long"}),
+        ToolCall("read", {"path": "q" * 100_000}),
+        ToolCall("read", {"path": "./" * 30_000 + "x"}),
+        ToolCall("ls", {"path": "z" * 100_000}),
+        ToolCall("read", {"path": "/.flue/skills/" + "z" * 100_000}),
+        ToolCall("read", {"path": "/./" * 30_000 + ".flue/skills/many/x"}),
+        ToolCall("read_skill_resource", {"path": "/.flue/skills/many/missing.md"}),
+        ToolCall("activate_skill", {"name": "n" * 100_000}),
+    ]
+    if kind == "local":
+        calls.append(ToolCall("run_skill_script", {"skill": "s" * 100_000, "script": "go.py"}))
+    model = run([calls, "ok"], sandbox=sandbox, skills=(many,))
+    results = tool_results(model)
+    assert len(results) == len(calls)
+    for call, result in zip(calls, results):
+        assert utf8_size(result["content"]) <= MAX_BYTES, (call.name, utf8_size(result["content"]))
+        assert result["is_error"] or call.name == "activate_skill", result["content"][:300]
+    assert "There is no skill named 'nnnnn" in results[8]["content"] and "(100,000 characters)" in results[8]["content"]
+    assert "its files: SKILL.md, docs/00000-" in results[7]["content"] and "and 2,982 more" in results[7]["content"]
+    if kind == "memory":
+        assert isinstance(sandbox, MemorySandbox) and sandbox.list("/") == []
+    else:
+        assert list(tmp_path.iterdir()) == []
