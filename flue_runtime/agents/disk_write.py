@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Collection, Iterator
 from pathlib import Path
@@ -158,7 +157,7 @@ def _replace(fd: int, name: str, data: bytes, shown: str) -> None:
             f"{shown!r} is not a regular file ({kind(existing.st_mode)}): write only creates or replaces "
             "regular files; write somewhere else"
         )
-    temporary = f".{name[:200]}.{secrets.token_hex(6)}.flue-write"
+    temporary = f".{name[:200]}.{os.urandom(6).hex()}.flue-write"
     out = os.open(temporary, _CREATE, 0o666, dir_fd=fd)  # the umask applies, as to any new file
     try:
         try:

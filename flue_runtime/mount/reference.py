@@ -12,9 +12,11 @@ import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from types import MappingProxyType
-from typing import BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol, cast
+
+if TYPE_CHECKING:  # annotations only: mounting a bundle never needs pathlib
+    from pathlib import Path
 
 from flue_runtime.errors import ResourceNotFoundError
 from flue_runtime.format.paths import skill_path, some_paths
@@ -122,8 +124,7 @@ class SkillReference:
     @property
     def folder(self) -> Path | None:
         """The folder on disk the skill's files are read from as they are now (dev mode), else None."""
-        directory = getattr(self.source, "directory", None)
-        return directory if isinstance(directory, Path) else None
+        return cast("Path | None", getattr(self.source, "directory", None))
 
     @property
     def resources(self) -> tuple[str, ...]:
