@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/run.py --only mount,memory --python ~/.pyenv/versions/3.12.1/bin/python
     .venv/bin/python benchmarks/run.py --report BENCHMARKS-results.md --json results.json
 
-Benchmarks (issues 7, 11, 16): scan, pack, mount, import, memory, catalog, validate, turn. Inputs come from
+Benchmarks (issues 7, 11, 16, 20): scan, pack, mount, import, memory, catalog, validate, turn, script. Inputs come from
 `generate.py` (seeded: the same every run) into a temporary folder (`--workdir` keeps
 them). Timed commands run as child processes, interleaved round by round with their
 baselines so that a noisy machine slows both alike; every figure is a median.
@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
 
-SECTIONS = ("scan", "pack", "mount", "import", "memory", "catalog", "validate", "turn")
+SECTIONS = ("scan", "pack", "mount", "import", "memory", "catalog", "validate", "turn", "script")
 EPOCH = "1700000000"  # SOURCE_DATE_EPOCH: reproducible wheels
 
 
@@ -225,6 +225,8 @@ class Scale:
     turn_workspace: int = 10
     turn_scale_workspace: int = 5000
     rounds_turn: int = 3
+    script_calls: int = 30
+    rounds_script: int = 3
 
 
 FULL = Scale(5000, 30, 200, 100, 1000, 10, 50, rounds_scan=5, rounds_pack=5, rounds_mount=21, warmup=1)
@@ -248,6 +250,8 @@ QUICK = Scale(
     turn_workspace=3,
     turn_scale_workspace=20,
     rounds_turn=1,
+    script_calls=3,
+    rounds_script=1,
 )
 
 
@@ -1169,6 +1173,40 @@ def bench_turn(ctx: Context) -> Section:
     return section
 
 
+def bench_script(ctx: Context) -> Section:
+    s = ctx.scale
+    section = Section(
+        "script",
+        "9. `run_skill_script`: what a call costs around the script",
+        f"A defined skill's `scripts/hello.py` (prints one line), called through the tool {s.script_calls} times in "
+        f"each of {s.rounds_script} child process(es): the verified copy checked, the supervisor started "
+        "(`python -I -S`, a child subreaper), the script run, every process of it stopped and reaped, the result "
+        "built. The baseline, interleaved call by call: the same file of the same copy run directly as a child "
+        "process with its output piped, which is how the tool ran it before the supervisor (issue 20). Medians "
+        "over every call.",
+    )
+    tool: list[float] = []
+    direct: list[float] = []
+    for round_ in range(s.rounds_script):
+        argv = [sys.executable, str(PROBES / "script_call.py"), str(ctx.work / f"script-{round_}")]
+        _, out, _ = run_once(Command(argv + ["--calls", str(s.script_calls)], child_env()))
+        found = json.loads(out)
+        tool += found["tool_ms"]
+        direct += found["direct_ms"]
+    median_tool, median_direct = statistics.median(tool), statistics.median(direct)
+    section.row(
+        "per call, median: the tool / the script run directly",
+        f"{median_tool:.1f} ms",
+        f"{median_direct:.1f} ms",
+        ratio(median_tool, median_direct),
+    )
+    section.row(
+        "the tool's own part (median of the tool less the median direct run)", f"{median_tool - median_direct:.1f} ms"
+    )
+    section.data = {"tool_ms": median_tool, "direct_ms": median_direct, "calls": len(tool)}
+    return section
+
+
 # --- report ---------------------------------------------------------------------------------
 
 
@@ -1253,6 +1291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "catalog": lambda: bench_catalog(ctx),
             "validate": lambda: bench_validate(ctx),
             "turn": lambda: bench_turn(ctx),
+            "script": lambda: bench_script(ctx),
         }
         memory = Section(
             "memory",

@@ -102,8 +102,9 @@ class SkillPathError(FlueError, ValueError):
 
     def __init__(self, path: str, reason: str) -> None:
         self.path, self.reason = path, reason
+        shown = repr(path) if len(path) <= 300 else f"{path[:200]!r}... ({len(path):,} characters)"
         super().__init__(
-            f"refused path {path!r}: {reason}; use a path relative to the skill folder, like 'reference.md'"
+            f"refused path {shown}: {reason}; use a path relative to the skill folder, like 'reference.md'"
         )
 
 

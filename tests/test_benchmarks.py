@@ -31,7 +31,7 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     data = json.loads(results.read_text())
-    assert set(data) == {"scan", "pack", "mount", "import", "memory", "catalog", "validate", "turn"}
+    assert set(data) == {"scan", "pack", "mount", "import", "memory", "catalog", "validate", "turn", "script"}
     assert all(section["rows"] for section in data.values())
     assert "## Results" in proc.stdout
     # The generators are seeded: the same inputs every run.
@@ -55,6 +55,7 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     # Dev mode (issue 21): the same agent with its skills read from a source tree, vetted again at every use.
     assert turn["memory, dev mode"]["prompts"] == 4 and turn["memory, dev mode"]["median_ms"] > 0
     assert isinstance(turn["dev_recheck_ms"], float)
+    assert data["script"]["data"]["calls"] == 3 and data["script"]["data"]["tool_ms"] > 0
 
 
 def test_generators_are_deterministic(tmp_path: Path) -> None:

@@ -76,7 +76,7 @@ class Configuration:
     def tools(self, offered: Iterable[str] = ()) -> list[Tool]:
         """The harness tools `offered` before plus those needed now, in their fixed order, then the agent's."""
         names = {*offered, *self.needed()}
-        files = SandboxFiles(self.sandbox, self.skills.tree)
+        files = SandboxFiles(self.sandbox, self.skills.tree, keep_out=self.skills.folders)
         tools = []
         for name in HARNESS_TOOLS:
             if name not in names:

@@ -53,6 +53,11 @@ def utf8_size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
+def quoted(text: str, limit: int = 200) -> str:
+    """`text` as a result quotes what the model sent (a name, a query): `repr`, cut to `limit` characters."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
 def _check(name: str, value: int | None, minimum: int) -> None:
     if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < minimum):
         raise PageError(f"{name} must be an integer of at least {minimum}")

@@ -4,7 +4,9 @@ Sandbox paths are POSIX and rooted at the sandbox: `/notes.md`, `notes.md` and
 `./notes.md` name the same file. Nothing outside the root is reachable: `..` is refused,
 and on disk a symlink that resolves outside the root is refused too. Files are opened as
 streams (`open_read`), so a tool reading a page of a huge file never loads all of it.
-Only a `LocalSandbox` made with `allow_exec=True` lets a skill's scripts run.
+A write creates or replaces a regular file, never anything else, and never lands in one of
+the folders it is told to keep out of (the folders of skills the application mounted from
+disk). Only a `LocalSandbox` made with `allow_exec=True` lets a skill's scripts run.
 """
 
 from __future__ import annotations
@@ -12,13 +14,14 @@ from __future__ import annotations
 import io
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
+from flue_runtime.agents.disk_write import write_file
 from flue_runtime.errors import SandboxError, UnsafeFileError
-from flue_runtime.format.paths import skill_path
+from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path
 from flue_runtime.format.safe_read import open_regular
 from flue_runtime.format.skill_folder import VettedSkill, vet_tree
 from flue_runtime.format.trees import MemoryTree
@@ -41,6 +44,10 @@ def sandbox_path(path: str) -> str:
     """`path` as a clean path relative to the sandbox root ('' for the root itself)."""
     if not isinstance(path, str):
         raise SandboxError(f"a path must be a string, not {type(path).__name__}")
+    if len(path) > MAX_PATH_BYTES:  # before anything else reads it, or a message shows it
+        raise SandboxError(
+            f"a path of {len(path):,} characters is refused: a path holds at most {MAX_PATH_BYTES:,} bytes"
+        )
     trimmed = path.strip()
     while trimmed.startswith("./"):
         trimmed = trimmed[2:]
@@ -66,27 +73,43 @@ class Sandbox(Protocol):
         """A regular file opened for reading, and its size."""
 
     def is_executable(self, path: str) -> bool: ...
-    def write_bytes(self, path: str, data: bytes) -> None: ...
+    def write_bytes(self, path: str, data: bytes, *, keep_out: Collection[Path] = ()) -> None:
+        """Create or replace the regular file at `path`; `SandboxError` if it lands in a folder of `keep_out`."""
+
     def list(self, path: str) -> list[Entry]: ...
     def is_dir(self, path: str) -> bool: ...
     def vet(self, path: str) -> VettedSkill: ...
 
 
 class LocalSandbox:
-    """A folder on disk. `allow_exec=True` lets skills' scripts run here, each for at most `exec_timeout` seconds."""
+    """A folder on disk. `allow_exec=True` lets skills' scripts run here, each for at most `exec_timeout` seconds.
+
+    A skill the application mounts from a folder on disk (dev mode) whose folder lies inside
+    this sandbox, or holds it, runs no script unless `exec_skills_inside=True` too: the model
+    works in the sandbox, so the application says explicitly that it trusts such a folder.
+    """
 
     def __init__(
-        self, root: str | os.PathLike[str] = ".", *, allow_exec: bool = False, exec_timeout: float = 60.0
+        self,
+        root: str | os.PathLike[str] = ".",
+        *,
+        allow_exec: bool = False,
+        exec_timeout: float = 60.0,
+        exec_skills_inside: bool = False,
     ) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise SandboxError(f"sandbox root {self.root} is not a folder")
-        if not isinstance(allow_exec, bool):
-            raise SandboxError(f"allow_exec must be True or False, not {allow_exec!r}")
+        for name, value in (("allow_exec", allow_exec), ("exec_skills_inside", exec_skills_inside)):
+            if not isinstance(value, bool):
+                raise SandboxError(f"{name} must be True or False, not {value!r}")
+        if exec_skills_inside and not allow_exec:
+            raise SandboxError("exec_skills_inside=True lets more scripts run; it needs allow_exec=True as well")
         if not exec_timeout > 0:
             raise SandboxError(f"exec_timeout must be a number of seconds above 0, not {exec_timeout!r}")
         self.allow_exec = allow_exec
         self.exec_timeout = float(exec_timeout)
+        self.exec_skills_inside = exec_skills_inside
 
     def describe(self) -> str:
         return str(self.root)
@@ -121,17 +144,16 @@ class LocalSandbox:
     def is_executable(self, path: str) -> bool:
         return bool(os.stat(self._resolve(path)).st_mode & 0o111)
 
-    def write_bytes(self, path: str, data: bytes) -> None:
+    def write_bytes(self, path: str, data: bytes, *, keep_out: Collection[Path] = ()) -> None:
+        """Create or replace the regular file at `path` (see `disk_write`): never a FIFO, socket or
+        device, never through a link leading out of the sandbox, never inside a folder of `keep_out`."""
         rel = sandbox_path(path)
         if not rel:
             raise SandboxError("cannot write to the sandbox root; name a file")
-        full = self._resolve(rel, must_exist=False)
-        self._resolve(str(Path(rel).parent), must_exist=False)
-        if full.is_dir():
-            raise SandboxError(f"{path!r} is a folder")
-        full.parent.mkdir(parents=True, exist_ok=True)
-        self._resolve(rel, must_exist=False)  # the folders just made must not lead outside either
-        full.write_bytes(data)
+        try:
+            write_file(self.root, rel, data, keep_out)
+        except OSError as exc:
+            raise SandboxError(f"cannot write {rel!r}: {exc.strerror or exc}") from None
 
     def list(self, path: str) -> list[Entry]:
         full = self._resolve(path)
@@ -185,7 +207,8 @@ class MemorySandbox:
     def is_executable(self, path: str) -> bool:
         return False
 
-    def write_bytes(self, path: str, data: bytes) -> None:
+    def write_bytes(self, path: str, data: bytes, *, keep_out: Collection[Path] = ()) -> None:
+        """Keep `path`'s bytes (`keep_out`: folders on disk, which nothing in memory can reach)."""
         rel = sandbox_path(path)
         if not rel:
             raise SandboxError("cannot write to the sandbox root; name a file")

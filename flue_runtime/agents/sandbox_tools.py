@@ -1,14 +1,16 @@
 """The file tools over a sandbox: read, write and ls, with /.flue/skills mounted read-only.
 
 `read` and `ls` serve skill paths from the mounted skills' own file lists (the virtual
-tree) and everything else from the sandbox; nothing under /.flue/skills can be written.
-Results are pages: `read` streams the file, `ls` lists a bounded number of entries.
+tree) and everything else from the sandbox; nothing under /.flue/skills can be written, nor
+anything inside the folder of a skill the application mounted from disk (dev mode), however
+the path reaches it. Results are pages: `read` streams the file, `ls` lists a bounded number
+of entries.
 """
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from flue_runtime.agents.reading import entries_page, page_stream
@@ -72,11 +74,13 @@ SPECS = {spec["name"]: spec for spec in (READ, WRITE, LS)}
 
 
 class SandboxFiles:
-    """`read`, `write` and `ls` over `sandbox` (None: no sandbox now, every call says so) and `tree`."""
+    """`read`, `write` and `ls` over `sandbox` (None: no sandbox now, every call says so) and `tree`;
+    `write` keeps out of the folders `keep_out`."""
 
-    def __init__(self, sandbox: Sandbox | None, tree: SkillTree) -> None:
+    def __init__(self, sandbox: Sandbox | None, tree: SkillTree, *, keep_out: Sequence[Path] = ()) -> None:
         self.sandbox = sandbox
         self.tree = tree
+        self.keep_out = tuple(keep_out)
 
     def tool(self, name: str) -> Tool:
         spec = SPECS[name]
@@ -92,9 +96,9 @@ class SandboxFiles:
     def read(self, path: str, offset: int | None = None, limit: int | None = None, column: int | None = None) -> str:
         try:
             if self.tree.is_skill_path(path):
-                data = self.tree.read(path)
-                return page_stream(io.BytesIO(data), len(data), path, "read", offset, limit, column)
-            handle, size = self._require().open_read(path)
+                handle, size = self.tree.open(path)
+            else:
+                handle, size = self._require().open_read(path)
             with handle:
                 return page_stream(handle, size, path, "read", offset, limit, column)
         except (FlueError, PageError, OSError, ValueError) as exc:
@@ -105,7 +109,7 @@ class SandboxFiles:
             if self.tree.is_skill_path(path) or self.tree.is_skill_path(path.casefold()):
                 # also `/.FLUE/Skills/...`: on a case-insensitive disk that is the same folder
                 self.tree.write(path, content.encode("utf-8"))
-            self._require().write_bytes(path, content.encode("utf-8"))
+            self._require().write_bytes(path, content.encode("utf-8"), keep_out=self.keep_out)
         except (FlueError, OSError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc
         return f"wrote {len(content.encode('utf-8'))} bytes to {sandbox_path(path)}"

@@ -2,17 +2,21 @@
 
 The skill's files are materialised once per content id into a private cache folder
 outside the sandbox (`$XDG_CACHE_HOME/flue-skills/skills/<id>/<name>/`, else under
-`~/.cache`): each checked against the skill's file list (size and SHA-256), read-only,
-executable where the installed package has the bit. Every run checks the copy again, so
-a changed copy is rebuilt, never run. The script runs with the sandbox folder as its
-working directory, a `.py` file under the current interpreter and anything else through
-its shebang, with a small environment (no API keys), a timeout, and output bounded to
-one tool result.
+`~/.cache`): each checked against the verdict recorded when the skill was vetted (size and
+SHA-256: a file rewritten since never runs), read-only, executable where the installed
+package has the bit. Every run checks the copy again, so a changed copy is rebuilt, never
+run. A skill mounted from a folder on disk (dev mode) that lies inside the sandbox, or holds
+it, runs scripts only with `LocalSandbox(..., exec_skills_inside=True)`. The script runs
+with the sandbox folder as its working directory, a `.py` file under the current
+interpreter and anything else through its shebang, with a small environment (no API
+keys), a timeout, and output bounded to one tool result, under a supervisor
+(`agents.supervisor`) that leaves no process of it running when the call returns.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import os
 import shutil
@@ -23,12 +27,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, utf8_size
+from flue_runtime.agents.disk_write import inside, overlap
+from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, quoted, utf8_size
 from flue_runtime.agents.sandbox import LocalSandbox, Sandbox
 from flue_runtime.agents.skill_tools import SCRIPTS_DIR, MountedSkills
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.errors import FlueError, ToolFailure
-from flue_runtime.format.paths import skill_path
+from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import PackedFile, content_id
 from flue_runtime.mount.reference import SkillReference
 
@@ -54,6 +59,8 @@ RUN_SKILL_SCRIPT: dict[str, Any] = {
 #: The environment variables a script keeps; everything else (API keys included) stays out.
 KEPT_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM")
 _CHUNK = 64 * 1024
+#: Seconds a supervisor told to stop has to kill what the script started, before its session is killed outright.
+STOP_GRACE = 10.0
 
 
 def exec_root(sandbox: Sandbox | None) -> LocalSandbox | None:
@@ -82,7 +89,7 @@ class Scripts:
             raise ToolFailure("scripts cannot run now: the agent's sandbox does not allow it")
         mounted = self.skills.get(skill)
         if mounted is None:
-            raise ToolFailure(f"there is no skill named {skill!r}; available: {', '.join(self.skills.names) or 'none'}")
+            raise ToolFailure(f"there is no skill named {quoted(skill)}; available: {some_paths(self.skills.names)}")
         if mounted.workspace_folder is not None:
             # Its files are in the sandbox, where the model's `write` reaches: running them would run what it wrote.
             raise ToolFailure(
@@ -90,16 +97,24 @@ class Scripts:
                 "model can write); only skills the application mounts run scripts"
             )
         path = _script_path(mounted.skill, script)
+        folder = mounted.skill.folder
+        if folder is not None and not sandbox.exec_skills_inside and overlap(folder, sandbox.root):
+            raise ToolFailure(
+                f"{skill!r} is read from {folder}, and the sandbox {sandbox.root} "
+                f"{'lies inside it' if inside(sandbox.root, [folder]) else 'holds it'}, where the model works: its "
+                "scripts run only if the application says so, with LocalSandbox(..., allow_exec=True, "
+                "exec_skills_inside=True)"
+            )
         root = cache_root()
         if root.resolve() == sandbox.root or sandbox.root in root.resolve().parents:
             raise ToolFailure(
                 f"the script cache {root} is inside the sandbox; set XDG_CACHE_HOME to a folder outside it"
             )
         try:
-            folder = await asyncio.to_thread(materialise, mounted.skill, root)
+            copy = await asyncio.to_thread(materialise, mounted.skill, root)
         except (FlueError, OSError) as exc:
             raise ToolFailure(f"cannot prepare skill {skill!r} to run {path}: {exc}") from exc
-        return await run_script(folder, path, args or [], stdin, sandbox.root, sandbox.exec_timeout)
+        return await run_script(copy, path, args or [], stdin, sandbox.root, sandbox.exec_timeout)
 
 
 def _script_path(skill: SkillReference, script: str) -> str:
@@ -109,9 +124,9 @@ def _script_path(skill: SkillReference, script: str) -> str:
         raise ToolFailure(str(exc)) from exc
     if not path.startswith(SCRIPTS_DIR):
         path = SCRIPTS_DIR + path
-    scripts = sorted(f.path for f in skill.files if f.path.startswith(SCRIPTS_DIR))
+    scripts = sorted(f.path for f in skill.verdict if f.path.startswith(SCRIPTS_DIR))
     if path not in scripts:
-        raise ToolFailure(f"skill {skill.name!r} has no script {path!r}; its scripts: {', '.join(scripts) or 'none'}")
+        raise ToolFailure(f"skill {skill.name!r} has no script {path!r}; its scripts: {some_paths(scripts)}")
     return path
 
 
@@ -119,8 +134,12 @@ def _script_path(skill: SkillReference, script: str) -> str:
 
 
 def materialise(skill: SkillReference, root: Path) -> Path:
-    """The folder holding a verified, read-only copy of `skill`'s files (made once per content id)."""
-    files = skill.files
+    """The folder holding a read-only copy of `skill`'s files whose bytes match its verdict (made once per content id).
+
+    The verdict is the file list recorded when the skill was vetted (`SkillReference.verdict`):
+    a file whose bytes differ now (rewritten since) fails the copy, so it never runs.
+    """
+    files = skill.verdict
     modes = {f.path: 0o555 if skill.is_executable(f.path) else 0o444 for f in files}
     final = root / content_id(files)
     folder = final / skill.name
@@ -135,7 +154,10 @@ def materialise(skill: SkillReference, root: Path) -> Path:
         for entry in files:
             data = skill.read_bytes(entry.path)
             if len(data) != entry.size or hashlib.sha256(data).hexdigest() != entry.sha256:
-                raise FlueError(f"{entry.path} differs from the skill's file list (changed since it was listed)")
+                raise FlueError(
+                    f"{entry.path} differs from what was vetted (changed since the skill was resolved); nothing ran: "
+                    "resolve the skill again to vet the new bytes"
+                )
             target = staging.joinpath(skill.name, *entry.path.split("/"))
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
@@ -189,7 +211,11 @@ def _remove(path: Path) -> None:
 
 
 async def run_script(folder: Path, script: str, args: list[str], stdin: str | None, cwd: Path, timeout: float) -> str:
-    """Run `script` of the copy at `folder` in `cwd`; the exit status and the output, bounded."""
+    """Run `script` of the copy at `folder` in `cwd`, under the supervisor; the exit status and the output, bounded.
+
+    The supervisor (`agents.supervisor`) runs in a session of its own and outlives every process
+    the script starts: when it has exited, none of them is left.
+    """
     full = folder.joinpath(*script.split("/"))
     if script.endswith(".py"):
         argv = [sys.executable, str(full), *args]
@@ -203,36 +229,125 @@ async def run_script(folder: Path, script: str, args: list[str], stdin: str | No
     env = {key: os.environ[key] for key in KEPT_ENVIRONMENT if key in os.environ}
     env.setdefault("PATH", os.defpath)
     env.update(PYTHONDONTWRITEBYTECODE="1", FLUE_SKILL_DIR=str(folder))
+    report, report_end = os.pipe()
     try:
-        process = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            env=env,
-            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,  # its own process group: a timeout stops its children too
-        )
-    except OSError as exc:
-        raise ToolFailure(f"cannot run {script}: {exc}") from exc
-    budget = (MAX_BYTES - HINT_ROOM) // 2
-    out, err = _Capture(budget), _Capture(budget)
+        try:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-I",
+                "-S",
+                "-c",
+                _supervisor_source(),
+                str(report_end),
+                *argv,
+                cwd=cwd,
+                env=env,
+                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                pass_fds=(report_end,),
+                start_new_session=True,  # its own session: nothing of it shares the agent's process group
+            )
+        finally:
+            os.close(report_end)
+        budget = (MAX_BYTES - HINT_ROOM) // 2
+        out, err = _Capture(budget), _Capture(budget)
+        finished = await _supervised(process, stdin, out, err, timeout)
+        outcome = _read_report(report)
+    finally:
+        os.close(report)
+    if not finished:
+        return _result(f"none: timed out after {timeout:g} s, and was stopped", outcome, out, err)
+    kind, _, rest = outcome.partition(" ")
+    if kind == "exec":
+        code = int(rest or 0)
+        raise ToolFailure(f"cannot run {script}: {os.strerror(code) if code else 'it could not be started'}")
+    if kind != "exit":
+        raise ToolFailure(f"{script} could not be watched to its end (its supervisor reported {outcome!r})")
+    wait_status, _, _ = rest.partition(" ")
+    return _result(_status(os.waitstatus_to_exitcode(int(wait_status))), outcome, out, err)
+
+
+async def _supervised(
+    process: asyncio.subprocess.Process, stdin: str | None, out: _Capture, err: _Capture, timeout: float
+) -> bool:
+    """Feed and drain the supervisor until it exits (True), or until it was stopped at the timeout (False).
+
+    At the timeout, or when the call is cancelled, the supervisor is told to stop (SIGTERM): it
+    kills the script and everything it started, then exits. Only if it does not, its whole
+    session is killed outright.
+    """
+    work = asyncio.gather(
+        _feed(process, stdin), _drain(process.stdout, out), _drain(process.stderr, err), process.wait()
+    )
     try:
-        await asyncio.wait_for(
-            asyncio.gather(
-                _feed(process, stdin), _drain(process.stdout, out), _drain(process.stderr, err), process.wait()
-            ),
-            timeout,
-        )
-        status = _status(process.returncode)
+        await asyncio.wait_for(work, timeout)
+        return True
+    except TimeoutError:
+        await _stop(process)
+        return False
+    except asyncio.CancelledError:
+        await _stop(process)  # the call ends only once nothing of the script is left
+        raise
+    finally:
+        if work.done() and not work.cancelled():
+            work.exception()  # a drain cut short by the stop is no error of its own
+
+
+async def _stop(process: asyncio.subprocess.Process) -> None:
+    _signal(process, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(process.wait(), STOP_GRACE)
     except TimeoutError:
         try:
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
+        except OSError:
             pass
         await process.wait()
-        status = f"none: timed out after {timeout:g} s, and was stopped"
+
+
+def _signal(process: asyncio.subprocess.Process, signum: int) -> None:
+    if process.returncode is None:
+        try:
+            process.send_signal(signum)
+        except ProcessLookupError:
+            pass
+
+
+def _read_report(fd: int) -> str:
+    """The supervisor's one line (it has exited: the pipe holds all it wrote)."""
+    os.set_blocking(fd, False)
+    data = b""
+    try:
+        while chunk := os.read(fd, 256):
+            data += chunk
+    except BlockingIOError:
+        pass
+    return data.decode("ascii", "replace").strip()
+
+
+def _result(status: str, outcome: str, out: _Capture, err: _Capture) -> str:
+    kind, _, rest = outcome.partition(" ")
+    left = rest.rpartition(" ")[2] if kind in ("exit", "stopped") else ""
+    if left.isdigit() and int(left):
+        count = int(left)
+        status += (
+            f"; stopped {count} process{'es' if count != 1 else ''} it started that "
+            f"{'were' if count != 1 else 'was'} still running"
+        )
     return "\n".join([f"exit status: {status}", out.section("stdout"), err.section("stderr")])
+
+
+@functools.cache
+def _supervisor_source() -> str:
+    """The supervisor's code, run with `python -I -S -c`: from its module's loader, in a folder or a zip alike."""
+    from flue_runtime.agents import supervisor
+
+    loader = supervisor.__spec__.loader if supervisor.__spec__ else None
+    source = loader.get_source(supervisor.__name__) if loader is not None and hasattr(loader, "get_source") else None
+    if not source:
+        raise ToolFailure("cannot run scripts: the source of flue_runtime.agents.supervisor is not installed")
+    return str(source)
 
 
 async def _feed(process: asyncio.subprocess.Process, stdin: str | None) -> None:

@@ -19,6 +19,7 @@ import io
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from flue_runtime.agents.catalog import (
@@ -32,7 +33,7 @@ from flue_runtime.agents.catalog import (
     listed,
     names_text,
 )
-from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, page, text_window, utf8_size
+from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, page_stream, quoted, text_window, utf8_size
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.agents.workspace import WorkspaceSource
 from flue_runtime.errors import FlueError, ToolFailure
@@ -161,6 +162,12 @@ class MountedSkills:
             f.path.startswith(SCRIPTS_DIR) for m in self.mounted if m.workspace_folder is None for f in m.skill.files
         )
 
+    @property
+    def folders(self) -> list[Path]:
+        """The folders on disk of the skills the application mounted from a folder (dev mode): the model's
+        write tools keep out of them."""
+        return [folder for m in self.mounted if m.workspace_folder is None and (folder := m.skill.folder) is not None]
+
     def tool_names(self) -> list[str]:
         """The skill tools this set needs, in their fixed order."""
         if not self.mounted:
@@ -211,8 +218,10 @@ class MountedSkills:
     ) -> str:
         """A page of a skill file under /.flue/skills."""
         try:
-            return page(self.tree.read(path), path, "read_skill_resource", offset, limit, column)
-        except (FlueError, ValueError) as exc:
+            handle, size = self.tree.open(path)
+            with handle:
+                return page_stream(handle, size, path, "read_skill_resource", offset, limit, column)
+        except (FlueError, OSError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc
 
     def find(self, query: str) -> str:
@@ -226,10 +235,10 @@ class MountedSkills:
             if score:
                 scored.append((-score, index, m.skill))
         if not scored:
-            return f"No skill matches {query!r}. Try other words, or fewer."
+            return f"No skill matches {quoted(query)}. Try other words, or fewer."
         scored.sort(key=lambda item: (item[0], item[1]))
         best = [catalog_line(s.name, s.description) for _, _, s in scored[:FIND_LIMIT]]
-        head = f"{len(scored):,} skill{'s match' if len(scored) != 1 else ' matches'} {query!r}"
+        head = f"{len(scored):,} skill{'s match' if len(scored) != 1 else ' matches'} {quoted(query)}"
         if len(scored) > FIND_LIMIT:
             head += f"; the best {FIND_LIMIT}"
         return "\n".join([head + ":", *best, "Activate one with activate_skill."])
@@ -238,9 +247,9 @@ class MountedSkills:
 
     def _unknown(self, name: str) -> str:
         names = self.names
-        text = f"There is no skill named {name!r}."
+        text = f"There is no skill named {quoted(name)}."
         if len(names) > NAMES_LIMIT:
-            close = difflib.get_close_matches(name, names, n=10)
+            close = difflib.get_close_matches(name[:128], names, n=10)  # (longer than any name: no need to compare all)
             if close:
                 text += f" Similar names: {', '.join(close)}."
             if self.searchable:

@@ -13,6 +13,7 @@ import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from types import FrameType
+from typing import BinaryIO
 
 from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.errors import SandboxError, WorkspaceSkillWarning
@@ -48,6 +49,10 @@ class WorkspaceSource:
 
     def read(self, path: str) -> bytes:
         return self.sandbox.read_bytes(f"{self.folder}/{path}")
+
+    def open(self, path: str) -> tuple[BinaryIO, int]:
+        """A file as a stream: a page of it read from the sandbox costs the page, not the file."""
+        return self.sandbox.open_read(f"{self.folder}/{path}")
 
     def is_executable(self, path: str) -> bool:
         return self.sandbox.is_executable(f"{self.folder}/{path}")

@@ -80,7 +80,7 @@ CODES: dict[str, Code] = _codes(
     (
         "FLU309",
         E,
-        "file or folder name the run time could never serve (control character, backslash, not UTF-8, encoded or look-alike dot or slash)",
+        "file or folder name the run time could never serve (control character, backslash, not UTF-8, encoded or look-alike dot or slash, over 255 bytes)",
     ),
     ("FLU310", E, "skill holds more files than the limit (10,000 unless `max-skill-files` says otherwise)"),
     (

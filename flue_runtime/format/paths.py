@@ -3,7 +3,9 @@
 A skill path is relative and POSIX: segments separated by `/`, none empty, `.` or `..`;
 no backslash, NUL or control character; no percent-encoded separator or dot (also
 double-encoded); nothing that Unicode compatibility folding turns into a separator or
-a dot. Lookups then go through the skill's own file list, never through the file system.
+a dot; no longer than a POSIX file system takes (`MAX_PATH_BYTES`, `MAX_NAME_BYTES`), so a
+sandbox in memory holds no path a disk could not, and no message echoes a path longer.
+Lookups then go through the skill's own file list, never through the file system.
 """
 
 from __future__ import annotations
@@ -11,12 +13,18 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from flue_runtime.errors import SkillPathError
 
 _ENCODED = re.compile(r"%(?:25)*(?:2e|2f|5c|00)", re.IGNORECASE)
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+#: The longest path, and the longest name in it, in bytes of UTF-8: Linux's PATH_MAX and NAME_MAX.
+MAX_PATH_BYTES = 4096
+MAX_NAME_BYTES = 255
+#: At most this many paths in a message that lists some (a skill's files, its scripts).
+LISTED_PATHS = 20
 
 
 def skill_path(path: object) -> str:
@@ -33,9 +41,15 @@ def _separators(text: str) -> int:
     return text.count(".") + text.count("/") + text.count("\\")
 
 
+def _size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def _problem(path: str) -> str:
     if not path:
         return "empty"
+    if len(path) * 4 > MAX_PATH_BYTES and _size(path) > MAX_PATH_BYTES:  # (a character is 4 bytes at most)
+        return f"is {_size(path):,} bytes long; a path holds at most {MAX_PATH_BYTES:,}"
     if "\x00" in path:
         return "holds a NUL byte"
     if _CONTROL.search(path):
@@ -51,7 +65,15 @@ def _problem(path: str) -> str:
     for segment in path.split("/"):
         if segment in ("", ".", ".."):
             return "holds an empty, `.` or `..` segment"
+        if len(segment) * 4 > MAX_NAME_BYTES and _size(segment) > MAX_NAME_BYTES:
+            return f"holds a name of {_size(segment):,} bytes; a name holds at most {MAX_NAME_BYTES}"
     return ""
+
+
+def some_paths(paths: Sequence[str]) -> str:
+    """`paths` joined for a message: at most `LISTED_PATHS` of them, then how many more ("none" for none)."""
+    shown = ", ".join(p if len(p) <= 200 else p[:200] + "..." for p in paths[:LISTED_PATHS]) or "none"
+    return shown if len(paths) <= LISTED_PATHS else f"{shown} and {len(paths) - LISTED_PATHS:,} more"
 
 
 # --- paths on the build machine, as diagnostics show them ---------------------------------

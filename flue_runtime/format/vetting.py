@@ -194,7 +194,7 @@ def walk(
                     rel,
                     f"name refused ({problem}): no path to it could ever be read at run time",
                     "rename it to plain text: no control characters (newlines, tabs), backslashes, "
-                    "percent-encoded or look-alike dots and slashes, and valid UTF-8",
+                    "percent-encoded or look-alike dots and slashes, valid UTF-8, at most 255 bytes",
                 )
                 continue
             try:

@@ -103,6 +103,8 @@ class DiskSource:
         self._vetted = vetted
         self._context = context
         self._shown = display_path(vetted.directory) if shown is None else shown
+        #: The file list as this resolution vetted it: what `run_skill_script` may run (`SkillReference.verdict`).
+        self.verdict = vetted.files
         self._limits = limits
         self._in_project = allow is not None  # `allow` as in `vet_skill`
         self._allow = allowed_paths(vetted.directory, allow or ())

@@ -12,19 +12,30 @@ defines `current()` too.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol, cast
+
+if TYPE_CHECKING:  # annotations only: mounting a bundle never needs pathlib
+    from pathlib import Path
 
 from flue_runtime.errors import ResourceNotFoundError
-from flue_runtime.format.paths import skill_path
+from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata, content_id
 
 
 class SkillSource(Protocol):
-    """Where a skill's bytes live: a bundle, a folder on disk, memory."""
+    """Where a skill's bytes live: a bundle, a folder on disk, memory.
+
+    Optional members: a source read live from a folder on disk names it `directory` (the
+    model's write tools keep out of it); one whose file list can change after it was vetted
+    keeps the vetting's own as `verdict` (what `run_skill_script` may run); one that can hand
+    out a file as a stream has `open(path) -> (binary file, size)`, so a page of a large file
+    costs the memory of the page.
+    """
 
     #: Re-read the instructions on every access (a folder being edited) rather than once.
     live: bool
@@ -115,17 +126,44 @@ class SkillReference:
         return self.source.files()
 
     @property
+    def verdict(self) -> tuple[PackedFile, ...]:
+        """The files (paths, sizes, SHA-256) as recorded when the skill was vetted: the only bytes a script of
+        it may run from. A bundle's manifest; a folder in dev mode, the file list of the resolution that vetted it."""
+        recorded = getattr(self.source, "verdict", None)
+        return recorded if isinstance(recorded, tuple) else self.source.files()
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder on disk the skill's files are read from as they are now (dev mode), else None."""
+        return cast("Path | None", getattr(self.source, "directory", None))
+
+    @property
     def resources(self) -> tuple[str, ...]:
         """Relative paths of the support files (everything but SKILL.md), sorted."""
         return tuple(f.path for f in self.source.files() if f.path != SKILL_FILE)
 
     def read_bytes(self, path: str) -> bytes:
+        return self.source.read(self._listed(path))
+
+    def open(self, path: str) -> tuple[BinaryIO, int]:
+        """One of the skill's files as a stream and its size: from the source's own `open` when it has one (a
+        workspace skill's file, read in pages), else its bytes in memory."""
+        clean = self._listed(path)
+        opener = getattr(self.source, "open", None)
+        if callable(opener):
+            handle, size = opener(clean)
+            return handle, size
+        data = self.source.read(clean)
+        return io.BytesIO(data), len(data)
+
+    def _listed(self, path: str) -> str:
         clean = skill_path(path)
         if not any(f.path == clean for f in self.source.files()):
             raise ResourceNotFoundError(
-                f"skill {self.name!r} has no file {clean!r}; its files: {', '.join(f.path for f in self.source.files())}"
+                f"skill {self.name!r} has no file {clean!r}; its files: "
+                f"{some_paths([f.path for f in self.source.files()])}"
             )
-        return self.source.read(clean)
+        return clean
 
     def is_executable(self, path: str) -> bool:
         """Whether the file at `path` is executable as installed (a wheel keeps a script's executable bit)."""

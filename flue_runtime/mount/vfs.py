@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import BinaryIO, NoReturn
 
 from flue_runtime.errors import FlueError, ReadOnlyError, ResourceNotFoundError, SkillPathError
-from flue_runtime.format.paths import skill_path
+from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.mount.reference import SkillReference
 
 SKILLS_ROOT = "/.flue/skills"
@@ -61,6 +61,10 @@ class SkillTree:
 
     def _split(self, path: str) -> tuple[SkillReference | None, str]:
         """The skill and the path inside it; (None, '') for the root of the tree."""
+        if len(path) > MAX_PATH_BYTES:  # before a message shows it
+            raise SkillPathError(
+                path, f"is {len(path):,} characters long; a path holds at most {MAX_PATH_BYTES:,} bytes"
+            )
         inside, rest = self._root(path)
         if not inside:
             raise SkillPathError(path, f"not under {SKILLS_ROOT}/")
@@ -70,15 +74,24 @@ class SkillTree:
         name, _, inner = clean.partition("/")
         skill = self._skills.get(name)
         if skill is None:
-            mounted = ", ".join(self._skills) or "none"
+            mounted = some_paths(list(self._skills))
             raise ResourceNotFoundError(f"no mounted skill named {name!r} under {SKILLS_ROOT} (mounted: {mounted})")
         return skill, inner
 
     def read(self, path: str) -> bytes:
+        skill, inner = self._file(path)
+        return skill.read_bytes(inner)
+
+    def open(self, path: str) -> tuple[BinaryIO, int]:
+        """The file at `path` as a stream and its size, for a reader that pages (see `SkillReference.open`)."""
+        skill, inner = self._file(path)
+        return skill.open(inner)
+
+    def _file(self, path: str) -> tuple[SkillReference, str]:
         skill, inner = self._split(path)
         if skill is None or not inner or self._is_folder(skill, inner):
             raise ResourceNotFoundError(f"{path} is a folder; list it, or read one of its files")
-        return skill.read_bytes(inner)
+        return skill, inner
 
     def stat(self, path: str) -> VirtualEntry:
         skill, inner = self._split(path)

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -252,3 +253,92 @@ def test_an_activation_lists_a_bounded_number_of_support_files() -> None:
     assert result["content"].endswith(
         f"[{2000 - len(listed):,} more files under /.flue/skills/many/ (the ls tool lists them)]"
     )
+
+
+#: 44 MB of text in 440,000 lines: the size of the file one `MemorySandbox` read once returned whole.
+FORTY_FOUR_MB = ("x" * 99 + "\n") * 440_000
+WORKSPACE_SKILL = "---\nname: big\ndescription: Holds a big file. Use when asked.\n---\nRead data.txt.\n"
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+def test_every_sandbox_bounds_every_result_and_reads_a_page_of_memory(kind: str, tmp_path: Path) -> None:
+    files = {
+        "big.txt": FORTY_FOUR_MB,
+        ".agents/skills/big/SKILL.md": WORKSPACE_SKILL,
+        ".agents/skills/big/data.txt": FORTY_FOUR_MB,
+    }
+    if kind == "memory":
+        sandbox: object = MemorySandbox(files)
+    else:
+        for path, text in files.items():
+            (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / path).write_text(text)
+        sandbox = LocalSandbox(tmp_path)
+    calls = [
+        ToolCall("read", {"path": "big.txt"}),
+        ToolCall("read", {"path": "big.txt", "offset": 400_000, "limit": 100_000}),
+        ToolCall("read_skill_resource", {"path": "/.flue/skills/big/data.txt"}),
+        ToolCall("read", {"path": "/.flue/skills/big/data.txt", "offset": 2}),
+        ToolCall("ls", {"path": ".agents/skills/big"}),
+    ]
+    model = ScriptedModel([calls, "ok"])
+
+    @agent
+    def a() -> str:
+        use_model(model)
+        return "x"
+
+    session = Harness(a, sandbox=sandbox).session("s")  # type: ignore[arg-type]
+    tracemalloc.start()
+    try:
+        session.prompt_sync("read the big files")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    results = tool_results(model)
+    assert [r["is_error"] for r in results] == [False] * len(calls), results
+    for result in results:
+        assert utf8_size(result["content"]) <= MAX_BYTES
+    first, later, resource, virtual, listing = (r["content"] for r in results)
+    assert first.startswith("     1\t" + "x" * 99) and CONTINUE.search(first)
+    assert later.startswith("400000\t") and "of 440000; call read with offset=" in later
+    assert resource.startswith("     1\t") and "of 440000; call read_skill_resource with offset=" in resource
+    assert virtual.startswith("     2\t")
+    assert listing == f"SKILL.md  ({len(WORKSPACE_SKILL)} bytes)\ndata.txt  (44000000 bytes)"
+    assert peak < 16 * 1024 * 1024, f"{peak:,} bytes at peak while reading 44 MB files"
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+def test_no_result_echoes_more_than_its_budget_whatever_the_model_sends(kind: str, tmp_path: Path) -> None:
+    many = define_skill(
+        name="many",
+        description="Many files with long names.",
+        instructions="Pick one.",
+        files={f"docs/{i:05d}-{'n' * 100}.md": "x" for i in range(3000)} | {"scripts/go.py": "print(1)\n"},
+    )
+    sandbox = MemorySandbox() if kind == "memory" else LocalSandbox(tmp_path, allow_exec=True)
+    calls = [
+        ToolCall("write", {"path": "a/" * 50_000 + "x", "content": "deep"}),
+        ToolCall("write", {"path": "b" * 100_000, "content": "long"}),
+        ToolCall("read", {"path": "q" * 100_000}),
+        ToolCall("read", {"path": "./" * 30_000 + "x"}),
+        ToolCall("ls", {"path": "z" * 100_000}),
+        ToolCall("read", {"path": "/.flue/skills/" + "z" * 100_000}),
+        ToolCall("read", {"path": "/./" * 30_000 + ".flue/skills/many/x"}),
+        ToolCall("read_skill_resource", {"path": "/.flue/skills/many/missing.md"}),
+        ToolCall("activate_skill", {"name": "n" * 100_000}),
+    ]
+    if kind == "local":
+        calls.append(ToolCall("run_skill_script", {"skill": "s" * 100_000, "script": "go.py"}))
+    model = run([calls, "ok"], sandbox=sandbox, skills=(many,))
+    results = tool_results(model)
+    assert len(results) == len(calls)
+    for call, result in zip(calls, results):
+        assert utf8_size(result["content"]) <= MAX_BYTES, (call.name, utf8_size(result["content"]))
+        assert result["is_error"] or call.name == "activate_skill", result["content"][:300]
+    assert "There is no skill named 'nnnnn" in results[8]["content"] and "(100,000 characters)" in results[8]["content"]
+    assert "its files: SKILL.md, docs/00000-" in results[7]["content"] and "and 2,982 more" in results[7]["content"]
+    if kind == "memory":
+        assert isinstance(sandbox, MemorySandbox) and sandbox.list("/") == []
+    else:
+        assert list(tmp_path.iterdir()) == []
