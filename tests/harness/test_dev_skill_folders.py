@@ -176,48 +176,50 @@ def test_a_dev_mode_skill_inside_the_sandbox_runs_scripts_only_when_the_applicat
 
 CHANGED_BEHIND = textwrap.dedent(
     """
-    import json, os, shutil, sys
+    import json, os, sys
     sys.path.insert(0, os.getcwd())
     import app
-    from flue_runtime import Harness, LocalSandbox, agent, use_model, use_skill
+    from flue_runtime import FlueError, Harness, LocalSandbox, agent, use_model, use_skill
+    from pathlib import Path
+    from flue_runtime.agents.scripts import materialise
     from flue_runtime.models import ScriptedModel, ToolCall
 
-    skill = app.AT_IMPORT  # vetted once, when the module was imported
-    script = os.path.join("skills", "csv-tools", "scripts", "count.py")
     call = ToolCall("run_skill_script", {"skill": "csv-tools", "script": "count.py"})
-    model = ScriptedModel([[call], "ok", [call], "ok", [call], "ok"])
+    model = ScriptedModel([[call], "ok"])
 
     @agent
     def helper():
         use_model(model)
-        use_skill(skill)
+        use_skill(app.AT_IMPORT)
         return "x"
 
-    session = Harness(helper, sandbox=LocalSandbox("work", allow_exec=True)).session("s")
-    session.prompt_sync("first")  # the vetted bytes run, and are copied
-    with open(script, "w") as handle:
-        handle.write(sys.argv[1])  # changed on disk behind the harness's back
-    session.prompt_sync("second")  # the verified copy of the vetted bytes runs
-    shutil.rmtree(os.environ["XDG_CACHE_HOME"])
-    session.prompt_sync("third")  # no copy: the file's bytes no longer match the verdict
-    print(json.dumps([[m for m in model.requests[i].messages if m["role"] == "tool"][-1] for i in (1, 3, 5)]))
+    Harness(helper, sandbox=LocalSandbox("work", allow_exec=True)).session("s").prompt_sync("first")
+    vetted = app.AT_IMPORT.current()  # the verdict a render records
+    with open(os.path.join("skills", "csv-tools", "scripts", "count.py"), "w") as handle:
+        handle.write(sys.argv[1])  # changed on disk after that vetting, before the copy is made
+    try:
+        materialise(vetted, Path(os.environ["XDG_CACHE_HOME"], "fresh"))
+        refused = ""
+    except FlueError as exc:
+        refused = str(exc)
+    print(json.dumps([[m for m in model.requests[1].messages if m["role"] == "tool"][-1], refused]))
     """
 )
 
 
 def test_a_script_changed_after_vetting_never_runs(tmp_path: Path) -> None:
+    """Dev mode vets again at every render (issue 21), and each render records its verdict: bytes that
+    changed after the verdict was recorded are never copied, so they never run."""
     project = make_project(tmp_path)
     (project / "work").mkdir()  # the sandbox: the skill lies outside it
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     proc = run([sys.executable, "-c", CHANGED_BEHIND, EVIL], cwd=project, env=env)
-    first, second, third = json.loads(proc.stdout)
-    assert (
-        first["content"] == second["content"] == "exit status: 0\n--- stdout ---\nvetted count\n--- stderr: empty ---"
-    )
-    assert third["is_error"] is True
-    assert "scripts/count.py differs from what was vetted" in third["content"] and "nothing ran" in third["content"]
+    first, refused = json.loads(proc.stdout)
+    assert first["content"] == "exit status: 0\n--- stdout ---\nvetted count\n--- stderr: empty ---"
+    assert "scripts/count.py differs from what was vetted" in refused and "nothing ran" in refused
+    assert not (tmp_path / "cache" / "fresh").exists() or not any((tmp_path / "cache" / "fresh").iterdir())
     assert not (project / "work" / "PWNED").exists()
-    assert (project / "work" / "RAN").read_text() == "vetted\n" * 2
+    assert (project / "work" / "RAN").read_text() == "vetted\n"
 
 
 def test_a_file_hard_linked_from_the_skill_is_replaced_not_written_through(tmp_path: Path) -> None:
