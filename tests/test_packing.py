@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 from support.paths import FIXTURES
 
+from flue_runtime.errors import BundleError
 from flue_runtime.format.manifest import Manifest, MarkdownEntry, Reference, SkillEntry
 from flue_runtime.format.records import content_id
 from flue_runtime.format.skill_folder import vet_skill
@@ -209,12 +211,13 @@ def test_manifest_round_trip_is_deterministic(skill: Path) -> None:
     vetted = vet_skill(skill)
     assert vetted.metadata is not None
     entry = SkillEntry.of(vetted.id, vetted.metadata, vetted.files, vetted.body_offset)
-    md = MarkdownEntry("abc", 3, "00")
+    digest = hashlib.sha256(b"abc").hexdigest()
+    md = MarkdownEntry(digest[:16], 3, digest)
     manifest = Manifest(
         "pkg",
         {entry.id: entry},
-        {"abc": md},
-        {"pkg.b": {"./x.md": Reference("markdown", "abc")}, "pkg.a": {"../s/SKILL.md": Reference("skill", entry.id)}},
+        {md.id: md},
+        {"pkg.b": {"./x.md": Reference("markdown", md.id)}, "pkg.a": {"../s/SKILL.md": Reference("skill", entry.id)}},
     )
     data = manifest.dumps()
     again = Manifest.loads(data)
@@ -222,11 +225,11 @@ def test_manifest_round_trip_is_deterministic(skill: Path) -> None:
     assert again.skill(entry.id) == entry
     assert again.reference("pkg.a", "../s/SKILL.md") == Reference("skill", entry.id)
     assert again.reference("pkg.a", "nope") is None
-    assert again.markdown("abc") == md
+    assert again.markdown(md.id) == md
 
 
 def test_manifest_refuses_unknown_format() -> None:
-    with pytest.raises(ValueError, match="format 3"):
+    with pytest.raises(BundleError, match="format 3"):
         Manifest.loads(b'{"format": 3}')
 
 
@@ -238,7 +241,7 @@ def test_a_format_1_manifest_is_refused_by_name(skill: Path) -> None:
     data = json.loads(Manifest("pkg", {entry.id: entry}).dumps())
     assert data["format"] == 2 and isinstance(data["skills"][entry.id]["files"], str)
     data["format"] = 1
-    with pytest.raises(ValueError, match="format 1; this flue_runtime reads format 2"):
+    with pytest.raises(BundleError, match="format 1; this flue_runtime reads format 2"):
         Manifest.loads(json.dumps(data))
 
 

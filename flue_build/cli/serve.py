@@ -55,10 +55,11 @@ def http_address(text: str) -> tuple[str, int]:
 
 def run(args: argparse.Namespace) -> int:
     from flue_build.cli.targets import resolve_target  # here: `check` and `ls` do not pay for it
+    from flue_runtime.format.diagnostics import printable
 
     target = resolve_target(args.target)
     for note in target.skipped:
-        print(f"flue-skills mcp: warning: {note}", file=sys.stderr)
+        print(f"flue-skills mcp: warning: {printable(note)}", file=sys.stderr)
     from flue_runtime.mcp import skills_server
 
     server = skills_server(target.skills, name=args.name)

@@ -61,6 +61,11 @@ class SkillMetadata:
         )
 
 
+def is_content_id(text: object) -> bool:
+    """The form `content_id` gives (a bundle's folder names and manifest keys): 16 lowercase hex digits."""
+    return isinstance(text, str) and len(text) == 16 and all(c in "0123456789abcdef" for c in text)
+
+
 def content_id(files: Iterable[PackedFile]) -> str:
     """The same files (paths and bytes) give the same id, wherever and however they were listed."""
     digest = hashlib.sha256()
