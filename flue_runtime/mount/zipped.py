@@ -115,21 +115,18 @@ class Archive:
 
     def read_limited(self, name: str, limit: int) -> bytes:
         """The bytes of member `name`, refused (FLU311) when the archive records more than `limit` bytes,
-        before anything is inflated, or when it inflates to more (the record lied); `KeyError` if absent."""
+        before anything is inflated, or when it inflates to another size than it records (never more
+        than one byte past it is inflated); `KeyError` if absent."""
         try:
             found = self.member(name)
-            if found is None:
-                info = self._zip().getinfo(name)
-                declared = info.file_size
-            else:
-                declared = found.size
-            if declared > limit:
-                raise UnsafeFileError(name, "FLU311", f"holds {declared:,} bytes, over {limit:,}")
-            data = self._read_with_zipfile(info, limit) if found is None else self._inflate(name, found, limit)
+            declared = self._zip().getinfo(name).file_size if found is None else found.size
         except _read_errors() as exc:
             raise self._damaged(name, exc) from None
-        if len(data) > limit:
-            raise UnsafeFileError(name, "FLU311", f"inflates past {limit:,} bytes, not the {declared:,} it records")
+        if declared > limit:
+            raise UnsafeFileError(name, "FLU311", f"holds {declared:,} bytes, over {limit:,}")
+        data = self.read(name, declared)
+        if len(data) != declared:
+            raise UnsafeFileError(name, "FLU311", f"does not inflate to the {declared:,} bytes the archive records")
         return data
 
     def _inflate(self, name: str, found: Member, size: int) -> bytes:
