@@ -122,8 +122,9 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         for diagnostic in report.diagnostics:
             print(diagnostic.format())
         for project in report.projects:
+            named = f" ({printable(project.identity)})" if project.identity else ""
             print(
-                f"project {project.root}: scanned {project.modules} module{'' if project.modules == 1 else 's'}, "
+                f"project {project.root}{named}: scanned {project.modules} module{'' if project.modules == 1 else 's'}, "
                 f"found {project.references} reference{'' if project.references == 1 else 's'}"
             )
         print(summary(report.diagnostics, report.checked))

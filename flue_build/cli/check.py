@@ -22,6 +22,8 @@ class ProjectSummary:
     modules: int
     references: int
     skills: int
+    #: `name version` from `[project]`, static fields only (a computed version: "version dynamic").
+    identity: str | None = None
 
 
 @dataclass
@@ -78,7 +80,9 @@ def _check_project(path: Path, strict: bool, report: Report) -> None:
     report.diagnostics.extend(_rebase(d, path) for d in diagnostics)
     report.checked += view.skills
     collection = view.collection
-    report.projects.append(ProjectSummary(Path(shown), collection.modules, collection.references, view.skills))
+    report.projects.append(
+        ProjectSummary(Path(shown), collection.modules, collection.references, view.skills, view.identity)
+    )
 
 
 def _rebase(diagnostic: Diagnostic, root: Path) -> Diagnostic:
