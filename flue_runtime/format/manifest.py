@@ -107,7 +107,7 @@ class SkillEntry:
         return data
 
     @classmethod
-    def from_json(cls, id: str, data: Mapping[str, Any], where: str = "") -> SkillEntry:
+    def from_json(cls, id: str, data: Mapping[str, Any], where: str = MANIFEST_FILE) -> SkillEntry:
         """`BundleError` naming `where` and the skill when anything is not what the build writes."""
         return _checked(where, f"skill {id}", lambda: cls._from_json(id, data, where))
 
@@ -148,7 +148,7 @@ class MarkdownEntry:
         return data
 
     @classmethod
-    def from_json(cls, id: str, data: Mapping[str, Any], where: str = "") -> MarkdownEntry:
+    def from_json(cls, id: str, data: Mapping[str, Any], where: str = MANIFEST_FILE) -> MarkdownEntry:
         return _checked(where, f"markdown {id}", lambda: cls._from_json(id, data))
 
     @classmethod
