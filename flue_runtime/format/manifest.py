@@ -40,11 +40,14 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from flue_runtime.errors import BundleError, FlueError
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata, is_content_id
+
+if TYPE_CHECKING:
+    from flue_runtime.format.schema_validator import Violation
 
 BUNDLE_DIR = "_flue_skills"
 MANIFEST_FILE = "manifest.json"
@@ -116,9 +119,7 @@ class SkillEntry:
         _require(is_content_id(id), "its id is not a content id (16 hex digits)")
         _require(isinstance(data, dict), "is not a JSON object")
         fields = _typed(data.get("fields"), dict, "has no `fields` object")
-        from flue_runtime.format.schema import validator  # the frontmatter rules, as the build applied them
-
-        problems = validator().violations(fields)
+        problems = _frontmatter_problems(fields)
         _require(
             not problems,
             "; ".join(f"field {'.'.join(map(str, v.path)) or 'fields'} {v.message}" for v in problems[:3]),
@@ -354,6 +355,19 @@ def _error(where: str, problem: str) -> BundleError:
         f"{where}: malformed skill bundle manifest ({problem}); it was not written by a flue-skills build "
         "or was changed after it: reinstall the package"
     )
+
+
+_violations: Callable[[object], list[Violation]] | None = None
+
+
+def _frontmatter_problems(fields: dict[str, Any]) -> list[Violation]:
+    """The frontmatter rules, as the build applied them (compiled once, on the first entry read)."""
+    global _violations
+    if _violations is None:
+        from flue_runtime.format.schema import validator
+
+        _violations = validator().violations
+    return _violations(fields)
 
 
 def _is_dotted(name: object) -> bool:
