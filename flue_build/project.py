@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flue_build.backends.hatchling_rules import DYNAMIC
 from flue_build.backends.hook_setup import hook_problems
 from flue_build.collect import Collection, ProjectCheck, collect
 from flue_build.scan.selection import project_sources
@@ -32,6 +33,8 @@ class ProjectView:
     folders: SkillFolders
     #: FLU501: what the project's build configuration lacks to run flue-skills.
     setup: list[Diagnostic] = field(default_factory=list)
+    #: `name version` as `[project]` writes them (`identity`), None without a name.
+    identity: str | None = None
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -65,7 +68,23 @@ def view_project(root: Path) -> ProjectView:
         vetted = {*collection.skills, *folders.unreferenced}
         if any(folders.folder_of(path) not in vetted for path in backend.skill_files):
             folders.meet(backend.sdist_walk())
-    return ProjectView(checked, collection, folders, _setup(root, pyproject, checked.collection, folders))
+    setup = _setup(root, pyproject, checked.collection, folders)
+    return ProjectView(checked, collection, folders, setup, identity(pyproject))
+
+
+def identity(pyproject: dict[str, Any]) -> str | None:
+    """`name version` from `[project]` as written, static fields only: a version the build computes
+    (`dynamic`) is said to be dynamic, since knowing it would take running the project's code."""
+    table = pyproject.get("project")
+    name = table.get("name") if isinstance(table, dict) else None
+    if not isinstance(name, str) or not name:
+        return None
+    assert isinstance(table, dict)
+    dynamic = table.get("dynamic")
+    version = table.get("version")
+    if isinstance(dynamic, list) and "version" in dynamic:
+        return f"{name}, version {DYNAMIC}"
+    return f"{name} {version}" if isinstance(version, str) else name
 
 
 def _setup(root: Path, pyproject: dict[str, Any], collection: Collection, folders: SkillFolders) -> list[Diagnostic]:
@@ -114,12 +133,9 @@ def _backend(root: Path, pyproject: dict[str, Any]) -> _Backend:
 
 
 def _hatchling(root: Path) -> _Backend:
-    from hatchling.builders.sdist import SdistBuilder
-    from hatchling.builders.wheel import WheelBuilder
-
     from flue_build.backends import hatchling_rules
 
-    wheel, sdist = WheelBuilder(os.fspath(root)), SdistBuilder(os.fspath(root))
+    wheel, sdist = hatchling_rules.static_builders(os.fspath(root))
     walked = hatchling_rules.walked(wheel)
     placed = [*walked, *hatchling_rules.configured(wheel, True), *hatchling_rules.configured(sdist, False)]
     exclusions = hatchling_rules.Exclusions(wheel.config, walked)

@@ -28,6 +28,7 @@ __all__ = [
     "SchemaError",
     "ScriptExhaustedError",
     "SessionConflictError",
+    "SessionIdError",
     "SkillDefinitionError",
     "SkillError",
     "SkillNotFoundError",
@@ -260,6 +261,11 @@ class SessionConflictError(StoreError):
     """Another worker saved the session while this turn ran; this turn was not saved.
 
     The session holds the other turn; prompting again runs on that fresh state."""
+
+
+class SessionIdError(FlueError, ValueError):
+    """A session id no store can keep or no log can show as given: empty, too long, or holding a
+    control character, a lone surrogate or another unprintable character."""
 
 
 class ModelError(FlueError):

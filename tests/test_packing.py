@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.paths import FIXTURES
 
-from flue_runtime.format.manifest import Manifest, MarkdownEntry, Reference, SkillEntry
+from flue_runtime.errors import BundleError
+from flue_runtime.format.manifest import MANIFEST_LIMIT, Manifest, MarkdownEntry, Reference, SkillEntry
 from flue_runtime.format.records import content_id
 from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.trees import DiskTree
@@ -209,12 +213,13 @@ def test_manifest_round_trip_is_deterministic(skill: Path) -> None:
     vetted = vet_skill(skill)
     assert vetted.metadata is not None
     entry = SkillEntry.of(vetted.id, vetted.metadata, vetted.files, vetted.body_offset)
-    md = MarkdownEntry("abc", 3, "00")
+    digest = hashlib.sha256(b"abc").hexdigest()
+    md = MarkdownEntry(digest[:16], 3, digest)
     manifest = Manifest(
         "pkg",
         {entry.id: entry},
-        {"abc": md},
-        {"pkg.b": {"./x.md": Reference("markdown", "abc")}, "pkg.a": {"../s/SKILL.md": Reference("skill", entry.id)}},
+        {md.id: md},
+        {"pkg.b": {"./x.md": Reference("markdown", md.id)}, "pkg.a": {"../s/SKILL.md": Reference("skill", entry.id)}},
     )
     data = manifest.dumps()
     again = Manifest.loads(data)
@@ -222,11 +227,11 @@ def test_manifest_round_trip_is_deterministic(skill: Path) -> None:
     assert again.skill(entry.id) == entry
     assert again.reference("pkg.a", "../s/SKILL.md") == Reference("skill", entry.id)
     assert again.reference("pkg.a", "nope") is None
-    assert again.markdown("abc") == md
+    assert again.markdown(md.id) == md
 
 
 def test_manifest_refuses_unknown_format() -> None:
-    with pytest.raises(ValueError, match="format 3"):
+    with pytest.raises(BundleError, match="format 3"):
         Manifest.loads(b'{"format": 3}')
 
 
@@ -238,8 +243,68 @@ def test_a_format_1_manifest_is_refused_by_name(skill: Path) -> None:
     data = json.loads(Manifest("pkg", {entry.id: entry}).dumps())
     assert data["format"] == 2 and isinstance(data["skills"][entry.id]["files"], str)
     data["format"] = 1
-    with pytest.raises(ValueError, match="format 1; this flue_runtime reads format 2"):
+    with pytest.raises(BundleError, match="format 1; this flue_runtime reads format 2"):
         Manifest.loads(json.dumps(data))
+
+
+def _manifest_json(skill: Path) -> tuple[str, dict[str, Any]]:
+    vetted = vet_skill(skill)
+    assert vetted.metadata is not None
+    entry = SkillEntry.of(vetted.id, vetted.metadata, vetted.files, vetted.body_offset)
+    return entry.id, json.loads(Manifest("pkg", {entry.id: entry}).dumps())
+
+
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (lambda m, id: m["skills"][id]["fields"].update(name="../../x"), "field name must match the pattern"),
+        (lambda m, id: m["skills"][id]["fields"].update(name="pdf\x1b[2J"), "field name must match the pattern"),
+        (lambda m, id: m["skills"][id]["fields"].update(description=7), "field description must be"),
+        (lambda m, id: m["skills"].update({"../../x": m["skills"].pop(id)}), "not a content id"),
+        (lambda m, id: m["skills"][id].update(body_offset=-1), "body_offset is not a whole number"),
+        (lambda m, id: m["skills"][id].update(source="relative/folder"), "source is not an absolute path"),
+        (lambda m, id: m.update(package="../pkg"), "`package` is not a package name"),
+        (lambda m, id: m.update(skills=[]), "`skills` is not a JSON object"),
+        (lambda m, id: m.update(references={"pkg": {"./a/SKILL.md": {"skill": "../x"}}}), "is not a content id"),
+    ],
+)
+def test_a_manifest_entry_is_checked_by_the_build_rules_when_parsed(skill: Path, edit: Any, words: str) -> None:
+    """Issue 20: what a manifest says is input; each part is checked where it is parsed, one BundleError."""
+    id, data = _manifest_json(skill)
+    edit(data, id)
+    with pytest.raises(BundleError, match=re.escape(words)) as caught:
+        manifest = Manifest.loads(json.dumps(data), "pkg/_flue_skills/manifest.json")
+        for found in manifest.skill_ids():
+            manifest.skill(found)
+        manifest.references_of("pkg")
+        manifest.reference("pkg", "./a/SKILL.md")
+    assert str(caught.value).startswith("pkg/_flue_skills/manifest.json: malformed skill bundle manifest")
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("../escape.md", "`..` segment"),
+        ("/etc/passwd", "absolute"),
+        ("a\x1bb.md", "control character"),
+        ("%2e%2e/x.md", "percent-encoded"),
+    ],
+)
+def test_a_file_path_in_a_manifest_is_a_clean_skill_path(skill: Path, line: str, words: str) -> None:
+    id, data = _manifest_json(skill)
+    files = data["skills"][id]["files"]
+    first = files.split("\n")[0].split("\t")[0]
+    data["skills"][id]["files"] = files.replace(f"{first}\t", f"{line}\t", 1)
+    entry = Manifest.loads(json.dumps(data)).skill(id)
+    with pytest.raises(BundleError, match=re.escape(words)):
+        assert entry.files is None  # never reached: parsing the list raises
+
+
+def test_a_manifest_over_the_limit_is_refused_before_it_is_decoded() -> None:
+    with pytest.raises(BundleError, match="over the 16,777,216-byte limit"):
+        Manifest.loads(b" " * (MANIFEST_LIMIT + 1))
+    with pytest.raises(BundleError, match="not JSON"):
+        Manifest.loads(b"\xff\xfe{")
 
 
 def test_a_hard_linked_file_is_packed_with_a_warning_and_refused_under_strict(skill: Path, tmp_path: Path) -> None:

@@ -15,6 +15,40 @@ from typing import Any, NamedTuple
 
 from flue_runtime.format.records import SKILL_FILE
 
+#: What a static reading says of a field the project computes at build time.
+DYNAMIC = "dynamic"
+
+
+def static_builders(root: str) -> tuple[Any, Any]:
+    """hatchling's wheel and sdist builders for the project at `root`, over metadata read as written:
+    no metadata hook (`hatch_build.py`), no version source (`source = "code"`, VCS), nothing of the
+    project's is imported or run. For `flue-skills check` and `ls`, which run on checkouts nobody
+    has reviewed (a pre-commit hook); the build itself asks the builders hatchling made."""
+    from hatchling.builders.sdist import SdistBuilder
+    from hatchling.builders.wheel import WheelBuilder
+
+    return WheelBuilder(root, metadata=_static_metadata(root)), SdistBuilder(root, metadata=_static_metadata(root))
+
+
+def _static_metadata(root: str) -> Any:
+    from hatchling.metadata.core import CoreMetadata, ProjectMetadata
+
+    class StaticMetadata(ProjectMetadata):  # type: ignore[type-arg]
+        """`[project]` as written: `core` without the metadata hooks, `version` without its source."""
+
+        @property
+        def core(self) -> CoreMetadata:
+            if self._core is None:
+                self._core = CoreMetadata(self.root, self.core_raw_metadata, self.hatch.metadata, self.context)
+            return self._core
+
+        @property
+        def version(self) -> str:
+            written = self.core_raw_metadata.get("version")
+            return written if isinstance(written, str) and "version" not in self.dynamic else DYNAMIC
+
+    return StaticMetadata(root, None)
+
 
 class Placed(NamedTuple):
     """A file the target selects: its absolute source, its path inside the artifact, and the

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import flue_runtime
 from flue_runtime.errors import ConfigError, FlueError, ListError, SkillError
-from flue_runtime.format.diagnostics import format_json, has_errors, summary
+from flue_runtime.format.diagnostics import format_json, has_errors, printable, summary
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -86,8 +86,15 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stdout.write(schema_text())
         return 0
     except FlueError as exc:
-        print(f"flue-skills {args.command}: error: {exc}", file=sys.stderr)
+        print(error_line(args.command, exc), file=sys.stderr)
         return 2
+
+
+def error_line(command: str, exc: BaseException) -> str:
+    """`flue-skills COMMAND: error: ...`, what the error says of installed data or a path escaped
+    (`printable`, line by line)."""
+    text = "\n".join(printable(line) for line in str(exc).split("\n"))
+    return f"flue-skills {command}: error: {text}"
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -95,7 +102,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.run(args))
     except (FlueError, ImportError) as exc:
-        print(f"flue-skills {args.command}: error: {exc}", file=sys.stderr)
+        print(error_line(args.command, exc), file=sys.stderr)
         return 1
 
 
@@ -115,8 +122,9 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         for diagnostic in report.diagnostics:
             print(diagnostic.format())
         for project in report.projects:
+            named = f" ({printable(project.identity)})" if project.identity else ""
             print(
-                f"project {project.root}: scanned {project.modules} module{'' if project.modules == 1 else 's'}, "
+                f"project {project.root}{named}: scanned {project.modules} module{'' if project.modules == 1 else 's'}, "
                 f"found {project.references} reference{'' if project.references == 1 else 's'}"
             )
         print(summary(report.diagnostics, report.checked))
@@ -140,13 +148,13 @@ def _ls(args: argparse.Namespace) -> int:
     try:
         skills = listing.list_target(args.target)
     except ListError as exc:
-        print(f"flue-skills ls: error: {exc}", file=sys.stderr)
+        print(error_line("ls", exc), file=sys.stderr)
         return 1
     except ConfigError as exc:
         return _config_failed("ls", exc)
     except SkillError as exc:
         print(exc.report(), file=sys.stderr)
-        print(f"flue-skills ls: error: {exc}", file=sys.stderr)
+        print(error_line("ls", exc), file=sys.stderr)
         return 1
     if args.format == "json":
         print(listing.format_json(skills))

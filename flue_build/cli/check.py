@@ -23,6 +23,8 @@ class ProjectSummary:
     modules: int
     references: int
     skills: int
+    #: `name version` from `[project]`, static fields only (a computed version: "version dynamic").
+    identity: str | None = None
 
 
 @dataclass
@@ -94,7 +96,9 @@ def _check_project(path: Path, strict: bool, report: Report) -> None:
                 f"(scanned {collection.modules} module{'' if collection.modules == 1 else 's'})",
             )
         )
-    report.projects.append(ProjectSummary(Path(shown), collection.modules, collection.references, view.skills))
+    report.projects.append(
+        ProjectSummary(Path(shown), collection.modules, collection.references, view.skills, view.identity)
+    )
 
 
 def _rebase(diagnostic: Diagnostic, root: Path) -> Diagnostic:

@@ -24,11 +24,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from flue_build.cli.targets import resolve_target  # here: `check` and `ls` do not pay for it
+    from flue_runtime.format.diagnostics import printable
     from flue_runtime.integrations.export import export_skills
 
     target = resolve_target(args.target)
     for note in target.skipped:
-        print(f"flue-skills export: warning: {note}", file=sys.stderr)
+        print(f"flue-skills export: warning: {printable(note)}", file=sys.stderr)
     for done in export_skills(target.skills, args.dest, force=args.force):
         print(f"{done.outcome:<9} {done.folder}")
     return 0

@@ -5,6 +5,10 @@ package (without running its code), or planned from a project folder exactly as 
 build would (scan, collect, plan). Nothing is parsed twice and no YAML is read for a
 wheel or an installed package. A distribution that declares `[tool.flue] exports` says,
 per skill, under which package specs other packages may use it.
+
+A wheel or an installed distribution is input: its manifests are read with their size bounded
+before anything is inflated, checked entry by entry (`Manifest.loads`), and what they say is
+printed with control characters escaped (`printable`); any failure is one `ListError` line.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from flue_runtime.errors import ListError, NotInstalledError
+from flue_runtime.errors import BundleError, ListError, NotInstalledError, UnsafeFileError
 from flue_runtime.format.config import PYPROJECT
-from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest
+from flue_runtime.format.diagnostics import printable, printable_json
+from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, MANIFEST_LIMIT, Manifest
 from flue_runtime.format.vetting import format_size
 
 _SUFFIX = f"/{BUNDLE_DIR}/{MANIFEST_FILE}"
@@ -40,6 +45,13 @@ class ListedSkill:
 
 def list_target(target: str) -> list[ListedSkill]:
     """The skills `target` ships: a `.whl` file, a project folder (with pyproject.toml) or an installed package."""
+    try:
+        return _list(target)
+    except BundleError as exc:  # a manifest or an archive that is not what a build writes
+        raise ListError(str(exc)) from None
+
+
+def _list(target: str) -> list[ListedSkill]:
     path = Path(target)
     if path.suffix == ".whl":
         if not path.is_file():
@@ -93,10 +105,17 @@ def _exported(manifest: Manifest) -> dict[str, list[str]] | None:
 
 
 def from_wheel(wheel: Path) -> list[ListedSkill]:
+    """Each manifest in the wheel, read by the run time's zip reader: its recorded size checked against
+    `MANIFEST_LIMIT` before it is inflated, and never more than that inflated."""
+    from flue_runtime.mount.zipped import Archive
+
     try:
         with zipfile.ZipFile(wheel) as archive:
             names = sorted(n for n in archive.namelist() if n.endswith(_SUFFIX))
-            manifests = [_load(archive.read(n), f"{wheel}!{n}") for n in names]
+        reader = Archive(str(wheel))
+        manifests = [_load(reader.read_limited(n, MANIFEST_LIMIT), f"{wheel}!{n}") for n in names]
+    except UnsafeFileError as exc:
+        raise ListError(f"{wheel}!{exc.path}: the skill bundle manifest {exc.reason}; refused") from None
     except (OSError, zipfile.BadZipFile) as exc:
         raise ListError(f"{wheel}: cannot read the wheel: {exc}") from None
     if not manifests:
@@ -192,8 +211,8 @@ def _from_distribution(name: str) -> list[ListedSkill]:
     for file in dist.files or ():
         posix = file.as_posix()
         if posix.endswith(_SUFFIX):
-            located = Path(str(dist.locate_file(file)))
-            manifests.append(_load(located.read_bytes(), str(located)))
+            located = str(dist.locate_file(file))
+            manifests.append(_load(_read_manifest(located), located))
     if not manifests:
         source = _editable_project(name)
         if source is not None:
@@ -202,11 +221,20 @@ def _from_distribution(name: str) -> list[ListedSkill]:
     return from_manifests(manifests)
 
 
-def _load(data: bytes, where: str) -> Manifest:
+def _read_manifest(path: str) -> bytes:
+    from flue_runtime.format.safe_read import read_regular
+
     try:
-        return Manifest.loads(data)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ListError(f"{where}: unreadable skill bundle manifest: {exc}") from None
+        return read_regular(path, limit=MANIFEST_LIMIT, follow=True).data or b""
+    except UnsafeFileError as exc:
+        raise ListError(f"{path}: the skill bundle manifest {exc.reason}; refused") from None
+    except OSError as exc:
+        raise ListError(f"{path}: cannot read the skill bundle manifest: {exc.strerror or exc}") from None
+
+
+def _load(data: bytes, where: str) -> Manifest:
+    """`BundleError` (made a `ListError` by `list_target`) when it is not a manifest a build writes."""
+    return Manifest.loads(data, where)
 
 
 def format_text(skills: list[ListedSkill], width: int | None = None) -> str:
@@ -214,22 +242,24 @@ def format_text(skills: list[ListedSkill], width: int | None = None) -> str:
     if not skills:
         return "no skills"
     rows = [("NAME", "FILES", "SIZE", "PACKAGE", "DESCRIPTION")]
-    rows += [(s.name, str(s.files), format_size(s.size), s.package, s.description) for s in skills]
+    rows += [
+        (printable(s.name), str(s.files), format_size(s.size), printable(s.package), s.description) for s in skills
+    ]
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     room = max(20, width - sum(widths) - 8) if width else None
     lines = []
     for row in rows:
-        description = " ".join(row[4].split())
+        description = printable(" ".join(row[4].split()))
         if room is not None and len(description) > room:
             description = description[: room - 1] + "…"
         lines.append(
             f"{row[0]:<{widths[0]}}  {row[1]:>{widths[1]}}  {row[2]:>{widths[2]}}  {row[3]:<{widths[3]}}  {description}".rstrip()
         )
     packages = sorted({s.package for s in skills})
-    lines.append(f"{len(skills)} skill{'s' if len(skills) != 1 else ''} in {', '.join(packages)}")
+    lines.append(f"{len(skills)} skill{'s' if len(skills) != 1 else ''} in {printable(', '.join(packages))}")
     declared = [s for s in skills if s.exports is not None]
     if declared:
-        exported = [f"{spec} ({s.name})" for s in declared for spec in s.exports or ()]
+        exported = [f"{printable(spec)} ({printable(s.name)})" for s in declared for spec in s.exports or ()]
         lines.append(
             "exported for other packages: "
             + (", ".join(sorted(exported)) or "none ([tool.flue] exports lists no skill)")
@@ -240,4 +270,4 @@ def format_text(skills: list[ListedSkill], width: int | None = None) -> str:
 def format_json(skills: list[ListedSkill]) -> str:
     """A list of skills; `exports` appears only for a distribution that declares exports."""
     rows = [{k: v for k, v in asdict(s).items() if k != "exports" or v is not None} for s in skills]
-    return json.dumps(rows, indent=2, ensure_ascii=False)
+    return printable_json(rows)

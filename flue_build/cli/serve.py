@@ -1,13 +1,14 @@
 """`flue-skills mcp TARGET [--http HOST:PORT]`: serve TARGET's skills over MCP, on stdio or streamable HTTP.
 
-HTTP listens on the loopback interface unless another host is named: the server has no
-authentication, so reaching it from the network is the user's explicit choice.
+HTTP listens on the loopback interface unless another host is named, and answers only requests
+addressed to it (`Host`/`Origin`: no DNS rebinding). Another host is refused unless asked for
+with `--allow-remote` and a token every request must carry (`flue_build.cli.http_guard`).
 """
 
 from __future__ import annotations
 
 import argparse
-import ipaddress
+import os
 import socket
 import sys
 from typing import TYPE_CHECKING
@@ -36,6 +37,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"serve streamable HTTP at http://HOST:PORT{PATH} instead of stdio; HOST defaults to {LOOPBACK} "
         "(PORT 0 picks a free port; the address is printed on stderr)",
     )
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let --http listen on an address other machines reach (not loopback); needs a token in "
+        "FLUE_SKILLS_MCP_TOKEN, which every request must send as `Authorization: Bearer <token>`",
+    )
     parser.add_argument("--name", default="flue-skills", help="the server name hosts show (default: flue-skills)")
     parser.set_defaults(run=run)
 
@@ -54,11 +61,19 @@ def http_address(text: str) -> tuple[str, int]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.http is not None:
+        from flue_build.cli.http_guard import bind_problem
+
+        problem = bind_problem(args.http[0], args.allow_remote, os.environ)
+        if problem:
+            print(f"flue-skills mcp: error: --http {args.http[0]}: {problem}", file=sys.stderr)
+            return 2
     from flue_build.cli.targets import resolve_target  # here: `check` and `ls` do not pay for it
+    from flue_runtime.format.diagnostics import printable
 
     target = resolve_target(args.target)
     for note in target.skipped:
-        print(f"flue-skills mcp: warning: {note}", file=sys.stderr)
+        print(f"flue-skills mcp: warning: {printable(note)}", file=sys.stderr)
     from flue_runtime.mcp import skills_server
 
     server = skills_server(target.skills, name=args.name)
@@ -68,35 +83,45 @@ def run(args: argparse.Namespace) -> int:
         import anyio
 
         host, port = args.http
-        anyio.run(serve_http, server, host, port, len(target.skills))
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            sock.close()
+            print(
+                f"flue-skills mcp: error: --http {host}:{port}: cannot listen there: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return 2
+        anyio.run(serve_http, server, sock, host, len(target.skills))
     return 0
 
 
-async def serve_http(server: MCPServer, host: str, port: int, count: int) -> None:
-    """Streamable HTTP at http://host:port/mcp, announced on stderr once it accepts connections."""
+async def serve_http(server: MCPServer, sock: socket.socket, host: str, count: int) -> None:
+    """Streamable HTTP at http://host:port/mcp on the bound `sock`, announced on stderr once it accepts
+    connections; every request checked first (`Host`, `Origin`, the token when one is set: `http_guard`)."""
     import anyio
     import uvicorn
 
-    if not _is_loopback(host):
-        print(
-            f"flue-skills mcp: warning: listening on {host}, reachable from other machines; "
-            "the server has no authentication",
-            file=sys.stderr,
-        )
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    bound = sock.getsockname()[1]
-    app = server.streamable_http_app(streamable_http_path=PATH, host=host)
-    web = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    from flue_build.cli.http_guard import TOKEN_ENV, Guard, is_loopback
+
+    family = sock.family
+    address, bound = sock.getsockname()[:2]
+    guard = Guard.of(host, address, bound, os.environ)
+    app = server.streamable_http_app(streamable_http_path=PATH, host=host, transport_security=guard.security)
+    web = uvicorn.Server(uvicorn.Config(guard.wrap(app), log_level="warning"))
 
     async def announce() -> None:
         while not web.started:
             await anyio.sleep(0.02)
         shown = f"[{host}]" if family == socket.AF_INET6 else host
+        if not is_loopback(host):
+            print(f"flue-skills mcp: listening on {host}, reachable from other machines", file=sys.stderr)
+        needs = f" (every request needs the bearer token in {TOKEN_ENV})" if guard.token else ""
         print(
-            f"flue-skills mcp: serving {count} skill{'s' if count != 1 else ''} at http://{shown}:{bound}{PATH}",
+            f"flue-skills mcp: serving {count} skill{'s' if count != 1 else ''} at http://{shown}:{bound}{PATH}{needs}",
             file=sys.stderr,
             flush=True,
         )
@@ -105,12 +130,3 @@ async def serve_http(server: MCPServer, host: str, port: int, count: int) -> Non
         group.start_soon(announce)
         await web.serve(sockets=[sock])
         group.cancel_scope.cancel()
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False

@@ -43,12 +43,13 @@ def guess_sources(root: Path) -> list[Source]:
 
 def hatchling_sources(root: Path) -> list[Source] | None:
     """The `.py` files hatchling's wheel target selects, with their paths inside the wheel."""
+    from flue_build.backends.hatchling_rules import static_builders
+
     try:
-        from hatchling.builders.wheel import WheelBuilder
+        builder, _ = static_builders(os.fspath(root))
     except ImportError:
         return None
     try:
-        builder = WheelBuilder(os.fspath(root))
         files = [(f.path, f.distribution_path) for f in builder.recurse_selected_project_files()]
     except Exception:  # a configuration hatchling itself rejects: fall back to the guess
         return None

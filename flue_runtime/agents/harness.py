@@ -24,7 +24,7 @@ from flue_runtime.agents.hooks import render
 from flue_runtime.agents.prompt import announcement, instructions_announcement
 from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.agents.skill_tools import CATALOG_BUDGET
-from flue_runtime.agents.stores import MemoryStore, SessionRecord, Store, open_store
+from flue_runtime.agents.stores import MemoryStore, SessionRecord, Store, check_session_id, open_store
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import Workspace, discover_workspace_skills, find_workspace_skills, warn
 from flue_runtime.errors import FlueError, HookError, LoopError, SessionConflictError, ToolArgumentError, ToolFailure
@@ -111,7 +111,7 @@ class Session:
         self, harness: Harness, session_id: str, store: Store, *, state: Mapping[str, Any] | None = None
     ) -> None:
         self.harness = harness
-        self.id = session_id
+        self.id = check_session_id(session_id)
         self._store = store
         self._initial_state = dict(state or {})
         self._record: SessionRecord | None = None

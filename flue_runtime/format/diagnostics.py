@@ -6,6 +6,7 @@ Codes are stable (documented in the README); messages may improve over time.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
@@ -119,26 +120,40 @@ CODES: dict[str, Code] = _codes(
 )
 
 
+#: What a terminal acts on or what reorders a line as shown: C0 and C1 controls, DEL, lone
+#: surrogates (no terminal or encoder writes them) and the bidirectional controls (Trojan Source).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: The same, less C0: `json.dumps` escapes those inside strings, and its own line breaks are layout.
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def printable(text: str) -> str:
-    """`text` safe to print on one line: control characters and undecodable bytes as escapes.
+    """`text` safe to print on one line: control characters, bidirectional controls and undecodable
+    bytes as escapes. The one owner of that rule: whatever a command prints of what it read (a file
+    name, a skill's description from an installed wheel) goes through it.
 
     File names are bytes on POSIX; a name that is not UTF-8 arrives with lone surrogates
     (`os.fsdecode`), which no terminal or JSON encoder can write.
     """
     if text.isprintable() and text.isascii():
         return text
-    out = []
-    for char in text:
-        code = ord(char)
-        if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, as os.fsdecode keeps it
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif 0xD800 <= code <= 0xDFFF:
-            out.append(f"\\u{code:04x}")
-        elif code < 0x20 or 0x7F <= code < 0xA0:
-            out.append(repr(char)[1:-1])
-        else:
-            out.append(char)
-    return "".join(out)
+    return _UNSAFE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, as os.fsdecode keeps it
+        return f"\\x{code - 0xDC00:02x}"
+    if code < 0x20 or 0x7F <= code < 0xA0:
+        return repr(match[0])[1:-1]
+    return f"\\u{code:04x}"
+
+
+def printable_json(value: object) -> str:
+    """`value` as indented JSON that is safe to print: what `printable` escapes is written as a
+    `\\uXXXX` escape (JSON reads it back as the same string), everything else as itself."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
 
 
 @dataclass(frozen=True)
@@ -215,4 +230,4 @@ def summary(diagnostics: Sequence[Diagnostic], checked: int, noun: str = "skill"
 
 
 def format_json(diagnostics: Iterable[Diagnostic]) -> str:
-    return json.dumps([d.to_dict() for d in diagnostics], indent=2, ensure_ascii=False)
+    return printable_json([d.to_dict() for d in diagnostics])

@@ -23,23 +23,44 @@ the package resolves from other packages. An exported target in this bundle is a
 as a reference of the bundle package itself (`references[<package>][<spec>]`, as if its
 `__init__` called it), so every reader of format 2, older run times included, resolves it;
 those readers ignore `exports` and so do not enforce it (the consumer's build does).
+
+What a manifest says is input, never trusted: reading one checks its size before a byte of it
+is decoded (`MANIFEST_LIMIT`; readers check it before inflating), and every entry, when it is
+first built from the JSON, by the build's own rules (a skill's fields by the frontmatter schema,
+so a name can never be a path; every file path by `skill_path`; ids, sizes and digests by their
+form). Whatever is wrong becomes one `BundleError` naming the manifest and the entry, here, so
+every reader (mounting, `ls`, `export`, `mcp`) gets checked data or that error.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from flue_runtime.format.records import PackedFile, SkillMetadata
+from flue_runtime.errors import BundleError, FlueError
+from flue_runtime.format.paths import skill_path
+from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata, is_content_id
+
+if TYPE_CHECKING:
+    from flue_runtime.format.schema_validator import Violation
 
 BUNDLE_DIR = "_flue_skills"
 MANIFEST_FILE = "manifest.json"
 SKILLS_DIR = "skills"
 MARKDOWN_DIR = "markdown"
 FORMAT = 2
+#: The largest manifest any reader accepts, checked before anything is inflated or decoded. A
+#: 1,000-skill, 10,000-file bundle's manifest is about 1.2 MB.
+MANIFEST_LIMIT = 16 * 1024 * 1024
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_SIZE = re.compile(r"(?:0|[1-9][0-9]{0,15})")
+_T = TypeVar("_T")
 
 ReferenceKind = Literal["skill", "markdown", "package"]
 
@@ -54,6 +75,8 @@ class SkillEntry:
     files_text: str
     body_offset: int
     source: str | None = None
+    #: The manifest this entry was read from, for messages (empty for an entry the build made).
+    where: str = field(default="", compare=False, repr=False)
 
     @classmethod
     def of(
@@ -66,9 +89,10 @@ class SkillEntry:
 
     @cached_property
     def files(self) -> tuple[PackedFile, ...]:
-        """Parsed on first use: mounting a thousand skills builds none of their `PackedFile`s."""
-        rows = [line.split("\t") for line in self.files_text.split("\n") if line]
-        return tuple(PackedFile(path, int(size), sha) for path, size, sha in rows)
+        """Parsed on first use (mounting a thousand skills builds none of their `PackedFile`s), each line
+        checked: a clean skill path (`skill_path`, as the build wrote it), a size, a SHA-256; SKILL.md
+        among them, no path twice."""
+        return _checked(self.where or MANIFEST_FILE, f"skill {self.id}", lambda: _files(self.files_text))
 
     @property
     def directory(self) -> str:
@@ -86,11 +110,23 @@ class SkillEntry:
         return data
 
     @classmethod
-    def from_json(cls, id: str, data: Mapping[str, Any]) -> SkillEntry:
-        files = data["files"]
-        if not isinstance(files, str):
-            raise TypeError(f"skill {id}: files must be a string of `path<TAB>size<TAB>sha256` lines")
-        return cls(id, SkillMetadata.from_dict(data["fields"]), files, data["body_offset"], data.get("source"))
+    def from_json(cls, id: str, data: Mapping[str, Any], where: str = MANIFEST_FILE) -> SkillEntry:
+        """`BundleError` naming `where` and the skill when anything is not what the build writes."""
+        return _checked(where, f"skill {id}", lambda: cls._from_json(id, data, where))
+
+    @classmethod
+    def _from_json(cls, id: str, data: Mapping[str, Any], where: str) -> SkillEntry:
+        _require(is_content_id(id), "its id is not a content id (16 hex digits)")
+        _require(isinstance(data, dict), "is not a JSON object")
+        fields = _typed(data.get("fields"), dict, "has no `fields` object")
+        problems = _frontmatter_problems(fields)
+        _require(
+            not problems,
+            "; ".join(f"field {'.'.join(map(str, v.path)) or 'fields'} {v.message}" for v in problems[:3]),
+        )
+        files = _typed(data.get("files"), str, "its files must be a string of `path<TAB>size<TAB>sha256` lines")
+        offset = _whole(data.get("body_offset"), "its body_offset is not a whole number")
+        return cls(id, SkillMetadata.from_dict(fields), files, offset, _source(data.get("source")), where)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +149,17 @@ class MarkdownEntry:
         return data
 
     @classmethod
-    def from_json(cls, id: str, data: Mapping[str, Any]) -> MarkdownEntry:
-        return cls(id, data["size"], data["sha256"], data.get("source"))
+    def from_json(cls, id: str, data: Mapping[str, Any], where: str = MANIFEST_FILE) -> MarkdownEntry:
+        return _checked(where, f"markdown {id}", lambda: cls._from_json(id, data))
+
+    @classmethod
+    def _from_json(cls, id: str, data: Mapping[str, Any]) -> MarkdownEntry:
+        _require(is_content_id(id), "its id is not a content id (16 hex digits)")
+        _require(isinstance(data, dict), "is not a JSON object")
+        size = _whole(data.get("size"), "its size is not a whole number")
+        sha256 = _typed(data.get("sha256"), str, "its sha256 is not a digest")
+        _require(_SHA256.fullmatch(sha256) is not None, "its sha256 is not a digest")
+        return cls(id, size, sha256, _source(data.get("source")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,14 +178,20 @@ class Reference:
 
     @classmethod
     def from_json(cls, data: Mapping[str, str]) -> Reference:
+        _require(isinstance(data, dict) and len(data) == 1, "a reference must be one `{kind: target}` pair")
         [(kind, target)] = data.items()
-        if kind not in ("skill", "markdown", "package"):
-            raise ValueError(f"unknown reference kind {kind!r}")
+        _require(kind in ("skill", "markdown", "package"), f"unknown reference kind {kind!r}")
+        _require(isinstance(target, str), "a reference's target must be a string")
+        if kind != "package":
+            _require(is_content_id(target), f"the {kind} {target!r} is not a content id")
         return cls(kind, target)  # type: ignore[arg-type]
 
 
 class Manifest:
-    """A package's bundle manifest; entries are built from the raw JSON on first use."""
+    """A package's bundle manifest; entries are built (and checked) from the raw JSON on first use.
+
+    `where` names the manifest in messages: `pkg/_flue_skills/manifest.json`, or a wheel's member.
+    """
 
     def __init__(
         self,
@@ -149,8 +200,11 @@ class Manifest:
         markdown: Mapping[str, MarkdownEntry] | None = None,
         references: Mapping[str, Mapping[str, Reference]] | None = None,
         exports: Sequence[str] | None = None,
+        *,
+        where: str = MANIFEST_FILE,
     ) -> None:
         self.package = package
+        self.where = where
         self._exports = None if exports is None else tuple(sorted(exports))
         self._raw: dict[str, Any] = {"skills": {}, "markdown": {}, "references": {}}
         self._skills: dict[str, SkillEntry] = dict(skills or {})
@@ -160,12 +214,32 @@ class Manifest:
     # --- reading ------------------------------------------------------------------
 
     @classmethod
-    def loads(cls, data: bytes | str) -> Manifest:
-        raw = json.loads(data)
+    def loads(cls, data: bytes | str, where: str = MANIFEST_FILE) -> Manifest:
+        """The manifest in `data`; `BundleError` naming `where` when it is not one this run time reads."""
+        if len(data) > MANIFEST_LIMIT:
+            raise _error(where, f"{len(data):,} bytes, over the {MANIFEST_LIMIT:,}-byte limit of a manifest")
+        try:
+            raw = json.loads(data)
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            raise _error(where, f"not JSON: {exc}") from None
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
             found = raw.get("format") if isinstance(raw, dict) else None
-            raise ValueError(f"unsupported skill bundle format {found!r}; this flue_runtime reads format {FORMAT}")
-        manifest = cls(raw["package"], exports=_exports(raw.get("exports")))
+            raise BundleError(
+                f"{where}: unsupported skill bundle format {found!r}; this flue_runtime reads format {FORMAT}: "
+                "upgrade flue-skills if the package was built by a newer one"
+            )
+        return _checked(where, "its top level", lambda: cls._from_raw(raw, where))
+
+    @classmethod
+    def _from_raw(cls, raw: dict[str, Any], where: str) -> Manifest:
+        package = _typed(raw.get("package"), str, "`package` is not a package name")
+        _require(_is_dotted(package), "`package` is not a package name")
+        for key in ("skills", "markdown", "references"):
+            _require(isinstance(raw.get(key), dict), f"`{key}` is not a JSON object")
+        for module, specs in raw["references"].items():
+            _require(_is_dotted(module), f"`references` names {module!r}, not a module")
+            _require(isinstance(specs, dict), f"the references of {module} are not a JSON object")
+        manifest = cls(package, exports=_exports(raw.get("exports")), where=where)
         manifest._raw = raw
         return manifest
 
@@ -175,15 +249,16 @@ class Manifest:
         return self._exports
 
     def skill(self, id: str) -> SkillEntry:
+        """`KeyError` when the manifest lists no skill `id`; `BundleError` when its entry is malformed."""
         entry = self._skills.get(id)
         if entry is None:
-            entry = self._skills[id] = SkillEntry.from_json(id, self._raw["skills"][id])
+            entry = self._skills[id] = SkillEntry.from_json(id, self._raw["skills"][id], self.where)
         return entry
 
     def markdown(self, id: str) -> MarkdownEntry:
         entry = self._markdown.get(id)
         if entry is None:
-            entry = self._markdown[id] = MarkdownEntry.from_json(id, self._raw["markdown"][id])
+            entry = self._markdown[id] = MarkdownEntry.from_json(id, self._raw["markdown"][id], self.where)
         return entry
 
     def reference(self, module: str, spec: str) -> Reference | None:
@@ -191,7 +266,7 @@ class Manifest:
         if refs is not None and spec in refs:
             return refs[spec]
         raw = self._raw["references"].get(module, {}).get(spec)
-        return None if raw is None else Reference.from_json(raw)
+        return None if raw is None else _checked(self.where, f"reference {spec!r}", lambda: Reference.from_json(raw))
 
     def skill_ids(self) -> list[str]:
         return sorted(set(self._skills) | set(self._raw["skills"]))
@@ -203,7 +278,11 @@ class Manifest:
         return sorted(set(self._references) | set(self._raw["references"]))
 
     def references_of(self, module: str) -> dict[str, Reference]:
-        raw = {spec: Reference.from_json(r) for spec, r in self._raw["references"].get(module, {}).items()}
+        raw = _checked(
+            self.where,
+            f"the references of {module}",
+            lambda: {spec: Reference.from_json(r) for spec, r in self._raw["references"].get(module, {}).items()},
+        )
         raw.update(self._references.get(module, {}))
         return raw
 
@@ -233,6 +312,90 @@ class Manifest:
 def _exports(raw: Any) -> tuple[str, ...] | None:
     if raw is None:
         return None
-    if not isinstance(raw, list) or not all(isinstance(spec, str) for spec in raw):
-        raise TypeError("exports must be a list of package specs")
+    _require(isinstance(raw, list) and all(isinstance(spec, str) for spec in raw), "exports must be a list of specs")
     return tuple(raw)
+
+
+class _Malformed(Exception):
+    """What is wrong with one part of a manifest; `_checked` turns it into a `BundleError` saying where."""
+
+
+def _require(condition: bool, problem: str) -> None:
+    if not condition:
+        raise _Malformed(problem)
+
+
+def _typed(value: object, kind: type[_T], problem: str) -> _T:
+    if not isinstance(value, kind):
+        raise _Malformed(problem)
+    return value
+
+
+def _whole(value: object, problem: str) -> int:
+    """A JSON whole number, not negative (a bool is not one)."""
+    if type(value) is not int or value < 0:
+        raise _Malformed(problem)
+    return value
+
+
+def _checked(where: str, what: str, make: Callable[[], _T]) -> _T:
+    """`make()`, or a `BundleError` naming the manifest and the part of it that is malformed."""
+    try:
+        return make()
+    except _Malformed as exc:
+        raise _error(where, f"{what}: {exc}") from None
+    except FlueError as exc:  # a path `skill_path` refuses
+        raise _error(where, f"{what}: {exc}") from None
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:  # a value of another JSON type than written
+        raise _error(where, f"{what}: {type(exc).__name__}: {exc}") from None
+
+
+def _error(where: str, problem: str) -> BundleError:
+    return BundleError(
+        f"{where}: malformed skill bundle manifest ({problem}); it was not written by a flue-skills build "
+        "or was changed after it: reinstall the package"
+    )
+
+
+_violations: Callable[[object], list[Violation]] | None = None
+
+
+def _frontmatter_problems(fields: dict[str, Any]) -> list[Violation]:
+    """The frontmatter rules, as the build applied them (compiled once, on the first entry read)."""
+    global _violations
+    if _violations is None:
+        from flue_runtime.format.schema import validator
+
+        _violations = validator().violations
+    return _violations(fields)
+
+
+def _is_dotted(name: object) -> bool:
+    """A dotted module name (what the scanner records: identifiers as Python normalises them)."""
+    return isinstance(name, str) and all(part.isidentifier() for part in name.split("."))
+
+
+def _source(value: object) -> str | None:
+    """An editable build's folder: an absolute path, or nothing."""
+    _require(
+        value is None or (isinstance(value, str) and os.path.isabs(value) and "\x00" not in value),
+        "its source is not an absolute path",
+    )
+    return value  # type: ignore[return-value]
+
+
+def _files(text: str) -> tuple[PackedFile, ...]:
+    files = []
+    for line in text.split("\n"):
+        if not line:
+            continue
+        row = line.split("\t")
+        _require(len(row) == 3, f"the file line {line[:80]!r} is not `path<TAB>size<TAB>sha256`")
+        path, size, sha256 = row
+        _require(_SIZE.fullmatch(size) is not None, f"{path!r} has no size")
+        _require(_SHA256.fullmatch(sha256) is not None, f"{path!r} has no SHA-256")
+        files.append(PackedFile(skill_path(path), int(size), sha256))
+    paths = {f.path for f in files}
+    _require(len(paths) == len(files), "a file is listed twice")
+    _require(SKILL_FILE in paths, f"it lists no {SKILL_FILE}")
+    return tuple(files)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -59,6 +60,14 @@ class SkillMetadata:
             MappingProxyType(dict(extra)) if extra else _EMPTY,
             data.get("allowed-tools"),
         )
+
+
+_CONTENT_ID = re.compile("[0-9a-f]{16}")
+
+
+def is_content_id(text: object) -> bool:
+    """The form `content_id` gives (a bundle's folder names and manifest keys): 16 lowercase hex digits."""
+    return isinstance(text, str) and _CONTENT_ID.fullmatch(text) is not None
 
 
 def content_id(files: Iterable[PackedFile]) -> str:

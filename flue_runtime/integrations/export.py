@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from flue_runtime.errors import ExportError, FlueError
+from flue_runtime.format.naming import is_valid_name, name_problems
 from flue_runtime.mount.reference import SkillReference
 
 Outcome = Literal["written", "replaced", "unchanged"]
@@ -38,6 +39,12 @@ class Exported:
 def export_skills(skills: Iterable[SkillReference], dest: Path, *, force: bool = False) -> list[Exported]:
     """Write each skill to `dest/<name>/`; `ExportError` (and `dest` unchanged) when one cannot be."""
     chosen = list(skills)
+    for skill in chosen:  # a name becomes a folder: the skill-name rule, whatever source made the reference
+        if not is_valid_name(skill.name):
+            raise ExportError(
+                f"skill {skill.name!r} ({skill.origin}): not a valid skill name "
+                f"({'; '.join(name_problems(skill.name))}); nothing was written"
+            )
     names = [skill.name for skill in chosen]
     if len(set(names)) != len(names):
         raise ExportError(f"two skills to export share a name ({', '.join(sorted(names))}); export each name once")

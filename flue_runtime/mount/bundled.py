@@ -29,7 +29,14 @@ if TYPE_CHECKING:  # annotations only: importing importlib.resources costs the m
     from flue_runtime.mount.zipped import Archive
 
 from flue_runtime.errors import BundleError, UnsafeFileError
-from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest, MarkdownEntry, SkillEntry
+from flue_runtime.format.manifest import (
+    BUNDLE_DIR,
+    MANIFEST_FILE,
+    MANIFEST_LIMIT,
+    Manifest,
+    MarkdownEntry,
+    SkillEntry,
+)
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.mount.reference import SkillReference
@@ -88,8 +95,12 @@ def bundle_of(package: str) -> InstalledBundle | None:
         pass
     with _lock:
         if package not in _bundles:
-            data = _manifest_bytes(package)
-            _bundles[package] = None if data is None else InstalledBundle(package, _parse(package, data))
+            location = _location(package)
+            archive = _archive(location)
+            data = _manifest_bytes(package, location, archive)
+            _bundles[package] = (
+                None if data is None else InstalledBundle(package, _parse(package, data), location or False, archive)
+            )
         return _bundles[package]
 
 
@@ -100,31 +111,50 @@ def clear_caches() -> None:
         _bundle_names.clear()
 
 
-def _manifest_bytes(package: str) -> bytes | None:
-    location = _location(package)
+def _manifest_bytes(package: str, location: _Location | None, archive: Archive | None) -> bytes | None:
+    """The manifest's bytes, its size checked against `MANIFEST_LIMIT` before anything is read or
+    inflated (a zip's record of it too, and the inflating stops past it: the record may lie)."""
     if location is not None:
-        # The package's own loader reads a folder or a zip's index directly: no pathlib, zipfile
-        # or importlib.resources import just to learn the catalog.
+        # A folder, or a zip's index read directly: no pathlib, zipfile or importlib.resources
+        # import just to learn the catalog.
         path = os.path.join(location.folder, BUNDLE_DIR, MANIFEST_FILE)
         try:
-            if location.archive is None:  # a folder: never blocks on a FIFO, never reads a folder
-                return read_regular(path, follow=True).data
-            return bytes(location.get_data(path))
-        except FileNotFoundError:
+            if archive is not None:
+                return archive.read_limited(_relative(archive.path, path), MANIFEST_LIMIT)
+            return read_regular(path, limit=MANIFEST_LIMIT, follow=True).data  # never blocks on a FIFO
+        except (FileNotFoundError, KeyError):
             return None
         except UnsafeFileError as exc:
             raise BundleError(f"cannot read the skill bundle manifest {path}: it {exc.reason}") from None
         except OSError as exc:
-            if exc.errno in (None, 0):  # zipimport's "no such member"
-                return None
             raise BundleError(f"cannot read the skill bundle manifest {path}: {exc.strerror or exc}") from None
     node = _root(package) / BUNDLE_DIR / MANIFEST_FILE
     try:
-        return node.read_bytes()
+        with node.open("rb") as handle:
+            data = bytes(handle.read(MANIFEST_LIMIT + 1))
     except (FileNotFoundError, KeyError):
         return None
-    except OSError as exc:
-        raise BundleError(f"cannot read the skill bundle manifest of {package!r}: {exc.strerror or exc}") from None
+    except Exception as exc:  # whatever a foreign loader's reader raises (OSError, zlib.error, BadZipFile...)
+        raise BundleError(
+            f"cannot read the skill bundle manifest of {package!r}: {type(exc).__name__}: {exc}"
+        ) from None
+    if len(data) > MANIFEST_LIMIT:
+        raise BundleError(f"the skill bundle manifest of {package!r} is over {MANIFEST_LIMIT:,} bytes; refused")
+    return data
+
+
+def _archive(location: _Location | None) -> Archive | None:
+    """The zip archive a zipped package is read from, with its own bounded reader."""
+    if location is None or location.archive is None:
+        return None
+    from flue_runtime.mount.zipped import Archive  # only for a zipped wheel: mounting from a folder skips it
+
+    return Archive(location.archive)
+
+
+def _relative(archive: str, full: str) -> str:
+    """The member name of `full` (a path inside the archive's file) in the zip."""
+    return os.path.relpath(full, archive).replace(os.sep, "/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,13 +183,8 @@ def _location(package: str) -> _Location | None:
 
 
 def _parse(package: str, data: bytes) -> Manifest:
-    try:
-        return Manifest.loads(data)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise BundleError(
-            f"{package}/{BUNDLE_DIR}/{MANIFEST_FILE}: unreadable skill bundle ({exc}); "
-            "reinstall the package, or upgrade flue-skills if it was built by a newer one"
-        ) from None
+    """The manifest, checked (`Manifest.loads`): a `BundleError` naming it otherwise."""
+    return Manifest.loads(data, f"{package.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE}")
 
 
 def _root(package: str) -> Traversable:
@@ -171,12 +196,18 @@ def _root(package: str) -> Traversable:
 class InstalledBundle:
     """One package's bundle: its manifest, and the skills and markdown files it holds."""
 
-    def __init__(self, package: str, manifest: Manifest) -> None:
+    def __init__(
+        self,
+        package: str,
+        manifest: Manifest,
+        location: _Location | Literal[False] | None = None,
+        archive: Archive | None = None,
+    ) -> None:
         self.package = package
         self.manifest = manifest
         self._root: Traversable | None = None
-        self._location: _Location | Literal[False] | None = None
-        self._archive: Archive | None = None
+        self._location = location
+        self._archive = archive
         self._references: dict[str, SkillReference] = {}
         self._paths: dict[str, tuple[str, str]] | None = None
 
@@ -226,26 +257,31 @@ class InstalledBundle:
         node = self._root
         for segment in path.split("/"):
             node = node / segment
-        with node.open("rb") as handle:
-            return bytes(handle.read(size + 1))
+        try:
+            with node.open("rb") as handle:
+                return bytes(handle.read(size + 1))
+        except (OSError, KeyError):
+            raise
+        except Exception as exc:  # whatever a foreign loader's reader raises (zlib.error, BadZipFile...)
+            raise BundleError(
+                f"{self.where(path)}: cannot be read ({type(exc).__name__}: {exc}); "
+                f"reinstall {self.package.split('.')[0]!r}"
+            ) from None
 
     def _read_zipped(self, location: _Location, path: str, size: int) -> bytes:
         """A member of a zipped package, its size checked in the zip's index before anything is inflated."""
         return self._zipped(location).read(self._member(location, path), size)
 
     def _zipped(self, location: _Location) -> Archive:
-        assert location.archive is not None
         if self._archive is None:
-            from flue_runtime.mount.zipped import Archive  # only for a zipped wheel: mounting from a folder skips it
-
-            self._archive = Archive(location.archive)
+            self._archive = _archive(location)
+        assert self._archive is not None
         return self._archive
 
     @staticmethod
     def _member(location: _Location, path: str) -> str:
         assert location.archive is not None
-        full = os.path.join(location.folder, *path.split("/"))
-        return os.path.relpath(full, location.archive).replace(os.sep, "/")
+        return _relative(location.archive, os.path.join(location.folder, *path.split("/")))
 
     def is_executable(self, path: str) -> bool:
         """Whether the installed file at `path` has an executable bit: on disk its mode, in a zipped

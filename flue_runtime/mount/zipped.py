@@ -7,7 +7,9 @@ directory's bytes for its name (one read, one `bytes.find`); its size there is c
 with the size the build recorded before anything is inflated, and no more than that size
 plus one byte is ever inflated. Anything this plain reader does not handle (ZIP64, data
 before the archive, encryption, other compression methods, names not in UTF-8) goes to
-`zipfile`, which reads it the slow way with the same bound.
+`zipfile`, which reads it the slow way with the same bound. A damaged archive (a deflate
+stream that does not inflate, a record cut short) is a `BundleError` naming the archive and
+the member, whichever reader met it.
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from flue_runtime.errors import UnsafeFileError
+from flue_runtime.errors import BundleError, UnsafeFileError
 
 if TYPE_CHECKING:
-    from zipfile import ZipFile
+    from zipfile import ZipFile, ZipInfo
 
 _END = struct.Struct("<4s4H2LH")  # end of central directory record
 _CENTRAL = struct.Struct("<4s4B4HL2L5H2L")  # a central directory record, before its name
@@ -40,6 +42,13 @@ class Member:
     size: int
     mode: int  # the Unix mode the archive records (external attributes >> 16)
     offset: int  # of its local header
+
+
+def _read_errors() -> tuple[type[Exception], ...]:
+    """What reading a damaged archive raises: evaluated only when something was raised."""
+    from zipfile import BadZipFile
+
+    return (OSError, EOFError, ValueError, RuntimeError, zlib.error, struct.error, BadZipFile)
 
 
 class Archive:
@@ -91,16 +100,42 @@ class Archive:
     def read(self, name: str, size: int) -> bytes:
         """At most `size + 1` bytes of member `name`; `UnsafeFileError` (FLU311) when the archive records
         another size, before anything is inflated; `KeyError` when it holds no such member."""
-        found = self.member(name)
-        if found is None:
-            return self._read_with_zipfile(name, size)
-        if found.size != size:
-            raise UnsafeFileError(name, "FLU311", f"holds {found.size:,} bytes, not {size:,}")
+        try:
+            found = self.member(name)
+            if found is None:
+                info = self._zip().getinfo(name)
+                if info.file_size != size:
+                    raise UnsafeFileError(name, "FLU311", f"holds {info.file_size:,} bytes, not {size:,}")
+                return self._read_with_zipfile(info, size)
+            if found.size != size:
+                raise UnsafeFileError(name, "FLU311", f"holds {found.size:,} bytes, not {size:,}")
+            return self._inflate(name, found, size)
+        except _read_errors() as exc:
+            raise self._damaged(name, exc) from None
+
+    def read_limited(self, name: str, limit: int) -> bytes:
+        """The bytes of member `name`, refused (FLU311) when the archive records more than `limit` bytes,
+        before anything is inflated, or when it inflates to another size than it records (never more
+        than one byte past it is inflated); `KeyError` if absent."""
+        try:
+            found = self.member(name)
+            declared = self._zip().getinfo(name).file_size if found is None else found.size
+        except _read_errors() as exc:
+            raise self._damaged(name, exc) from None
+        if declared > limit:
+            raise UnsafeFileError(name, "FLU311", f"holds {declared:,} bytes, over {limit:,}")
+        data = self.read(name, declared)
+        if len(data) != declared:
+            raise UnsafeFileError(name, "FLU311", f"does not inflate to the {declared:,} bytes the archive records")
+        return data
+
+    def _inflate(self, name: str, found: Member, size: int) -> bytes:
+        """At most `size + 1` bytes of the member `found` describes."""
         with open(self.path, "rb") as handle:
             handle.seek(found.offset)
             header = handle.read(_LOCAL.size)
             if len(header) != _LOCAL.size or header[:4] != b"PK\x03\x04":
-                raise OSError(f"{self.path}: no local header for {name}")
+                raise ValueError("no local file header where the central directory says")
             *_, name_length, extra_length = _LOCAL.unpack(header)
             handle.seek(found.offset + _LOCAL.size + name_length + extra_length)
             inflate = zlib.decompressobj(-15) if found.method == _DEFLATED else None
@@ -114,6 +149,15 @@ class Archive:
                 room = size + 1 - len(data)
                 data += inflate.decompress(chunk, room) if inflate is not None else chunk[:room]
         return bytes(data)
+
+    def _damaged(self, name: str, exc: Exception) -> BundleError:
+        """Whatever a damaged archive makes a reader raise (zlib.error, BadZipFile, EOFError, struct.error,
+        OSError...), as one error naming the archive and the member."""
+        detail = str(exc) or type(exc).__name__
+        return BundleError(
+            f"{self.path}: member {name} cannot be read: the archive is damaged ({type(exc).__name__}: {detail}); "
+            "reinstall the package"
+        )
 
     def mode(self, name: str) -> int:
         """The Unix mode the archive records for member `name`."""
@@ -129,9 +173,7 @@ class Archive:
             self._zipfile = zipfile.ZipFile(self.path)
         return self._zipfile
 
-    def _read_with_zipfile(self, name: str, size: int) -> bytes:
-        info = self._zip().getinfo(name)
-        if info.file_size != size:
-            raise UnsafeFileError(name, "FLU311", f"holds {info.file_size:,} bytes, not {size:,}")
+    def _read_with_zipfile(self, info: ZipInfo, size: int) -> bytes:
+        """At most `size + 1` bytes: zipfile inflates only what a read asks for."""
         with self._zip().open(info) as handle:
             return bytes(handle.read(size + 1))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from flue_build.cli import _parser, main
-from flue_build.cli.serve import _is_loopback
+from flue_build.cli.http_guard import is_loopback
 
 
 @pytest.mark.parametrize(
@@ -34,8 +34,8 @@ def test_a_bad_http_address_is_a_usage_error(given: str, capsys: pytest.CaptureF
 
 
 def test_only_loopback_hosts_count_as_loopback() -> None:
-    assert [_is_loopback(h) for h in ("127.0.0.1", "127.8.0.1", "::1", "localhost")] == [True] * 4
-    assert [_is_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.1", "example.org")] == [False] * 4
+    assert [is_loopback(h) for h in ("127.0.0.1", "127.8.0.1", "::1", "localhost")] == [True] * 4
+    assert [is_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.1", "example.org")] == [False] * 4
 
 
 def test_a_target_naming_nothing_exits_1(capsys: pytest.CaptureFixture[str]) -> None:

@@ -71,9 +71,11 @@ def test_the_command_lines_and_the_host_configuration_are_what_the_cli_takes() -
         ("mcp", "acme_support"),
         ("mcp", "acme_support.agents:support"),
         ("mcp", "./skills"),
+        ("mcp", "acme_support"),
         ("export", "acme_support"),
     ]
     assert parsed[2].http == ("127.0.0.1", 8000) and parsed[0].http is None
+    assert parsed[3].http == ("10.0.0.5", 8000) and parsed[3].allow_remote and not parsed[2].allow_remote
     [config] = [block for block in blocks("MCP server", "json") if "mcpServers" in block]
     [(name, server)] = json.loads(config)["mcpServers"].items()
     assert server["command"].endswith("/bin/flue-skills")

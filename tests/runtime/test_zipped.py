@@ -8,8 +8,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from support.tampered import damage_deflate
 
-from flue_runtime.errors import UnsafeFileError
+from flue_runtime.errors import BundleError, FlueError, UnsafeFileError
 from flue_runtime.mount.zipped import Archive
 
 MEMBERS = {
@@ -71,3 +72,41 @@ def test_no_more_than_the_recorded_size_and_one_byte_is_inflated(tmp_path: Path)
     assert int.from_bytes(raw[size_field : size_field + 4], "little") == real
     path.write_bytes(raw[:size_field] + (10).to_bytes(4, "little") + raw[size_field + 4 :])
     assert Archive(str(path)).read(name, 10) == MEMBERS[name][:11]
+
+
+def understated(path: Path, name: str, size: int) -> Path:
+    """The archive with `name`'s central directory record saying it holds `size` bytes."""
+    raw = path.read_bytes()
+    record = raw.rfind(b"PK\x01\x02", 0, raw.rfind(name.encode()))
+    size_field = record + 24
+    path.write_bytes(raw[:size_field] + size.to_bytes(4, "little") + raw[size_field + 4 :])
+    return path
+
+
+@pytest.mark.parametrize("shape", [{}, {"prefix": b"#!/bin/sh\nexit 0\n" * 10}], ids=["index", "zipfile"])
+def test_a_bounded_read_refuses_a_record_over_the_limit_before_inflating(
+    tmp_path: Path, shape: dict[str, bytes]
+) -> None:
+    """Issue 20: what the run time reads without knowing its size (a manifest) has a limit, checked
+    against the record first, and never inflated past the recorded size when the record lies."""
+    name = "pkg/_flue_skills/skills/0123456789abcdef/SKILL.md"
+    path = make_zip(tmp_path / "wheel.whl", **shape)
+    assert Archive(str(path)).read_limited(name, len(MEMBERS[name])) == MEMBERS[name]
+    with pytest.raises(UnsafeFileError, match=f"holds {len(MEMBERS[name]):,} bytes, over 100") as caught:
+        Archive(str(path)).read_limited(name, 100)
+    assert caught.value.code == "FLU311"
+    lying = understated(path, name, 10)
+    with pytest.raises(FlueError) as refused:  # inflated to 11 bytes at most, then refused
+        Archive(str(lying)).read_limited(name, 100)
+    assert name in str(refused.value)
+
+
+@pytest.mark.parametrize("shape", [{}, {"prefix": b"#!/bin/sh\nexit 0\n" * 10}], ids=["index", "zipfile"])
+def test_a_damaged_deflate_stream_is_a_bundle_error_naming_the_member(tmp_path: Path, shape: dict[str, bytes]) -> None:
+    name = "pkg/_flue_skills/skills/0123456789abcdef/SKILL.md"
+    path = make_zip(tmp_path / "wheel.whl", **shape)
+    damage_deflate(path, name)
+    for read in (lambda a: a.read(name, len(MEMBERS[name])), lambda a: a.read_limited(name, 1 << 20)):
+        with pytest.raises(BundleError, match="damaged") as caught:
+            read(Archive(str(path)))
+        assert name in str(caught.value) and str(path) in str(caught.value)

@@ -4,6 +4,9 @@ Every store keeps one contract: a save replaces a session's record whole or not 
 if the store still holds the version the record was loaded at. A save that finds a newer version
 (another worker's turn landed meanwhile) writes nothing and raises `SessionConflictError`: no turn
 is ever silently lost, and prompting again runs on the fresh state.
+
+Session ids come from outside (a request, a command line): `check_session_id` is the one rule
+for them, applied where a session is made and by every store before it touches its data.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from flue_runtime.errors import SessionConflictError, StoreError
+from flue_runtime.errors import SessionConflictError, SessionIdError, StoreError
 from flue_runtime.models.base import Message
 
 
@@ -63,6 +66,32 @@ class Store(Protocol):
         `SessionConflictError` says so (see `conflict`)."""
 
 
+#: The longest session id, in characters.
+MAX_SESSION_ID = 256
+
+
+def check_session_id(session_id: object) -> str:
+    """`session_id` unchanged when every store can keep it and a log can show it: a string of 1 to
+    `MAX_SESSION_ID` printable characters (no control or format character such as a bidirectional
+    override, no lone surrogate, no line break). `SessionIdError` says which rule it breaks."""
+    if not isinstance(session_id, str):
+        raise SessionIdError(f"a session id must be a string, not {type(session_id).__name__}")
+    if not session_id:
+        raise SessionIdError("a session id must not be empty")
+    if len(session_id) > MAX_SESSION_ID:
+        raise SessionIdError(
+            f"session id {session_id[:40]!r}... is {len(session_id):,} characters long; the limit is {MAX_SESSION_ID}"
+        )
+    if not session_id.isprintable():
+        bad = next(c for c in session_id if not c.isprintable())
+        what = "a lone surrogate" if 0xD800 <= ord(bad) <= 0xDFFF else "an unprintable character"
+        raise SessionIdError(
+            f"session id {session_id!r} holds {what} (U+{ord(bad):04X}); use printable characters, "
+            "such as a UUID or a customer's case number"
+        )
+    return session_id
+
+
 def conflict(session_id: str, expected: int, found: int | None = None) -> SessionConflictError:
     """The error every store raises when a save lost the race to another worker's save."""
     held = "a newer version" if found is None else f"version {found}"
@@ -93,6 +122,7 @@ class MemoryStore:
         self._lock = threading.Lock()
 
     def load(self, session_id: str) -> SessionRecord | None:
+        check_session_id(session_id)
         with self._lock:
             stored = self._records.get(session_id)
         if stored is None:
@@ -102,6 +132,7 @@ class MemoryStore:
         return record
 
     def save(self, session_id: str, record: SessionRecord) -> None:
+        check_session_id(session_id)
         snapshot = pickle.dumps(record, pickle.HIGHEST_PROTOCOL)
         with self._lock:
             found = self._records[session_id][0] if session_id in self._records else 0

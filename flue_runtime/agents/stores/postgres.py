@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
-from flue_runtime.agents.stores import SessionRecord, conflict, locked_too_long
+from flue_runtime.agents.stores import SessionRecord, check_session_id, conflict, locked_too_long
 from flue_runtime.agents.stores.encoding import EncodedRecord, decode, kept_prefix
 from flue_runtime.agents.stores.migrations import pending
 from flue_runtime.errors import StoreError
@@ -276,6 +276,8 @@ class PostgresStore:
     # --- the store --------------------------------------------------------------------------
 
     def load(self, session_id: str) -> SessionRecord | None:
+        check_session_id(session_id)
+
         def read(connection: psycopg.Connection[Any]) -> SessionRecord | None:
             row = connection.execute(_LOAD, (session_id,)).fetchone()
             if row is None:
@@ -286,6 +288,7 @@ class PostgresStore:
         return self._run("load a session", read)
 
     def save(self, session_id: str, record: SessionRecord) -> None:
+        check_session_id(session_id)
         encoded = EncodedRecord.of(record)
         bodies = encoded.bodies
         token = uuid.uuid4()

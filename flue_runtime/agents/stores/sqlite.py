@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from flue_runtime.agents.stores import SessionRecord, conflict, locked_too_long
+from flue_runtime.agents.stores import SessionRecord, check_session_id, conflict, locked_too_long
 from flue_runtime.agents.stores.encoding import EncodedRecord, decode, kept_prefix
 from flue_runtime.agents.stores.migrations import pending
 from flue_runtime.errors import StoreError
@@ -116,6 +116,8 @@ class SQLiteStore:
                 delay = min(delay * 2, 0.5)
 
     def load(self, session_id: str) -> SessionRecord | None:
+        check_session_id(session_id)
+
         def read() -> SessionRecord | None:
             connection = self._connection()
             connection.execute("BEGIN")  # one snapshot for both reads: a save in between cannot tear them
@@ -141,6 +143,7 @@ class SQLiteStore:
         return self._retry(read)
 
     def save(self, session_id: str, record: SessionRecord) -> None:
+        check_session_id(session_id)
         encoded = EncodedRecord.of(record)
         bodies = encoded.bodies
 
