@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from referencing import Specification
     from referencing._core import Resolver
 
-#: Characters of one problem at most (a long value quoted is cut).
+#: Characters of a value quoted in a problem, and of one problem, at most (a long value is cut).
+MAX_SHOWN = 80
 MAX_TEXT = 300
 #: Compiled schemas kept, by their JSON text (an agent may rebuild the same `Tool` at every render).
 CACHE_SIZE = 128
@@ -217,7 +218,7 @@ def _words(error: ValidationError, seen: dict[tuple[Any, ...], int]) -> Iterator
         for name in _unknown(error.schema, instance):
             yield _unknown_name(path, name)
         return
-    yield f"{place(path)} {_problem(error)}"
+    yield _bounded(f"{place(path)} {_problem(error)}")
 
 
 def _problem(error: ValidationError) -> str:
@@ -300,7 +301,7 @@ def _shown(value: object) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return _bounded(text)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
 
 
 def _shown_message(error: ValidationError) -> str:
@@ -319,7 +320,8 @@ def describe_schema(schema: object) -> str:
         for keyword in ("anyOf", "oneOf"):
             if isinstance(schema.get(keyword), list) and schema[keyword]:
                 return " or ".join(describe_schema(option) for option in schema[keyword])
-        if isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
-            return describe_schema(schema["allOf"][0])
+        if isinstance(schema.get("allOf"), list):
+            parts = [describe_schema(part) for part in schema["allOf"]]
+            return " and ".join(part for part in parts if part != "any value") or "any value"
         return _bounded(describe(schema))
     return describe(schema) if isinstance(schema, bool) else "any value"

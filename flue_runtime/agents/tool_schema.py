@@ -143,26 +143,26 @@ class _Shapes:
         if annotation in _SIMPLE:
             return Shape({"type": _SIMPLE[annotation]}, _SCALARS[annotation])
         if annotation is Any:
-            return Shape({}, _anything, hashable=False)
+            return _any()
         if origin is Literal:
             return _choice(list(args), where)
         if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
             return _choice(list(annotation), where)
         if annotation is list or origin is list:
-            return _list(self.shape(args[0], where) if args else _ANY)
+            return _list(self._item(args, where))
         if annotation is tuple or origin is tuple:
             if annotation is tuple or (len(args) == 2 and args[1] is Ellipsis):
-                return _variadic_tuple(self.shape(args[0], where) if args else _ANY)
+                return _variadic_tuple(self._item(args, where))
             return _fixed_tuple([self.shape(arg, where) for arg in args])
         if annotation in (set, frozenset) or origin in (set, frozenset):
-            return _set(self.shape(args[0], where) if args else _ANY, origin or annotation, where)
+            return _set(self._item(args, where), origin or annotation, where)
         if annotation is dict or origin is dict:
             if args and args[0] not in (str, Any):
                 raise ToolDefinitionError(
                     f"{where}: {annotation!r} has keys of {args[0]!r}, but a JSON object's keys are strings; "
                     "use dict[str, ...]"
                 )
-            return _dict(self.shape(args[1], where) if args else _ANY)
+            return _dict(self._item(args[1:], where))
         if annotation is ToolContext:
             raise ToolDefinitionError(f"{where}: the ToolContext can only be a parameter of its own")
         if isinstance(annotation, type) and typing.is_typeddict(annotation):
@@ -172,6 +172,10 @@ class _Shapes:
         if _is_pydantic_model(annotation):
             return self._pydantic(annotation)
         raise ToolDefinitionError(f"{where}: type {annotation!r} cannot be described to a model; use {_SUPPORTED}")
+
+    def _item(self, args: tuple[Any, ...], where: str) -> Shape | None:
+        """A container's item (the first of `args`), or None for any value (`list`, `list[Any]`)."""
+        return None if not args or args[0] is Any else self.shape(args[0], where)
 
     def _fields(self, cls: type, where: str) -> dict[str, Any]:
         if cls in self.expanding:
@@ -189,7 +193,8 @@ class _Shapes:
         self.expanding.append(cls)
         shapes = {name: self.shape(hint, f"{where}, key {name!r}") for name, hint in hints.items()}
         self.expanding.pop()
-        required = [name for name in hints if name in getattr(cls, "__required_keys__", ())]
+        marked = typing.get_type_hints(cls, include_extras=True)
+        required = [name for name in hints if _required_key(cls, name, marked[name])]
         return Shape(_object(shapes, required), _record(shapes, dict, cls.__name__), hashable=False)
 
     def _dataclass(self, cls: type, where: str) -> Shape:
@@ -232,6 +237,15 @@ class _Shapes:
         for model, placeholder in self.models:
             placeholder.update(refs[(model, "validation")])
         return dict(top.get("$defs", {}))
+
+
+def _required_key(cls: type, name: str, hint: Any) -> bool:
+    """Whether a `TypedDict` requires `name`: `Required`/`NotRequired` where written, which `__required_keys__`
+    misses when annotations are strings (`from __future__ import annotations`), else its totality."""
+    marked = typing.get_origin(hint)
+    if marked is typing.NotRequired:
+        return False
+    return marked is typing.Required or name in getattr(cls, "__required_keys__", ())
 
 
 def _is_pydantic_model(annotation: object) -> bool:
@@ -284,7 +298,10 @@ def _number(value: Any, path: Path) -> Any:
 
 
 _SCALARS: dict[Any, Convert] = {str: _string, int: _integer, float: _number, bool: _boolean}
-_ANY = Shape({}, _anything, hashable=False)
+
+
+def _any() -> Shape:
+    return Shape({}, _anything, hashable=False)
 
 
 def _union(shapes: list[Shape]) -> Shape:
@@ -323,26 +340,30 @@ def _choice(options: list[Any], where: str) -> Shape:
     return Shape(schema, convert)
 
 
-def _list(item: Shape) -> Shape:
+def _list(item: Shape | None) -> Shape:
+    """`list[T]` (None: of anything). An item's schema may still be empty here: a pydantic model's is
+    filled in at the end, so it is kept by reference."""
+    each = (item or _any()).convert
+
     def convert(value: Any, path: Path) -> Any:
         if not isinstance(value, list):
             raise _refuse(path, "array", value)
-        return [item.convert(each, (*path, index)) for index, each in enumerate(value)]
+        return [each(one, (*path, index)) for index, one in enumerate(value)]
 
     schema: dict[str, Any] = {"type": "array"}
-    if item.schema:
+    if item is not None:
         schema["items"] = item.schema
     return Shape(schema, convert, hashable=False)
 
 
-def _variadic_tuple(item: Shape) -> Shape:
+def _variadic_tuple(item: Shape | None) -> Shape:
     """`tuple[int, ...]`: an array of integers, as a tuple."""
     as_list = _list(item)
 
     def convert(value: Any, path: Path) -> Any:
         return tuple(as_list.convert(value, path))
 
-    return Shape(as_list.schema, convert, item.hashable)
+    return Shape(as_list.schema, convert, item is not None and item.hashable)
 
 
 def _fixed_tuple(items: list[Shape]) -> Shape:
@@ -360,9 +381,9 @@ def _fixed_tuple(items: list[Shape]) -> Shape:
     return Shape(schema, convert, all(item.hashable for item in items))
 
 
-def _set(item: Shape, kind: Any, where: str) -> Shape:
+def _set(item: Shape | None, kind: Any, where: str) -> Shape:
     """`set[str]`/`frozenset[str]`: an array of unique items (`uniqueItems`), as a set."""
-    if not item.hashable:
+    if item is None or not item.hashable:
         raise ToolDefinitionError(
             f"{where}: the items of a {kind.__name__} must be hashable (str, int, an Enum, a tuple, a frozen "
             "dataclass...); use list[...] for these"
@@ -376,14 +397,17 @@ def _set(item: Shape, kind: Any, where: str) -> Shape:
     return Shape({**as_list.schema, "uniqueItems": True}, convert, kind is frozenset)
 
 
-def _dict(value_shape: Shape) -> Shape:
+def _dict(value_shape: Shape | None) -> Shape:
+    """`dict[str, T]` (None: of anything)."""
+    each = (value_shape or _any()).convert
+
     def convert(value: Any, path: Path) -> Any:
         if not isinstance(value, dict):
             raise _refuse(path, "object", value)
-        return {key: value_shape.convert(each, (*path, key)) for key, each in value.items()}
+        return {key: each(one, (*path, key)) for key, one in value.items()}
 
     schema: dict[str, Any] = {"type": "object"}
-    if value_shape.schema:
+    if value_shape is not None:
         schema["additionalProperties"] = value_shape.schema
     return Shape(schema, convert, hashable=False)
 
