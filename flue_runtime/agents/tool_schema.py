@@ -392,7 +392,11 @@ def _set(item: Shape | None, kind: Any, where: str) -> Shape:
     make: Callable[[Any], Any] = kind
 
     def convert(value: Any, path: Path) -> Any:
-        return make(as_list.convert(value, path))
+        items = as_list.convert(value, path)
+        made = make(items)
+        if len(made) != len(items):  # a union's array alternative may hold duplicates; a set would drop them
+            raise Mismatch([f"{place(path)} must not hold the same item twice"])
+        return made
 
     return Shape({**as_list.schema, "uniqueItems": True}, convert, kind is frozenset)
 
