@@ -368,10 +368,10 @@ def _variadic_tuple(item: Shape | None) -> Shape:
 
 def _fixed_tuple(items: list[Shape]) -> Shape:
     """`tuple[int, str]`: exactly an integer then a string (`prefixItems`, nothing after), as a tuple."""
-    schema: dict[str, Any] = {"type": "array", "minItems": len(items), "maxItems": len(items)}
+    schema: dict[str, Any] = {"type": "array"}
     if items:
-        schema["prefixItems"] = [item.schema for item in items]
-        schema["items"] = False
+        schema.update(prefixItems=[item.schema for item in items], items=False)
+    schema.update(minItems=len(items), maxItems=len(items))
 
     def convert(value: Any, path: Path) -> Any:
         if not isinstance(value, list) or len(value) != len(items):
