@@ -3,8 +3,11 @@ JSON Schema for a schema the user supplies (issue 21, item 2)."""
 
 from __future__ import annotations
 
+import http.server
 import subprocess
 import sys
+import threading
+import urllib.request
 from typing import Any, Literal
 
 import pytest
@@ -141,6 +144,45 @@ def test_a_schema_that_is_not_json_schema_is_refused_when_the_tool_is_made(
         Tool("broken", "Broken.", parameters, lambda: "")
     assert words in str(info.value)
     assert isinstance(info.value.__cause__, SchemaError)
+
+
+@pytest.mark.slow  # a server on loopback
+def test_a_remote_ref_is_never_fetched() -> None:
+    """A schema (an MCP server's, say) referring to a URL: refused when the Tool is made, and nothing is asked of
+    the URL's server, even though it is up and would serve a schema."""
+    requests: list[str] = []
+
+    class Schemas(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            requests.append(self.path)
+            body = b'{"type": "string"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/schema+json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Schemas)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/name.json"
+        assert urllib.request.urlopen(url, timeout=5).read() == b'{"type": "string"}'  # it would serve
+        requests.clear()
+        for reference in (url, f"{url}#/$defs/x"):
+            parameters = {"type": "object", "properties": {"name": {"$ref": reference}}}
+            with pytest.raises(ToolDefinitionError, match="is not in the schema, and flue never fetches schemas"):
+                Tool("lookup", "Look up.", parameters, lambda **kwargs: "")
+        with_id = {"$id": url, "type": "object", "properties": {"name": {"$ref": "other.json"}}}
+        with pytest.raises(ToolDefinitionError, match="'other.json' is not in the schema"):
+            Tool("lookup", "Look up.", with_id, lambda **kwargs: "")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert requests == []
 
 
 #: What pydantic's `model_json_schema()` and MCP servers write: `$defs` and `$ref`, `oneOf`, `allOf`, `const`,
