@@ -280,6 +280,8 @@ def test_every_problem_is_named_and_the_list_is_bounded() -> None:
 def test_a_long_value_is_cut_in_the_message() -> None:
     message = problem(PAY, {**PAID, "contact": "x" * 10_000})
     assert "argument 'contact' must be string or null" in message and len(message) < 600
+    message = problem(SCHEDULE, {**GOOD, "region": "x" * 10_000})  # the compact validator's words too
+    assert 'argument \'region\' must be one of "eu", "us", not "xxx' in message and len(message) < 600
 
 
 def test_a_schema_in_an_older_dialect_is_applied_in_its_own_terms() -> None:

@@ -218,13 +218,13 @@ def _words(error: ValidationError, seen: dict[tuple[Any, ...], int]) -> Iterator
         for name in _unknown(error.schema, instance):
             yield _unknown_name(path, name)
         return
-    yield _bounded(f"{place(path)} {_problem(error)}")
+    yield cut(f"{place(path)} {_problem(error)}")
 
 
 def _problem(error: ValidationError) -> str:
     keyword, expected, instance = error.validator, cast(Any, error.validator_value), cast(Any, error.instance)
     if keyword in _WORDED:
-        return _bounded(Violation((), str(keyword), expected, instance).message)
+        return cut(Violation((), str(keyword), expected, instance).message)
     if keyword is None:  # a `false` schema
         return "is not allowed here"
     if keyword == "items" and expected is False and isinstance(error.schema, Mapping):
@@ -305,10 +305,11 @@ def _shown(value: object) -> str:
 
 
 def _shown_message(error: ValidationError) -> str:
-    return _bounded(error.message)
+    return cut(error.message)
 
 
-def _bounded(text: str) -> str:
+def cut(text: str) -> str:
+    """A problem's text, at most `MAX_TEXT` characters."""
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
@@ -323,5 +324,5 @@ def describe_schema(schema: object) -> str:
         if isinstance(schema.get("allOf"), list):
             parts = [describe_schema(part) for part in schema["allOf"]]
             return " and ".join(part for part in parts if part != "any value") or "any value"
-        return _bounded(describe(schema))
+        return cut(describe(schema))
     return describe(schema) if isinstance(schema, bool) else "any value"

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from flue_runtime.agents.json_schema import JsonSchema, compile_schema, describe_schema, place
+from flue_runtime.agents.json_schema import JsonSchema, compile_schema, cut, describe_schema, place
 from flue_runtime.agents.tool_schema import Mismatch, parameters_of
 from flue_runtime.errors import SchemaError, ToolArgumentError, ToolDefinitionError
 from flue_runtime.format.schema_validator import Validator, Violation
@@ -63,7 +63,7 @@ class Tool:
         try:
             return self.convert(checked)
         except Mismatch as exc:  # a check beyond the schema: a pydantic validator, a dataclass's __post_init__
-            raise ToolArgumentError(f"{self.name}: " + "; ".join(_bounded(exc.problems))) from None
+            raise ToolArgumentError(f"{self.name}: " + "; ".join(_bounded(map(cut, exc.problems)))) from None
 
 
 def _compiled(name: str, parameters: object) -> JsonSchema:
@@ -219,7 +219,7 @@ def _problem(violation: Violation) -> str:
         return f"missing required argument {violation.name!r}"
     if not violation.path and violation.keyword == "additionalProperties":
         return f"unknown argument {violation.name!r}"
-    return f"{place(violation.path)} {violation.message}"
+    return cut(f"{place(violation.path)} {violation.message}")
 
 
 def _property(schema: object, key: str) -> object:
