@@ -229,7 +229,7 @@ def test_a_tool_listed_by_a_real_mcp_server() -> None:
     card, bank, wrong, unknown = tool_results(model)
     assert (card["content"], card["is_error"]) == ("paid 30 by card", False)
     assert (bank["content"], bank["is_error"]) == ("paid 5 by bank", False)
-    assert paid == ["30 by card", "5 by bank"]  # the invalid calls never reached the server
+    assert sorted(paid) == ["30 by card", "5 by bank"]  # the invalid calls never reached the server (calls run at once)
     assert wrong["is_error"] and "argument 'amount' must be integer, not string" in wrong["content"]
     assert "(as Card: argument 'method'['number'] must match the pattern ^[0-9]{12,19}$)" in wrong["content"]
     assert "missing required argument 'amount'" in unknown["content"]
