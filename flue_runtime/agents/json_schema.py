@@ -14,9 +14,9 @@ every problem named by where it is, in the same words as the compact validator's
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import re
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -77,28 +77,18 @@ class JsonSchema:
 
 def compile_schema(schema: object) -> JsonSchema:
     """`schema` checked (meta-schema, object at the top, `$ref`s inside it) and compiled; `SchemaError` says
-    where it is wrong as `#/json/pointer: problem`."""
-    key = _key(schema)
-    kept = _COMPILED.get(key) if key is not None else None
-    if kept is not None:
-        _COMPILED.move_to_end(key)  # type: ignore[arg-type]
-        return kept
-    compiled = _compile(schema)
-    if key is not None:
-        _COMPILED[key] = compiled
-        if len(_COMPILED) > CACHE_SIZE:
-            _COMPILED.popitem(last=False)
-    return compiled
-
-
-_COMPILED: OrderedDict[str, JsonSchema] = OrderedDict()
-
-
-def _key(schema: object) -> str | None:
+    where it is wrong as `#/json/pointer: problem`. Kept by its JSON text: an agent that makes the same `Tool`
+    at every render (or lists an MCP server's tools again) compiles its schema once."""
     try:
-        return json.dumps(schema, sort_keys=True, allow_nan=False)
+        text = json.dumps(schema, allow_nan=False)  # keys in their order: it orders the words of problems
     except (TypeError, ValueError):
-        return None
+        return _compile(schema)  # not JSON text (a NaN, a key that is no string): checked as it is, not kept
+    return _compiled_text(text)
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _compiled_text(text: str) -> JsonSchema:
+    return _compile(json.loads(text))
 
 
 def _compile(schema: object) -> JsonSchema:
