@@ -26,14 +26,14 @@ from typing import Any, Literal, Union
 
 from flue_runtime.agents.context import ToolContext
 from flue_runtime.agents.json_schema import place
-from flue_runtime.errors import ToolDefinitionError
+from flue_runtime.errors import ToolArgumentError, ToolDefinitionError
 from flue_runtime.format.schema_validator import describe, equal, json_type
 
 Path = tuple[str | int, ...]
 Convert = Callable[[Any, Path], Any]
 
 
-class Mismatch(Exception):
+class Mismatch(ToolArgumentError):
     """A value not of the declared type: a union tries its next alternative; at the top, the model is told."""
 
     def __init__(self, problems: list[str]) -> None:

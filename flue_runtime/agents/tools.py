@@ -145,7 +145,7 @@ def _described(function: ToolFunction, name: str | None, description: str | None
         described.schema,
         _definition_only,
         described.context,
-        validator or _compiled(tool_name, described.schema),
+        validator if validator is not None else _compiled(tool_name, described.schema),
         described.convert,
     )
 
