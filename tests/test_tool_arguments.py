@@ -277,6 +277,13 @@ def test_every_problem_is_named_and_the_list_is_bounded() -> None:
     assert len(message) < 2_000
 
 
+def test_a_long_list_of_bad_items_does_not_hide_another_bad_argument() -> None:
+    message = problem(PAY, {**PAID, "tags": ["x"] * 30, "when": "soon"})
+    assert "argument 'tags'[0] must be one of" in message and "argument 'when' must be a valid date-time" in message
+    assert message.count("argument 'tags'") == 9  # 10 problems in all: `when`'s, then as many of the rest as fit
+    assert "; and 22 more problems (parameters:" in message  # the 30 bad items and a repeat in `uniqueItems`
+
+
 def test_a_long_value_is_cut_in_the_message() -> None:
     message = problem(PAY, {**PAID, "contact": "x" * 10_000})
     assert "argument 'contact' must be string or null" in message and len(message) < 600

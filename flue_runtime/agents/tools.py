@@ -11,6 +11,7 @@ own tool definitions use the compact validator.
 from __future__ import annotations
 
 import inspect
+import itertools
 import json
 import re
 import typing
@@ -198,20 +199,27 @@ def check_arguments(
 
 
 def _bounded(problems: Iterable[str]) -> list[str]:
-    """The first `MAX_PROBLEMS` problems, then how many more (counted up to ten times that)."""
-    shown: list[str] = []
-    more = 0
-    for problem in dict.fromkeys(problems):  # one fact told once (`maxItems` and `items: false` agree)
-        if len(shown) < MAX_PROBLEMS:
-            shown.append(problem)
-        else:
-            more += 1
-            if more >= 9 * MAX_PROBLEMS:
-                shown.append(f"and {more}+ more problems")
-                return shown
+    """At most `MAX_PROBLEMS` problems, then how many more (counted up to ten times that). Each argument's first
+    problem comes before any argument's second, so a list of bad items cannot hide that another argument is wrong."""
+    found = list(itertools.islice(dict.fromkeys(problems), 10 * MAX_PROBLEMS + 1))  # a fact told once
+    firsts = {_argument(problem): index for index, problem in reversed(list(enumerate(found)))}
+    chosen = sorted(firsts.values())[:MAX_PROBLEMS]
+    chosen += [index for index in range(len(found)) if index not in firsts.values()][: MAX_PROBLEMS - len(chosen)]
+    shown = [found[index] for index in sorted(chosen)]
+    more = len(found) - len(shown)
     if more:
-        shown.append(f"and {more} more problem{'s' if more > 1 else ''}")
+        plus = "+" if len(found) > 10 * MAX_PROBLEMS else ""
+        shown.append(f"and {more}{plus} more problem{'s' if more > 1 else ''}")
     return shown
+
+
+def _argument(problem: str) -> str:
+    """The argument a problem is about (`argument 'b'[0] ...` is about 'b'), or the problem itself."""
+    named = _ARGUMENT.match(problem)
+    return named.group(1) if named else problem
+
+
+_ARGUMENT = re.compile(r"""argument ('[^']*'|"[^"]*")""")
 
 
 def _problem(violation: Violation) -> str:

@@ -403,7 +403,7 @@ def test_tool_arguments_agree_with_jsonschema(call: tuple[Tool, Any]) -> None:
         checked = tool.check_arguments(arguments)
     except ToolArgumentError as exc:
         assert not valid, (tool.parameters, arguments, exc)
-        # every problem jsonschema sees is named: the properties it points at appear in the message
+        # every argument jsonschema finds a problem with is named (each one's first problem comes first)
         for path, _ in reference_failures(tool.parameters, arguments) if isinstance(arguments, dict) else set():
             if path:
                 assert repr(path[0]) in str(exc)
