@@ -258,7 +258,7 @@ def test_a_hard_linked_file_is_packed_with_a_warning_and_refused_under_strict(sk
 def test_a_noise_folder_is_skipped_never_entered(skill: Path, tmp_path: Path) -> None:
     """What `npm install` leaves in a JS skill (`node_modules/.bin` links, a `.env` a package ships, a
     FIFO, a secret's name) is neither vetted nor packed: one warning names the folder. The build's
-    audit, not the vetting, proves none of it reaches an artifact (tests/build/test_audit_routes.py)."""
+    audit, not the vetting, proves none of it reaches an artifact (tests/hostile/test_audit_routes.py)."""
     modules = skill / "node_modules" / "pkg"
     modules.mkdir(parents=True)
     (modules / "cli.js").write_text("x")
