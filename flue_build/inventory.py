@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from flue_build.fswalk import walk
 from flue_runtime.errors import UnsafeFileError
@@ -26,8 +27,7 @@ from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.vetting import is_noise_dir
 
 
-@dataclass(frozen=True)
-class SkillFile:
+class SkillFile(NamedTuple):
     """An entry under a skill folder that is not a folder: a regular file (its size), a symbolic
     link or a special file (size -1)."""
 
@@ -40,11 +40,6 @@ class SkillFile:
     @property
     def source(self) -> Path:
         return self.folder.joinpath(*self.path.split("/"))
-
-    @property
-    def key(self) -> str:
-        """`<folder name>/<path>`: the end of any member path that stands for this file."""
-        return f"{self.folder.name}/{self.path}"
 
 
 @dataclass(frozen=True)
@@ -67,7 +62,7 @@ class Inventory:
         for folder in self.folders:
             self._names.add(folder.name)
             for item in _entries(folder):
-                self._by_key[item.key].append(item)
+                self._by_key[f"{folder.name}/{item.path}"].append(item)
                 if item.size > 0:
                     self._by_size[item.size].append(item)
 
@@ -119,23 +114,27 @@ def _skill_folders(root: Path) -> Iterator[Path]:
 
 def _entries(folder: Path) -> Iterator[SkillFile]:
     """Every entry below `folder` that is not a folder, from `lstat` (never followed); iterative."""
+    top = os.fspath(folder)
     pending = [""]
     while pending:
         relative = pending.pop()
         try:
-            with os.scandir(folder / relative if relative else folder) as listing:
+            with os.scandir(os.path.join(top, relative) if relative else top) as listing:
                 entries = list(listing)
         except OSError:
             continue
         for entry in entries:
             path = f"{relative}/{entry.name}" if relative else entry.name
             try:
+                if entry.is_dir(follow_symlinks=False):  # the type scandir read, no further call
+                    pending.append(path)
+                    continue
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if stat.S_ISDIR(info.st_mode):
+            if stat.S_ISDIR(info.st_mode):  # replaced by a folder since it was listed
                 pending.append(path)
             elif stat.S_ISREG(info.st_mode):
                 yield SkillFile(folder, path, info.st_size)
             else:
-                yield SkillFile(folder, path, -1, link=stat.S_ISLNK(info.st_mode))
+                yield SkillFile(folder, path, -1, stat.S_ISLNK(info.st_mode))
