@@ -212,7 +212,8 @@ def audit(
             inventory = Inventory(root, met)
         members = _Members(folders, inventory, origins or {}, tree, shipped, result.problems)
     seen: set[str] = set()
-    for entry in _entries(artifact, report):
+
+    def check(entry: _Entry) -> None:
         name = entry.name
         if name in expected:
             seen.add(name)
@@ -220,17 +221,23 @@ def audit(
                 report(name, "bytes differ from the vetted file (changed during the build?)")
             else:
                 _tally_bundled(shipped, name, entry.size)
-            continue
+            return
         if f"/{BUNDLE_DIR}/" in f"/{name}":
             report(name, "not a vetted file, yet it sits in a skill bundle")
-            continue
+            return
         if any(name.startswith(prefix) for prefix in original_prefixes):
             report(name, "left in a referenced skill's original folder; only the bundled copy may ship")
-            continue
+            return
         if members is not None:
             found = members.check(entry, wheel=tree is None)
             if found is not None:
                 report(name, *found)
+
+    for entry in _entries(artifact, report):
+        try:
+            check(entry)
+        except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, zlib.error) as exc:
+            report(entry.name, f"cannot be read back ({exc}): no installer could either")
     for name in sorted(set(expected) - seen):
         report(name, "a vetted file is missing from the artifact")
     return result
