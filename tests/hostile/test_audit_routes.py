@@ -174,7 +174,8 @@ def test_a_js_skill_with_npm_links_and_a_node_modules_env_builds_and_ships_neith
     """`node_modules/.bin` links and a `node_modules/.env`: skipped with one warning, never vetted, in
     no artifact. The project's `secrets.py` and `.env`, an empty `__init__.py` (as empty as a noise
     file), a LICENSE equal to the skill's and to a package's under `node_modules/`, a NOTICE equal to
-    that package's: all shipped as the project's own, nothing named by the audit."""
+    that package's, a README.md like the skill's and `docs/browser/README.md`, whose path ends in the
+    skill's `browser/README.md`: all shipped as the project's own, nothing named by the audit."""
     leak = js_skill[backend]
     skill = artifacts.BROWSER
     noise = {bytes(data) for data in artifacts.JS_NOISE.values() if len(data) >= 32}
@@ -201,7 +202,8 @@ def test_a_js_skill_with_npm_links_and_a_node_modules_env_builds_and_ships_neith
                 assert files[f"{PACKAGE}-0.1.0.dist-info/licenses/LICENSE"] == artifacts.LICENSE
                 assert files[f"{PACKAGE}-0.1.0.dist-info/licenses/NOTICE"] == artifacts.NOTICE
             else:
-                assert files[".env"] == artifacts.PROJECT_ENV
+                for own in (".env", "README.md", "docs/browser/README.md"):
+                    assert files[own] == artifacts.OWN_FILES[own], own
                 assert sorted(n for n in files if n.startswith(skill + "/")) == sorted(
                     f"{skill}/{p}" for p in artifacts.JS_SKILL
                 )
