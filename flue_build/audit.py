@@ -306,6 +306,14 @@ class _Members:
                 return self._problem(f"is {self._about(source)}, but these bytes differ from it", route)
             _tally_plain(self.shipped, self.folders, source, entry.size, sdist=self.tree is not None)
             return None
+        problem = self._matched(entry, sources, route, wheel=wheel)
+        markdown = next((s for s in sources if s in self.folders.collection.markdown), None)
+        if problem is None and markdown is not None:
+            _tally_plain(self.shipped, self.folders, markdown, entry.size, sdist=self.tree is not None)
+        return problem
+
+    def _matched(self, entry: _Entry, sources: list[Path], route: str, *, wheel: bool) -> tuple[str, str] | None:
+        """What is wrong with `entry` by its path and its bytes, whatever its origin said."""
         named = self.inventory.named(entry.name)
         same = [] if named else self._same_bytes(entry, wheel=wheel)
         if not named and not same:
