@@ -14,9 +14,9 @@ script-files, another hook, a custom command):
   skill folder (`flue_build.inventory`: every file, noise included), is a vetted copy of
   such a file. Bytes are matched for files of at least `CONTENT_MATCH` bytes, or of the same
   name and not empty: a smaller file says too little to tell a copy from a coincidence
-  (`{}`, `pip`, a newline). A member the backend generates itself (the top-level files of
-  `.dist-info/` and `.egg-info/`, an sdist's `PKG-INFO` and `setup.cfg`) is matched by path
-  only. A member that is a copy of a file of the project outside every skill folder (its
+  (`{}`, `pip`, a newline). A member the backend generates itself (`METADATA`, `WHEEL`,
+  `RECORD` and the like in `.dist-info/` and `.egg-info/`, an sdist's `PKG-INFO` and
+  `setup.cfg`) is matched by path only. A member that is a copy of a file of the project outside every skill folder (its
   origin, with the same bytes) is the project's own: the skill rules do not apply to it.
 
 A wheel is checked without inflating it: its `RECORD` holds the SHA-256 the backend
@@ -409,12 +409,31 @@ def _common_tail(member: str, item: SkillFile) -> int:
     return count
 
 
+#: What the backends write themselves into `.dist-info/` (a wheel) and `.egg-info/` (setuptools' sdist).
+_METADATA = frozenset(
+    {
+        "METADATA",
+        "WHEEL",
+        "RECORD",
+        "entry_points.txt",
+        "top_level.txt",
+        "dependency_links.txt",
+        "namespace_packages.txt",
+        "PKG-INFO",
+        "SOURCES.txt",
+        "requires.txt",
+        "not-zip-safe",
+        "zip-safe",
+    }
+)
+
+
 def _generated(name: str, *, wheel: bool) -> bool:
-    """A member the backend writes itself: a top-level file of `.dist-info/` or `.egg-info/` (METADATA,
-    WHEEL, RECORD, top_level.txt, ...), an sdist's `PKG-INFO` and `setup.cfg`."""
-    folder, _, _ = name.rpartition("/")
+    """A member the backend writes itself (`_METADATA` in `.dist-info/` or `.egg-info/`; an sdist's
+    `PKG-INFO` and `setup.cfg`): its bytes are the backend's, whatever a skill's `.venv/` holds."""
+    folder, _, base = name.rpartition("/")
     if folder.rsplit("/", 1)[-1].endswith((".dist-info", ".egg-info")):
-        return True
+        return base in _METADATA
     return not wheel and name in ("PKG-INFO", "setup.cfg")
 
 
