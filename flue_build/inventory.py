@@ -44,6 +44,8 @@ class SkillFile(NamedTuple):
 
 @dataclass(frozen=True)
 class Digest:
+    """What a file's bytes hash to: compared with a member's RECORD digest and stored CRC-32."""
+
     sha256: str
     crc32: int
 
