@@ -320,19 +320,20 @@ def test_a_hard_linked_file_is_packed_with_a_warning_and_refused_under_strict(sk
     assert not strict.ok and [(d.code, d.is_error) for d in strict.diagnostics] == [("FLU314", True)]
 
 
-def test_noise_is_looked_at_not_packed(skill: Path, tmp_path: Path) -> None:
-    """Under a noise folder every entry is examined (links, FIFOs, secrets' names); nothing there is packed."""
+def test_a_noise_folder_is_skipped_never_entered(skill: Path, tmp_path: Path) -> None:
+    """What `npm install` leaves in a JS skill (`node_modules/.bin` links, a `.env` a package ships, a
+    FIFO, a secret's name) is neither vetted nor packed: one warning names the folder. The build's
+    audit, not the vetting, proves none of it reaches an artifact (tests/hostile/test_audit_routes.py)."""
     modules = skill / "node_modules" / "pkg"
     modules.mkdir(parents=True)
-    (modules / "index.js").write_text("x")
+    (modules / "cli.js").write_text("x")
+    (skill / "node_modules" / ".bin").mkdir()
+    os.symlink("../pkg/cli.js", skill / "node_modules" / ".bin" / "pkg")
     os.mkfifo(modules / "pipe")
     os.symlink(tmp_path, modules / "out")
     (modules / ".npmrc").write_text("//registry/:_authToken=x\n")
+    (skill / "node_modules" / ".env").write_text("API_KEY=live\n")
     vetted = vet_skill(skill, display="s")
-    assert sorted((d.path, d.code) for d in vetted.diagnostics) == [
-        ("s/node_modules", "FLU304"),
-        ("s/node_modules/pkg/.npmrc", "FLU302"),
-        ("s/node_modules/pkg/out", "FLU301"),
-        ("s/node_modules/pkg/pipe", "FLU307"),
-    ]
+    assert vetted.ok
+    assert [(d.path, d.code, d.is_error) for d in vetted.diagnostics] == [("s/node_modules", "FLU304", False)]
     assert [f.path for f in vetted.files] == ["SKILL.md", "reference.md", "scripts/extract.py"]
