@@ -24,6 +24,7 @@ _LAZY = {
     "SkillSource": "flue_runtime.mount.sources",
     "ListedFile": "flue_runtime.format.records",
     "load_skill": "flue_runtime.mount.sources",
+    "skills_of": "flue_runtime.mount.distribution",
     "define_skill": "flue_runtime.mount.define",
     "SkillTree": "flue_runtime.mount.vfs",
     "skill": "flue_runtime.mount.resolve",
@@ -67,6 +68,7 @@ if TYPE_CHECKING:  # what __getattr__ loads, re-exported for type checkers (`X a
     from flue_runtime.format.records import SkillMetadata as SkillMetadata
     from flue_runtime.format.validate import check_skill_md as check_skill_md
     from flue_runtime.mount.define import define_skill as define_skill
+    from flue_runtime.mount.distribution import skills_of as skills_of
     from flue_runtime.mount.reference import SkillReference as SkillReference
     from flue_runtime.mount.resolve import markdown as markdown
     from flue_runtime.mount.resolve import skill as skill

@@ -91,6 +91,17 @@ def load_skill(source: SkillSource, *, eager: bool = False, limits: Limits = DEF
     `SkillSourceError` naming the source and every problem; a warning the build would print (noise left out,
     a large file) is a `SkillWarning`.
     """
+    skill, notes = vet_source(source, eager=eager, limits=limits)
+    for note in notes:
+        warnings.warn(note, SkillWarning, stacklevel=2)
+    return skill
+
+
+def vet_source(
+    source: SkillSource, *, eager: bool = False, limits: Limits = DEFAULT_LIMITS
+) -> tuple[SkillReference, list[str]]:
+    """`load_skill` without warning: the reference and the warnings the vetting gave, as lines (for a caller that
+    reports them its own way, such as the CLI)."""
     if isinstance(source, SkillReference):
         raise SkillSourceError(
             f"SkillReference {source.name!r}", reason="is mounted already; pass it to use_skill() as it is"
@@ -109,12 +120,11 @@ def load_skill(source: SkillSource, *, eager: bool = False, limits: Limits = DEF
     vetted = vet_tree(tree, Path(str(name)), display=shown, limits=limits)
     if not vetted.ok or vetted.metadata is None:
         raise SkillSourceError(shown, vetted.diagnostics)
-    for d in vetted.diagnostics:
-        warnings.warn(f"{d.location}: {d.code} {d.message}", SkillWarning, stacklevel=2)
+    notes = [f"{d.location}: {d.code} {d.message}" for d in vetted.diagnostics]
     loaded = _LoadedSource(
         source, shown, vetted.metadata.name, vetted.files, tree.kept[SKILL_FILE], vetted.body_offset, tree.unscanned
     )
-    return SkillReference(vetted.metadata, loaded, known_id=vetted.id)
+    return SkillReference(vetted.metadata, loaded, known_id=vetted.id), notes
 
 
 def shown_as(source: object) -> str:
