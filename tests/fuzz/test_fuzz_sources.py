@@ -22,7 +22,9 @@ from flue_runtime.format.secrets import is_secret_file
 pytestmark = pytest.mark.slow  # hypothesis campaigns
 
 NAMES = st.sampled_from(["refunds", "Refunds", "", "a" * 65, "../x", "refunds/", "ref\nunds", "réfunds"])
-SEGMENTS = st.sampled_from(["a", "b.md", "..", ".", "", ".env", ".ssh", "id_rsa", "node_modules", "x~", "é", "%2e", "\\"])
+SEGMENTS = st.sampled_from(
+    ["a", "b.md", "..", ".", "", ".env", ".ssh", "id_rsa", "node_modules", "x~", "é", "%2e", "\\"]
+)
 PATHS = st.lists(SEGMENTS, min_size=1, max_size=4).map("/".join)
 CONTENT = st.sampled_from([b"", b"text\n", b"-----BEGIN RSA PRIVATE KEY-----\n" + b"QUFB" * 20 + b"\n", b"\xff\x00"])
 SKILL_MDS = st.sampled_from(
