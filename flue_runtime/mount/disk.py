@@ -37,7 +37,7 @@ from flue_runtime.format.vetting import (
     refused,
     unreadable,
 )
-from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.reference import MountedSource, SkillReference
 
 #: The verdicts of dev-mode folders, kept while each folder is unchanged.
 _VETTED = VetCache()
@@ -87,7 +87,7 @@ def _link_target(path: Path) -> str:
         return ""
 
 
-class DiskSource:
+class DiskSource(MountedSource):
     """A vetted folder on disk: its file list as vetted, its bytes and instructions read live."""
 
     live = True
@@ -114,6 +114,10 @@ class DiskSource:
     @property
     def directory(self) -> Path:
         return self._vetted.directory
+
+    @property
+    def name(self) -> str:
+        return self._vetted.directory.name
 
     def files(self) -> tuple[PackedFile, ...]:
         return self._vetted.files

@@ -7,10 +7,11 @@ import pytest
 from intsupport import Installed, build_and_install
 from support.fakeapi import clean_env, fake_api
 from support.imports import imported_from
+from support.rawdist import RawInstalled, build_and_install_raw
 
 from flue_runtime.mount.reference import SkillReference
 
-__all__ = ["clean_env", "demo", "fake_api", "installed"]
+__all__ = ["clean_env", "demo", "fake_api", "installed", "raw_installed"]
 
 
 @pytest.fixture(scope="session")
@@ -27,3 +28,9 @@ def demo(installed: Installed) -> Iterator[dict[str, SkillReference]]:
 
         assert Path(skills_demo.__file__).is_relative_to(installed.site)
         yield {"refunds": skills_demo.REFUNDS, "triage": skills_demo.TRIAGE}
+
+
+@pytest.fixture(scope="session")
+def raw_installed(tmp_path_factory: pytest.TempPathFactory) -> RawInstalled:
+    """A distribution shipping plain skill folders, built by hatchling without the hook and installed by pip."""
+    return build_and_install_raw(tmp_path_factory.mktemp("raw-dist"))
