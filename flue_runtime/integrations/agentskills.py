@@ -1,8 +1,7 @@
 """agentskills-core (0.7, Python 3.12 or newer) both ways: `pip install 'flue-skills[agentskills]'`.
 
 `provider(skills)` is one of its `SkillProvider`s over mounted skills, so its registry and
-catalog, its LangChain tools, its Microsoft Agent Framework context provider and its MCP
-server serve them: every file byte for byte as the skill's own reads give it (a bundle's
+catalog, its LangChain and Microsoft Agent Framework tools and its MCP server serve them: every file byte for byte as the skill's own reads give it (a bundle's
 checked against its manifest), the frontmatter as flue reads it.
 
 `skills_from(provider)` is the reverse: each skill of any of its providers (a folder, a
@@ -37,6 +36,7 @@ except ModuleNotFoundError as exc:
     ) from exc
 
 import asyncio
+import inspect
 import threading
 import warnings
 import weakref
@@ -324,6 +324,8 @@ class _Portal:
     def call(self, awaitable: Awaitable[T], timeout: float) -> T:
         """`awaitable`'s result (or what it raised), awaited on the provider's loop; `TimeoutError` past `timeout`."""
         if threading.current_thread() is self._thread:
+            if inspect.iscoroutine(awaitable):
+                awaitable.close()
             raise RuntimeError("a provider's own event loop cannot wait for one of its calls")
         future = asyncio.run_coroutine_threadsafe(_awaited(awaitable), self._loop)
         try:

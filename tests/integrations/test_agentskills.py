@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gc
 import json
 import re
 import shutil
@@ -19,6 +20,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -489,16 +491,27 @@ def test_a_provider_that_cannot_list_or_read_files_is_a_clear_error(tmp_path: Pa
 
 def test_skills_from_works_in_a_running_event_loop_and_reads_from_any_thread(tmp_path: Path) -> None:
     root = hostile_folder(tmp_path / "skills")
-    folder = LocalFileSystemSkillProvider(root)
+    gc.collect()
+    before = loop_threads()
 
-    async def inside() -> tuple[SkillReference, ...]:
-        return skills_from(folder, ["good"])  # the running loop waits: the provider's calls run on its own
+    async def inside(provider: LocalFileSystemSkillProvider) -> tuple[SkillReference, ...]:
+        return skills_from(provider, ["good"])  # the running loop waits: the provider's calls run on its own
 
-    [good] = asyncio.run(inside())
-    assert in_thread(lambda: good.read_text("notes.md")) == "Plain notes.\n"
+    loaded = asyncio.run(inside(LocalFileSystemSkillProvider(root)))
+    assert in_thread(partial(loaded[0].read_text, "notes.md")) == "Plain notes.\n"
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no coroutine left unawaited, no loop left open noisily
-        assert asyncio.run(asyncio.to_thread(lambda: good.read_text("notes.md"))) == "Plain notes.\n"
+        assert asyncio.run(asyncio.to_thread(loaded[0].read_text, "notes.md")) == "Plain notes.\n"
+    assert loop_threads() == before + 1  # one loop for the provider, whichever call used it
+    # Once the provider and its skills are gone, so is its loop's thread.
+    del loaded
+    gc.collect()
+    threading.Event().wait(0.5)
+    assert loop_threads() == before
+
+
+def loop_threads() -> int:
+    return sum(thread.name == "flue-agentskills" for thread in threading.enumerate())
 
 
 def test_the_module_is_mypy_clean_against_their_types(tmp_path: Path) -> None:
