@@ -108,7 +108,7 @@ class FlueSkillProvider(SkillProvider):
 
     async def get_metadata(self, skill_id: str) -> dict[str, Any]:
         """SKILL.md's frontmatter as flue reads it: every field its author wrote, every scalar a string."""
-        skill = self._skill(skill_id)
+        skill = await self._skill(skill_id)
         data = await asyncio.to_thread(skill.read_bytes, SKILL_FILE)
         parsed = parse(data, f"{skill.name}/{SKILL_FILE}")
         if parsed.data is None:  # a folder in dev mode edited into an invalid SKILL.md since it was vetted
@@ -116,7 +116,7 @@ class FlueSkillProvider(SkillProvider):
         return parsed.data
 
     async def get_body(self, skill_id: str) -> str:
-        skill = self._skill(skill_id)
+        skill = await self._skill(skill_id)
         return await asyncio.to_thread(lambda: skill.instructions)
 
     async def get_script(self, skill_id: str, name: str) -> bytes:
@@ -131,28 +131,28 @@ class FlueSkillProvider(SkillProvider):
     async def list_resources(self, skill_id: str) -> dict[str, list[str]]:
         """The files directly inside `references/`, `scripts/` and `assets/` (every file: `list_files`)."""
         found: dict[str, list[str]] = {kind: [] for kind in RESOURCE_KINDS}
-        for file in self._skill(skill_id).files:
+        for file in (await self._skill(skill_id)).files:
             kind, _, name = file.path.partition("/")
             if kind in found and name and "/" not in name:
                 found[kind].append(name)
         return {kind: sorted(names) for kind, names in found.items()}
 
     async def list_files(self, skill_id: str) -> list[str]:
-        return [file.path for file in self._skill(skill_id).files]
+        return [file.path for file in (await self._skill(skill_id)).files]
 
     async def read_file(self, skill_id: str, path: str) -> bytes:
-        skill = self._skill(skill_id)
+        skill = await self._skill(skill_id)
         try:
             return await asyncio.to_thread(skill.read_bytes, path)
         except (ResourceNotFoundError, SkillPathError) as exc:
             raise MissingResource(str(exc)) from None
 
-    def _skill(self, skill_id: str) -> SkillReference:
+    async def _skill(self, skill_id: str) -> SkillReference:
         """The skill as it is now (a folder in dev mode vetted again, as the harness does at every render)."""
         found = self._skills.get(skill_id) if isinstance(skill_id, str) else None
         if found is None:
             raise MissingSkill(f"no skill {skill_id!r} here; the skills: {some_paths(sorted(self._skills))}")
-        return found.current()
+        return await asyncio.to_thread(found.current)
 
 
 # --- their providers as our sources -------------------------------------------------------------

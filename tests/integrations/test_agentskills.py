@@ -55,7 +55,7 @@ from flue_runtime import (
     use_model,
     use_skill,
 )
-from flue_runtime.errors import BundleError
+from flue_runtime.errors import BundleError, SkillError
 from flue_runtime.format.frontmatter import parse
 from flue_runtime.format.manifest import BUNDLE_DIR, SKILLS_DIR
 from flue_runtime.format.vetting import Limits
@@ -64,6 +64,7 @@ from flue_runtime.integrations.export import export_skills
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp.entries import entry, file_uri
 from flue_runtime.models import ScriptedModel, ToolCall
+from flue_runtime.mount.disk import load_skill_dir
 
 KIB = 1024
 
@@ -217,6 +218,21 @@ def test_the_provider_answers_their_errors_for_what_no_skill_holds() -> None:
             asyncio.run(ask(lambda name=name: ours.get_reference("greeter", name)))
     with pytest.raises(TheirResourceNotFoundError, match="has no file 'notes.md'"):
         asyncio.run(ask(lambda: ours.read_file("greeter", "notes.md")))
+
+
+def test_the_provider_serves_a_folder_in_dev_mode_as_it_is_now(tmp_path: Path) -> None:
+    """As the harness does at every render: a file added is served, a secret added refuses the skill."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: notes\ndescription: Take notes.\n---\nTake notes.\n")
+    handle = Skill("notes", provider([load_skill_dir(folder)]))
+    assert asyncio.run(handle.list_files()) == ["SKILL.md"]
+    (folder / "style.md").write_text("Short lines.\n")
+    assert asyncio.run(handle.list_files()) == ["SKILL.md", "style.md"]
+    assert asyncio.run(handle.read_file("style.md")) == b"Short lines.\n"
+    (folder / ".env").write_text("TOKEN=1\n")
+    with pytest.raises(SkillError, match=r"\.env: FLU302"):
+        asyncio.run(handle.read_file("style.md"))
 
 
 def test_the_provider_takes_mounted_skills_each_under_its_own_name() -> None:
@@ -491,7 +507,6 @@ def test_a_provider_that_cannot_list_or_read_files_is_a_clear_error(tmp_path: Pa
 
 def test_skills_from_works_in_a_running_event_loop_and_reads_from_any_thread(tmp_path: Path) -> None:
     root = hostile_folder(tmp_path / "skills")
-    gc.collect()
     before = loop_threads()
 
     async def inside(provider: LocalFileSystemSkillProvider) -> tuple[SkillReference, ...]:
@@ -502,16 +517,16 @@ def test_skills_from_works_in_a_running_event_loop_and_reads_from_any_thread(tmp
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no coroutine left unawaited, no loop left open noisily
         assert asyncio.run(asyncio.to_thread(loaded[0].read_text, "notes.md")) == "Plain notes.\n"
-    assert loop_threads() == before + 1  # one loop for the provider, whichever call used it
+    [thread] = loop_threads() - before  # one loop for the provider, whichever call used it
     # Once the provider and its skills are gone, so is its loop's thread.
     del loaded
     gc.collect()
-    threading.Event().wait(0.5)
-    assert loop_threads() == before
+    thread.join(10)
+    assert not thread.is_alive()
 
 
-def loop_threads() -> int:
-    return sum(thread.name == "flue-agentskills" for thread in threading.enumerate())
+def loop_threads() -> set[threading.Thread]:
+    return {thread for thread in threading.enumerate() if thread.name == "flue-agentskills"}
 
 
 def test_the_module_is_mypy_clean_against_their_types(tmp_path: Path) -> None:
