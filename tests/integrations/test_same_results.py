@@ -1,10 +1,20 @@
 """One set of calls through every surface (the harness, MCP, pydantic-ai, the OpenAI Agents SDK, LangChain):
-the model gets the same catalog, the same tool definitions and the same result texts from each."""
+the model gets the same catalog, the same tool definitions and the same result texts from each, and from every
+source of the same skills (a bundle, SQLite rows through the source protocol, a distribution's raw folders)."""
 
 from __future__ import annotations
 
-from surfaces import SURFACES, Call, Seen
+import warnings
+from collections.abc import Callable
+from pathlib import Path
 
+import pytest
+from support.imports import imported_from
+from support.rawdist import DIST, RawInstalled
+from support.sources import SQLiteSkill, save_rows
+from surfaces import SURFACES, Call, Seen, via_harness
+
+from flue_runtime import SkillWarning, load_skill, skills_of
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mount.reference import SkillReference
 
@@ -42,3 +52,54 @@ def test_every_surface_gives_the_model_the_same_texts(demo: dict[str, SkillRefer
         assert [text for text, _ in surface.results] == [text for text, _ in harness.results], name
         if name != "openai-agents":  # the Agents SDK has no failure flag on function outputs
             assert surface.results == harness.results, name
+
+
+def _sqlite(demo: dict[str, SkillReference], tmp_path: Path, raw: RawInstalled) -> list[SkillReference]:
+    """The demo's skills as SQLite rows, every file's bytes as the bundle holds them, loaded through the protocol."""
+    db = str(tmp_path / "skills.db")
+    for skill in demo.values():
+        save_rows(db, skill.name, {f.path: skill.read_bytes(f.path) for f in skill.files})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SkillWarning)  # the demo's SKILL.md has fields the spec lacks (FLU210)
+        return [load_skill(SQLiteSkill(db, "refunds")), load_skill(SQLiteSkill(db, "triage"))]
+
+
+def _raw_distribution(demo: dict[str, SkillReference], tmp_path: Path, raw: RawInstalled) -> list[SkillReference]:
+    """The same skill folders shipped raw by a distribution built without the hook (its refused folders skipped)."""
+    with imported_from(raw.site), warnings.catch_warnings():
+        warnings.simplefilter("ignore", SkillWarning)
+        return skills_of(DIST)
+
+
+def _bundle_reloaded(demo: dict[str, SkillReference], tmp_path: Path, raw: RawInstalled) -> list[SkillReference]:
+    """A bundle's own source through `load_skill`: the bundle implements the protocol too."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SkillWarning)  # the demo's SKILL.md has fields the spec lacks (FLU210)
+        return [load_skill(demo["refunds"].source), load_skill(demo["triage"].source)]
+
+
+SOURCES: dict[str, Callable[[dict[str, SkillReference], Path, RawInstalled], list[SkillReference]]] = {
+    "sqlite-rows": _sqlite,
+    "raw-distribution": _raw_distribution,
+    "bundle-through-load_skill": _bundle_reloaded,
+}
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+def test_every_source_gives_the_same_texts_as_the_bundle_through_every_surface(
+    source: str, demo: dict[str, SkillReference], raw_installed: RawInstalled, tmp_path: Path
+) -> None:
+    bundled = via_harness([demo["refunds"], demo["triage"]], CALLS)
+    skills = SOURCES[source](demo, tmp_path, raw_installed)
+    assert [(s.name, s.id) for s in skills] == [
+        (demo["refunds"].name, demo["refunds"].id),
+        ("triage", demo["triage"].id),
+    ]
+    assert skills[0].source is not demo["refunds"].source  # loaded anew, through the protocol
+    for name, via in SURFACES.items():
+        surface = via(skills, CALLS)
+        assert surface.catalog == bundled.catalog, name
+        assert surface.tools == bundled.tools, name
+        assert [text for text, _ in surface.results] == [text for text, _ in bundled.results], (source, name)
+        if name != "openai-agents":  # the Agents SDK has no failure flag on function outputs
+            assert [failed for _, failed in surface.results] == [i in FAILING for i in range(len(CALLS))], name

@@ -4,7 +4,9 @@ recording every read: what the hostile-source tests feed `load_skill`."""
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from collections.abc import Mapping
+from contextlib import closing
 
 from flue_runtime import ListedFile
 
@@ -61,3 +63,38 @@ class DictSource:
         if isinstance(served, BaseException):
             raise served
         return served  # type: ignore[return-value]  (a hostile source may return anything)
+
+
+class SQLiteSkill:
+    """A skill kept as rows of a real SQLite file, as the README's example keeps it: listed with sizes and
+    digests, each file fetched (through a connection of its own) when it is read."""
+
+    def __init__(self, db: str, name: str) -> None:
+        self.db, self.name = db, name
+
+    def describe(self) -> str:
+        return f"{self.db} skill {self.name!r}"
+
+    def listing(self) -> list[ListedFile]:
+        with closing(sqlite3.connect(self.db)) as db:
+            rows = db.execute("SELECT path, length(data), sha256 FROM skill_files WHERE skill = ?", (self.name,))
+            return [ListedFile(path, size, sha256) for path, size, sha256 in rows]
+
+    def read(self, path: str) -> bytes:
+        with closing(sqlite3.connect(self.db)) as db:
+            query = "SELECT data FROM skill_files WHERE skill = ? AND path = ?"
+            [data] = db.execute(query, (self.name, path)).fetchone()
+            return bytes(data)
+
+
+def save_rows(db: str, skill: str, files: Mapping[str, bytes]) -> None:
+    """`files` as the rows of `skill` in the SQLite file `db` (the table made if missing)."""
+    with closing(sqlite3.connect(db)) as connection, connection:
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS skill_files (skill TEXT, path TEXT, data BLOB, sha256 TEXT, "
+            "PRIMARY KEY (skill, path))"
+        )
+        connection.executemany(
+            "INSERT OR REPLACE INTO skill_files VALUES (?, ?, ?, ?)",
+            [(skill, path, data, hashlib.sha256(data).hexdigest()) for path, data in files.items()],
+        )
