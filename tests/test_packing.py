@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
+from support.hostile import planted
 from support.paths import FIXTURES
 
 from flue_runtime.format.manifest import Manifest, MarkdownEntry, Reference, SkillEntry
@@ -17,7 +19,7 @@ from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.trees import DiskTree
 from flue_runtime.format.vetting import walk
 
-PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
+PEM = planted.shaped_pem(random.Random(1), "OPENSSH PRIVATE KEY")
 
 
 @pytest.fixture
