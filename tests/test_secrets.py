@@ -188,6 +188,17 @@ def test_a_key_shaped_without_a_key_is_found_the_same(container: str) -> None:
     key_found(planted.CONTAINERS[container](planted.shaped_pem(random.Random(5))).encode())
 
 
+@pytest.mark.parametrize("container", CONTAINERS)
+def test_the_smallest_key_is_found_even_when_its_line_starts_and_ends_in_symbols(container: str) -> None:
+    """A PKCS#8 Ed25519 key is one line of 64 characters; `/` or `+` at either end could be taken for a
+    container's (a `//` comment, a `+` concatenation)."""
+    rng = random.Random(9)
+    body = "/" + "".join(rng.choice(planted.ALNUM) for _ in range(62)) + "+"
+    key_found(
+        planted.CONTAINERS[container](f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n").encode()
+    )
+
+
 @pytest.mark.parametrize("encoding", list(planted.ENCODINGS))
 @pytest.mark.parametrize("label", list(planted.PROSE))
 def test_a_header_quoted_in_prose_is_not_a_key(label: str, encoding: str) -> None:

@@ -170,10 +170,11 @@ _LOOKBEHIND = 1024
 #: encoding, the other half of an AWS key pair.
 _CARRY = _LONGEST_MARKER + _WINDOW * 4
 
-#: Key material: this many base64 characters at least, the size of the smallest private key
-#: (a PKCS#8 Ed25519 key is 64); a header followed by a word, `MIIE...` or a line of a
-#: structure every key shares is prose about keys, not a key.
-MATERIAL = 64
+#: Key material: this many base64 characters at least. The smallest private key (PKCS#8 Ed25519)
+#: has 64, less what unwrapping a line may take for a container's (a leading `+` or `/`, a
+#: trailing `+`); a header followed by a word, `MIIE...` or a line of the structure every
+#: key shares is prose about keys, not a key.
+MATERIAL = 60
 #: A key's material lines are full (64 to 76 characters); a shorter one is its last.
 _FULL_LINE = 40
 
