@@ -57,6 +57,14 @@ def test_dev_mode_refuses_a_key_added_after_loading(tmp_path: Path) -> None:
         skill.read_bytes("notes.md")
 
 
+def test_dev_mode_refuses_a_token_added_after_loading(tmp_path: Path) -> None:
+    skill = load_skill_dir(claim_skill(tmp_path / "later", {"notes.md": b"fine\n"}))
+    token = planted.TOKENS["OpenAI project key"](random.Random(1))
+    (tmp_path / "later" / "notes.md").write_text(planted.TOKEN_CONTEXTS["markdown"](token))
+    with pytest.raises(SkillError, match=r"notes\.md:6:1: FLU315 holds an OpenAI API key; refused"):
+        skill.read_bytes("notes.md")
+
+
 def test_dev_mode_refuses_a_file_turned_into_a_fifo_without_blocking(tmp_path: Path) -> None:
     skill = load_skill_dir(claim_skill(tmp_path / "piped", {"notes.md": b"fine\n"}))
     (tmp_path / "piped" / "notes.md").unlink()
