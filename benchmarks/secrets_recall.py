@@ -240,9 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         "--show", action="store_true", help="list every corpus file a tool flags, and each planted miss"
     )
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--without-baseline", action="store_true", help="run flue-skills' scan alone")
     args = parser.parse_args(argv)
 
-    tools = [Tool("flue-skills", ours), *detect_secrets_tools()]
+    tools = [Tool("flue-skills", ours), *([] if args.without_baseline else detect_secrets_tools())]
     with tempfile.TemporaryDirectory(prefix="flue-secrets-recall-") as work:
         rows, misses = run_planted(tools, Path(work))
     names = [tool.name for tool in tools]

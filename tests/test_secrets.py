@@ -325,6 +325,27 @@ def test_a_token_split_between_two_chunks_is_found(kind: str) -> None:
         assert found is not None and found.what == WHAT[kind], cut
 
 
+@pytest.mark.parametrize("filler", ["hex digests", "base64 wrapped at 76"])
+@pytest.mark.parametrize("secret", ["base64 key", "AWS pair as bare lines", "GitHub token", "Slack webhook"])
+def test_a_secret_among_many_lines_of_base64_or_hex_is_found(keys: dict[str, str], filler: str, secret: str) -> None:
+    """Lines that are each one long run (a list of digests, wrapped base64) are looked at a block at a time:
+    what a block can hold is still found, and what follows it."""
+    rng = random.Random(4)
+    if filler == "hex digests":
+        lines = "".join(rng.randbytes(32).hex() + "\n" for _ in range(300))
+    else:
+        lines = planted.CONTAINERS["base64 wrapped at 76"](planted._random(rng, planted.ALNUM, 20_000))
+    pair = token("AWS key pair").splitlines()[1:]
+    inside = {
+        "base64 key": planted.CONTAINERS["base64 wrapped at 76"](keys["ec sec1"]),
+        "AWS pair as bare lines": "\n".join(line.split(" = ")[1] for line in pair) + "\n",
+        "GitHub token": token("GitHub token") + "\n",
+        "Slack webhook": token("Slack webhook") + "\n",
+    }[secret]
+    found = scan_content((lines + inside + lines).encode())
+    assert found is not None and found.line == lines.count("\n") + 1 + (secret == "AWS pair as bare lines"), found
+
+
 def test_a_finding_names_its_line_past_the_first_chunks(keys: dict[str, str]) -> None:
     filler = "a line of prose that goes on for a while\n" * 60_000  # 2.4 MiB: three chunks
     for secret, line in (

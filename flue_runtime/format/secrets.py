@@ -293,6 +293,14 @@ _RUN_TABLE = bytes(b"a"[0] if chr(c) in _RUN_CHARS else b" "[0] for c in range(2
 _RUN = b"a" * 32
 #: How a run holding a token starts (a webhook's run starts at `com/services/T...`: `.` ends a run).
 _TOKEN_STARTS = (b"gh", b"gi", b"xo", b"xa", b"sk", b"rk", b"co")
+#: Base64's alphabet, its padding and line ends map to `a` (a block of base64 or hex lines is a run of
+#: them); no token is made of these alone.
+_BLOCK_TABLE = bytes(
+    b"a"[0] if chr(c) in string.ascii_letters + string.digits + "+/=\r\n" else b" "[0] for c in range(256)
+)
+_LINE_ENDS = (b"\n", b"\r")
+#: Runs in one search past which blocks of base64 lines are looked at whole.
+_DENSE = 16
 #: Every base64 marker holds this (see `_BASE64_MARKERS`).
 _BASE64_DASHES = b"LS0t"
 # Each provider's format at full length, matched from the start of a run (a webhook from its URL).
@@ -422,15 +430,51 @@ class ContentScan:
                     self.found = Finding("FLU303", KEY, self._line(data, start) if codec == "latin-1" else None)
                     return
                 start = data.find(marker, start + 1, settled + len(marker) - 1)
-        # Tokens (and base64) are looked for in text only: runs of their characters, then each run's
-        # format. Most long runs are paths, identifiers, hashes or base64 data: how a run starts and
-        # how long it is rule them out before any pattern is tried.
-        runs = data.translate(_RUN_TABLE) if text else b""
+        # Tokens (and base64) are looked for in text only.
+        if text:
+            self.found = self._credential(data, settled)
+            if self.found is not None:
+                return
+        if not final:
+            cut = max(0, settled - _LOOKBEHIND)
+            self._lines += data.count(b"\n", 0, cut)
+            self._pending, self._from = data[cut:], settled - cut
+
+    def _credential(self, data: bytes, settled: int) -> Finding | None:
+        """The first credential in a run of token characters starting before `settled`.
+
+        Most long runs are paths, identifiers, hashes or base64 data: how a run starts and how
+        long it is rule them out before any pattern is tried. Where runs come one a line (base64
+        wrapped at 76, a list of digests), looking at each costs more than the reading: past
+        `_DENSE` runs, a block of lines made of base64's alphabet is looked at once, for the one
+        credential it can hold (a base64-encoded key; an AWS pair sends it back to run by run).
+        """
+        runs = data.translate(_RUN_TABLE)
+        blocks = b""
         limit = settled + len(_RUN) - 1
+        seen = 0
         start = runs.find(_RUN, self._from, limit)
         while start != -1:
             end = runs.find(b" ", start)
             end = len(data) if end == -1 else end
+            seen += 1
+            if seen > _DENSE and data.startswith(_LINE_ENDS, end):
+                blocks = blocks or data.translate(_BLOCK_TABLE)
+                block = blocks.find(b" ", start)
+                block = len(data) if block == -1 else block
+                near = max(0, start - _LOOKBEHIND), block  # an AWS key id may come first
+                if (
+                    block > end + 2
+                    and not data.startswith(_TOKEN_STARTS, start)  # a webhook's `com/services/...` is base64's too
+                    and data.find(b"AKIA", *near) == data.find(b"ASIA", *near) == -1
+                ):
+                    for marker, back in _BASE64_MARKERS:
+                        at = data.find(marker, start, block)
+                        if at != -1 and _base64_key_at(data, max(0, at - back)):
+                            return Finding("FLU303", BASE64_KEY, self._line(data, at))
+                    # On from the start of the run the block ends in (`ghp` of `ghp_...`: `_` ends a block).
+                    start = runs.find(_RUN, runs.rfind(b" ", end, block) + 1, limit)
+                    continue
             if (
                 data.startswith(_TOKEN_STARTS, start)
                 or end - start == 40
@@ -438,13 +482,9 @@ class ContentScan:
             ):
                 what = _credential_at(data, start, end)
                 if what:
-                    self.found = Finding("FLU303" if what == BASE64_KEY else "FLU315", what, self._line(data, start))
-                    return
+                    return Finding("FLU303" if what == BASE64_KEY else "FLU315", what, self._line(data, start))
             start = runs.find(_RUN, end, limit)
-        if not final:
-            cut = max(0, settled - _LOOKBEHIND)
-            self._lines += data.count(b"\n", 0, cut)
-            self._pending, self._from = data[cut:], settled - cut
+        return None
 
 
 def scan_content(data: bytes) -> Finding | None:
