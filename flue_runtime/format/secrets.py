@@ -201,17 +201,19 @@ def _lines(text: str) -> list[str]:
     return _ESCAPED_SLASH.sub("/", _ESCAPED_BREAK.sub("\n", text)).splitlines()
 
 
-def key_follows(text: str) -> bool:
+def key_follows(text: str, before: str = "") -> bool:
     """Whether `text`, which starts at a `-----BEGIN`, is a private key: its header, then key material.
 
     Each line is read through its container first: what a comment, a quote, a string
     literal or a notebook cell puts around it is stripped, so the material is the base64
     that is left. Armor headers (`Proc-Type:`, PGP's `Version:`) and blank lines may come
     first; the material must fill its lines (all but the last at least `_FULL_LINE`
-    characters, or long words on one line) and add up to `MATERIAL` characters.
+    characters, or long words on one line) and add up to `MATERIAL` characters. A header
+    in inline code (`before` is the character before it: a backtick, and one follows it)
+    is a mention in prose, whatever comes next.
     """
     header = _HEADER.match(text)
-    if header is None:
+    if header is None or (before == "`" and text.startswith("`", header.end())):
         return False
     material: list[str] = []
     for raw in _lines(text[header.end() :].split("-----END", 1)[0]):
@@ -246,7 +248,8 @@ def _long_base64(word: str) -> bool:
 
 def _key_at(data: bytes, start: int, codec: str) -> bool:
     width = 1 if codec == "latin-1" else int(codec[4:6]) // 8
-    return key_follows(data[start : start + _WINDOW * width].decode(codec, errors="ignore"))
+    before = data[max(0, start - width) : start].decode(codec, errors="ignore")
+    return key_follows(data[start : start + _WINDOW * width].decode(codec, errors="ignore"), before)
 
 
 def _base64_markers() -> tuple[tuple[bytes, int], ...]:
