@@ -400,7 +400,7 @@ class ContentScan:
         self.found: Finding | None = None
         self._pending = b""
         self._from = 0  # where in `_pending` the bytes not yet searched start
-        self._lines = 0  # line breaks in the bytes before `_pending`
+        self._lines: int | None = 0  # line breaks in the bytes before `_pending`; None past a binary chunk
 
     def feed(self, chunk: bytes) -> None:
         if self.found is not None:
@@ -417,8 +417,8 @@ class ContentScan:
         self._pending = b""
         return self.found
 
-    def _line(self, data: bytes, at: int) -> int:
-        return self._lines + data.count(b"\n", 0, at) + 1
+    def _line(self, data: bytes, at: int) -> int | None:
+        return None if self._lines is None else self._lines + data.count(b"\n", 0, at) + 1
 
     def _search(self, data: bytes, *, final: bool) -> None:
         """Look at every header and run starting before `settled` (all of them once `final`)."""
@@ -430,7 +430,7 @@ class ContentScan:
             start = data.find(marker, self._from, settled + len(marker) - 1)
             while start != -1:
                 if _key_at(data, start, codec):
-                    self.found = Finding("FLU303", KEY, self._line(data, start) if codec == "latin-1" else None)
+                    self.found = Finding("FLU303", KEY, self._line(data, start) if text else None)
                     return
                 start = data.find(marker, start + 1, settled + len(marker) - 1)
         # Tokens (and base64) are looked for in text only.
@@ -440,7 +440,8 @@ class ContentScan:
                 return
         if not final:
             cut = max(0, settled - _LOOKBEHIND)
-            self._lines += data.count(b"\n", 0, cut)
+            # Lines are counted in text only: a binary file has none to point to.
+            self._lines = self._lines + data.count(b"\n", 0, cut) if text and self._lines is not None else None
             self._pending, self._from = data[cut:], settled - cut
 
     def _credential(self, data: bytes, settled: int) -> Finding | None:
