@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import zipfile
 from pathlib import Path
 
@@ -150,7 +151,7 @@ REFUSALS = {
 
 def assert_refused(result: Result, path: str, code: str) -> None:
     assert result.returncode != 0
-    assert f"{path}: {code} error" in result.output, result.output
+    assert re.search(rf"{re.escape(path)}(?::\d+:1)?: {code} error", result.output), result.output
     last = build_summary(result.output)  # no traceback; the one line printed last names the file
     assert path in last and code in last
     assert result.artifacts(".whl") == []  # nothing half-written left behind
