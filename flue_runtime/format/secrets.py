@@ -179,6 +179,9 @@ MATERIAL = 60
 _FULL_LINE = 40
 
 _HEADER = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+#: Characters a header can take (`-----BEGIN SSH2 ENCRYPTED PRIVATE KEY-----` is 42).
+_HEADER_LIMIT = 100
+_DASHES = {codec: "-----".encode(codec) for _, codec in _MARKERS}
 # A line break written inside a string: `\n`, `\r\n`, `\r` escaped once or more (JSON in JSON,
 # a notebook cell), `\u000a`, or an XML character reference.
 _ESCAPED_BREAK = re.compile(r"\\+(?:r(?:\\+n)?|n|u000[aAdD])|&#(?:1[03]|[xX]0*[aAdD]);")
@@ -215,8 +218,11 @@ def key_follows(text: str, before: str = "") -> bool:
     header = _HEADER.match(text)
     if header is None or (before == "`" and text.startswith("`", header.end())):
         return False
+    rest = text[header.end() :].split("-----END", 1)[0]
+    if len(rest) - rest.count(" ") < MATERIAL:  # too short to hold material: most headers in prose
+        return False
     material: list[str] = []
-    for raw in _lines(text[header.end() :].split("-----END", 1)[0]):
+    for raw in _lines(rest):
         line = _unwrap(raw)
         if _WORDLESS.fullmatch(line):
             continue  # what is left of a container's punctuation (`' .`, `);`), not an ellipsis
@@ -247,9 +253,16 @@ def _long_base64(word: str) -> bool:
 
 
 def _key_at(data: bytes, start: int, codec: str) -> bool:
+    """`key_follows` for the header at `start`, encoded in `codec`. What it reads ends at the next
+    `-----` (no key material holds one): a file of headers costs a pass, not a window per header."""
     width = 1 if codec == "latin-1" else int(codec[4:6]) // 8
+    header = _HEADER.match(data[start : start + _HEADER_LIMIT * width].decode(codec, errors="ignore"))
+    if header is None:
+        return False
+    window = start + _WINDOW * width
+    stop = data.find(_DASHES[codec], start + header.end() * width, window)
     before = data[max(0, start - width) : start].decode(codec, errors="ignore")
-    return key_follows(data[start : start + _WINDOW * width].decode(codec, errors="ignore"), before)
+    return key_follows(data[start : window if stop == -1 else stop].decode(codec, errors="ignore"), before)
 
 
 def _base64_markers() -> tuple[tuple[bytes, int], ...]:
@@ -294,8 +307,6 @@ _RUN_CHARS = string.ascii_letters + string.digits + "_-+/"
 _RUN_TABLE = bytes(b"a"[0] if chr(c) in _RUN_CHARS else b" "[0] for c in range(256))
 #: The shortest run a credential makes: a Stripe key, `sk_live_` and 24 characters.
 _RUN = b"a" * 32
-#: How a run holding a token starts (a webhook's run starts at `com/services/T...`: `.` ends a run).
-_TOKEN_STARTS = (b"gh", b"gi", b"xo", b"xa", b"sk", b"rk", b"co")
 #: Base64's alphabet, its padding and line ends map to `a` (a block of base64 or hex lines is a run of
 #: them); no token is made of these alone.
 _BLOCK_TABLE = bytes(
@@ -306,20 +317,34 @@ _LINE_ENDS = (b"\n", b"\r")
 _DENSE = 16
 #: Every base64 marker holds this (see `_BASE64_MARKERS`).
 _BASE64_DASHES = b"LS0t"
-# Each provider's format at full length, matched from the start of a run (a webhook from its URL).
-_TOKEN = re.compile(
-    rb"""(?<![A-Za-z0-9])(?:
-      (?P<github>gh[pousr]_[A-Za-z0-9]{36})
-    | (?P<github_pat>github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})
-    | (?P<slack>xox[abposr]-(?:[0-9]{6,14}-){1,3}[A-Za-z0-9]{24,64})
-    | (?P<slack_app>xapp-[0-9]-[A-Z0-9]{8,14}-[0-9]{8,14}-[a-f0-9]{64})
-    | (?P<slack_webhook>hooks\.slack\.com/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24})
-    | (?P<stripe>[rs]k_live_[A-Za-z0-9]{24,99})
-    | (?P<openai>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,})
-    | (?P<anthropic>sk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{80,})
-    )(?![A-Za-z0-9])""",
-    re.VERBOSE,
+#: Each provider's format at full length: its name, the prefixes a run holding it starts with, and
+#: its pattern, matched where the run starts (a webhook's run starts at `com/services/`: `.` ends a
+#: run, so its pattern is matched from `hooks.slack.`, 12 bytes before).
+_FORMATS = tuple(
+    (kind, prefixes, re.compile(pattern + rb"(?![A-Za-z0-9])"))
+    for kind, prefixes, pattern in (
+        ("github", (b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_"), rb"gh[pousr]_[A-Za-z0-9]{36}"),
+        ("github_pat", (b"github_pat_",), rb"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}"),
+        (
+            "slack",
+            tuple(b"xox" + c + b"-" for c in (b"a", b"b", b"p", b"o", b"s", b"r")),
+            rb"xox[abposr]-(?:[0-9]{6,14}-){1,3}[A-Za-z0-9]{24,64}",
+        ),
+        ("slack_app", (b"xapp-",), rb"xapp-[0-9]-[A-Z0-9]{8,14}-[0-9]{8,14}-[a-f0-9]{64}"),
+        (
+            "slack_webhook",
+            (b"com/services/T",),
+            rb"hooks\.slack\.com/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24}",
+        ),
+        ("stripe", (b"sk_live_", b"rk_live_"), rb"[rs]k_live_[A-Za-z0-9]{24,99}"),
+        ("anthropic", (b"sk-ant-",), rb"sk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{80,}"),
+        # Every OpenAI key holds `T3BlbkFJ` (base64 of "OpenAI"): looked for before the pattern is tried.
+        ("openai", (b"sk-",), rb"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}"),
+    )
 )
+#: How a run holding a token starts: every format's prefixes.
+_TOKEN_STARTS = tuple(prefix for _, prefixes, _ in _FORMATS for prefix in prefixes)
+_WEBHOOK_HOST = b"hooks.slack."
 #: Bytes of a run a token can take: the longest format (an OpenAI project key) is about 170.
 _TOKEN_SPAN = 512
 TOKENS = {
@@ -362,11 +387,11 @@ def _aws_pair(data: bytes, start: int, end: int) -> bool:
     """Whether the 40-character run at `start`-`end` is an AWS secret key with its access key id
     within `_LOOKBEHIND` bytes: one half alone is not a credential (an id names a key; 40
     characters alone could be anything)."""
-    secret = data[start:end]
-    if not _AWS_SECRET.fullmatch(secret) or placeholder(secret):
-        return False
     near = max(0, start - _LOOKBEHIND), end + _LOOKBEHIND
     if data.find(b"AKIA", *near) == -1 and data.find(b"ASIA", *near) == -1:
+        return False
+    secret = data[start:end]
+    if not _AWS_SECRET.fullmatch(secret) or placeholder(secret):
         return False
     return any(not placeholder(match.group()) for match in _AWS_ID.finditer(data, *near))
 
@@ -378,10 +403,19 @@ def _credential_at(data: bytes, start: int, end: int) -> str:
         at = data.find(marker, start, head)
         if at != -1 and _base64_key_at(data, max(0, at - back)):
             return BASE64_KEY
-    if data.startswith(_TOKEN_STARTS, start):
-        for match in _TOKEN.finditer(data, max(0, start - 16), min(end, start + _TOKEN_SPAN)):
-            if not placeholder(match.group()):
-                return TOKENS[match.lastgroup or ""]
+    for kind, prefixes, pattern in _FORMATS if data.startswith(_TOKEN_STARTS, start) else ():
+        if not data.startswith(prefixes, start):
+            continue
+        at = start
+        if kind == "slack_webhook":
+            at -= len(_WEBHOOK_HOST)
+            if at < 0 or not data.startswith(_WEBHOOK_HOST, at):
+                continue
+        elif kind == "openai" and data.find(b"T3BlbkFJ", start, end) == -1:
+            continue
+        match = pattern.match(data, at, min(end, start + _TOKEN_SPAN))
+        if match and not placeholder(match.group()):
+            return TOKENS[kind]
     if end - start == 40 and _aws_pair(data, start, end):
         return TOKENS["aws"]
     return ""
