@@ -364,11 +364,13 @@ _AWS_ID = re.compile(rb"(?<![A-Za-z0-9])A(?:KI|SI)A[A-Z0-9]{16}(?![A-Za-z0-9])")
 _AWS_SECRET = re.compile(rb"(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])(?=[^0-9/+]*[0-9/+])[A-Za-z0-9/+]{40}")
 #: Words a placeholder or a documented example spells (`AKIAIOSFODNN7EXAMPLE`, `sk-ant-xxxx...`).
 _PLACEHOLDER_WORDS = (b"example", b"sample", b"dummy", b"placeholder", b"your", b"xxxx", b"fake", b"redacted")
-_SEQUENCES = (b"abcdefghijklmnopqrstuvwxyz", b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"0123456789")
-_PLACEHOLDER = re.compile(
-    rb"(.)\1{4}|"
-    + b"|".join(re.escape(alphabet[i : i + 5]) for alphabet in _SEQUENCES for i in range(len(alphabet) - 4))
+#: Five characters in sequence (`abcde`, `12345`): what a person types, not what a generator draws.
+_SEQUENCES = frozenset(
+    alphabet[i : i + 5]
+    for alphabet in (b"abcdefghijklmnopqrstuvwxyz", b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"0123456789")
+    for i in range(len(alphabet) - 4)
 )
+_REPEATED = re.compile(rb"(.)\1{4}")
 _BODY = re.compile(rb"[A-Za-z0-9]+")
 
 
@@ -377,7 +379,9 @@ def placeholder(token: bytes) -> bool:
     sequence (`abcde`, `12345`) or repeats a character five times, or its random part uses too few
     characters to be random."""
     lowered = token.lower()
-    if any(word in lowered for word in _PLACEHOLDER_WORDS) or _PLACEHOLDER.search(token):
+    if any(word in lowered for word in _PLACEHOLDER_WORDS) or _REPEATED.search(token):
+        return True
+    if any(token[i : i + 5] in _SEQUENCES for i in range(len(token) - 4)):
         return True
     body = max(_BODY.findall(token), key=len)
     return len(set(body)) < min(10, len(body) // 2)
@@ -530,13 +534,6 @@ def scan_content(data: bytes) -> Finding | None:
     scan = ContentScan()
     scan.feed(data)
     return scan.finish()
-
-
-def holds_private_key(data: bytes) -> bool:
-    """Whether `data` holds a private key: a BEGIN header followed by key material, in any common
-    text encoding or in base64. A header quoted in prose, with no key material after it, is not a key."""
-    found = scan_content(data)
-    return found is not None and found.code == "FLU303"
 
 
 # --- the verdicts, one text and hint each ------------------------------------------------
