@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import re
 import shutil
 import tempfile
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.hostile import planted
 from support.paths import FIXTURES
 
 from flue_runtime.errors import BundleError
@@ -21,7 +23,7 @@ from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.trees import DiskTree
 from flue_runtime.format.vetting import walk
 
-PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
+PEM = planted.shaped_pem(random.Random(1), "OPENSSH PRIVATE KEY")
 
 
 @pytest.fixture
@@ -147,6 +149,21 @@ def test_allow_lets_one_named_file_through_with_a_notice(skill: Path) -> None:
     (skill / ".env").write_text("API_KEY=real\n")
     vetted = vet_skill(skill, display="s", allow=[skill / ".env.example"])
     assert {d.path: d.code for d in vetted.diagnostics} == {"s/.env": "FLU302", "s/.env.example": "FLU306"}
+
+
+def test_allow_covers_a_key_or_token_in_content_and_says_what_it_holds(skill: Path) -> None:
+    (skill / "recorded.json").write_text(
+        planted.TOKEN_CONTEXTS["JSON"](planted.TOKENS["Slack bot token"](random.Random(1)))
+    )
+    (skill / "test-key.txt").write_text(PEM)
+    assert codes_by_path(skill) == {"s/recorded.json": "FLU315", "s/test-key.txt": "FLU303"}
+    vetted = vet_skill(skill, display="s", allow=[skill / "recorded.json", skill / "test-key.txt"])
+    assert vetted.ok
+    assert [d.format().splitlines()[0] for d in vetted.diagnostics] == [
+        "s/recorded.json:3:1: FLU306 warning: packed although it holds a Slack token: allowed by [tool.flue] allow",
+        "s/test-key.txt:1:1: FLU306 warning: packed although it holds a PEM private key: allowed by [tool.flue] allow",
+    ]
+    assert {"recorded.json", "test-key.txt"} <= {f.path for f in vetted.files}
 
 
 def test_fifo_is_refused_without_hanging(skill: Path) -> None:

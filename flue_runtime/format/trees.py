@@ -191,7 +191,7 @@ class ListedTree:
         if keep:
             self.kept[path] = data
             return found
-        return FileBytes(found.size, None, found.sha256, found.crc32, found.has_key)
+        return FileBytes(found.size, None, found.sha256, found.crc32, found.secret)
 
     def link_target(self, path: str) -> str:
         return ""

@@ -29,9 +29,9 @@ from flue_runtime.format.safe_read import kind
 from flue_runtime.format.secrets import (
     NAME_CACHE,
     allowed_secret,
+    found_secret,
     is_secret_dir,
     is_secret_file,
-    private_key,
     secret_file,
     secret_folder,
 )
@@ -233,7 +233,7 @@ def walk(
                 result.diagnostics.append(not_regular(shown(rel), info.mode))
                 continue
             allowed_here = rel in allow
-            secret_name = is_secret_file(name)
+            secret_name = is_secret_file(name, rel_dir.rpartition("/")[2])
             if secret_name and not allowed_here:
                 result.diagnostics.append(secret_file(shown(rel), name, in_project=in_project))
                 continue
@@ -267,11 +267,11 @@ def walk(
                 result.diagnostics.append(unreadable(shown(rel), exc))
                 continue
             total += found.size
-            if found.has_key and not allowed_here:
-                result.diagnostics.append(private_key(shown(rel), in_project=in_project))
+            if found.secret is not None and not allowed_here:
+                result.diagnostics.append(found_secret(shown(rel), found.secret, in_project=in_project))
                 continue
-            if allowed_here and (secret_name or found.has_key):
-                result.diagnostics.append(allowed_secret(shown(rel)))
+            if allowed_here and (secret_name or found.secret is not None):
+                result.diagnostics.append(allowed_secret(shown(rel), found.secret))
             if found.size > large_file:
                 report(
                     "FLU305",

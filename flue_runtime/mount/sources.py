@@ -39,7 +39,7 @@ from flue_runtime.format.diagnostics import Diagnostic
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile
 from flue_runtime.format.safe_read import inspect_bytes
-from flue_runtime.format.secrets import private_key
+from flue_runtime.format.secrets import found_secret
 from flue_runtime.format.skill_folder import vet_tree
 from flue_runtime.format.trees import ListedTree, listing_mismatch
 from flue_runtime.format.validate import check_fields
@@ -264,8 +264,8 @@ class _LoadedSource(MountedSource):
                 ],
             )
         assert found is not None
-        if found.has_key:
-            raise SkillSourceError(self._shown, [private_key(self._where(path), in_project=False)])
+        if found.secret is not None:
+            raise SkillSourceError(self._shown, [found_secret(self._where(path), found.secret, in_project=False)])
         if scan:
             with self._lock:
                 self._unscanned.discard(path)
