@@ -159,7 +159,8 @@ def open_regular(path: str | os.PathLike[str], *, follow: bool = False) -> tuple
 def inspect_bytes(data: bytes, *, digest: bool = False, scan: bool = False) -> FileBytes:
     """What `read_regular` reports, for bytes already in memory (files given in code, memory sandboxes)."""
     reader = _Reader(keep=False, digest=digest, scan=scan)
-    reader.feed(data)
+    for start in range(0, len(data), CHUNK):  # in chunks, as from disk: the scan's memory is a chunk's, not the file's
+        reader.feed(data[start : start + CHUNK])
     found = reader.result()
     return FileBytes(found.size, data, found.sha256, found.crc32, found.secret)
 
