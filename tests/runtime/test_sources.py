@@ -117,13 +117,13 @@ def test_a_file_read_after_load_is_checked_against_the_listing_and_scanned() -> 
     naming the source; the other files still read."""
     listed_key = {"keys.txt": ListedFile("keys.txt", len(PEM_KEY), hashlib.sha256(PEM_KEY).hexdigest())}
     source = refunds(digests=True, listed=listed_key, served={"keys.txt": PEM_KEY})
-    with pytest.raises(SkillSourceError, match=r"^dict source 'refunds'/keys.txt: FLU303"):
+    with pytest.raises(SkillSourceError, match=r"^dict source 'refunds'/keys.txt:1:1: FLU303"):
         load_skill(source, eager=True)  # read now: refused now
     source.reads.clear()
     skill = load_skill(source)
     assert source.reads == ["SKILL.md"]
 
-    with pytest.raises(SkillSourceError, match=r"^dict source 'refunds'/keys.txt: FLU303"):
+    with pytest.raises(SkillSourceError, match=r"^dict source 'refunds'/keys.txt:1:1: FLU303"):
         skill.read_bytes("keys.txt")
     source.served["policy.md"] = b"Orders younger than 99 days are refundable.\n"
     with pytest.raises(SkillSourceError, match=r"^dict source 'refunds'/policy.md: FLU308 .*SHA-256 differs"):
