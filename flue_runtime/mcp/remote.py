@@ -281,6 +281,7 @@ def _skipped(connection: _Connection, entry: Mapping[str, Any], reason: str) -> 
     """The warning for a skill left out: the server, the entry's URI, why."""
     uri = str(entry.get("uri"))
     shown = uri if len(uri) <= _SHOWN else uri[: _SHOWN - 1] + "…"
+    reason = reason.removeprefix(connection.shown + " ")  # (a source's error names the server first, as here)
     return f"{connection.shown}: skill {shown!r} not mounted: {_one_line(reason)}"
 
 
@@ -445,12 +446,13 @@ class _Connection:
             raise RemoteSkillsError(self.shown, f"no time left to connect within {self.timeout:g} s")
         try:
             future, (client, stop) = self._portal.start_task(self._hold, seconds)
-        except TimeoutError:
-            raise RemoteSkillsError(self.shown, f"no answer within {self.timeout:g} s while connecting") from None
-        except RemoteSkillsError:
-            raise
         except Exception as exc:
-            raise RemoteSkillsError(self.shown, f"cannot connect: {_failure(exc)}") from None
+            failure = _leaf(exc)
+            if isinstance(failure, RemoteSkillsError):
+                raise failure from None
+            if isinstance(failure, TimeoutError):
+                raise RemoteSkillsError(self.shown, f"no answer within {self.timeout:g} s while connecting") from None
+            raise RemoteSkillsError(self.shown, f"cannot connect: {_failure(failure)}") from None
         return client, stop, future
 
     async def _hold(self, seconds: float, *, task_status: TaskStatus[tuple[Client, anyio.Event]]) -> None:
@@ -579,10 +581,16 @@ def _one_line(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def _failure(exc: BaseException) -> str:
-    """An exception in a few words: the first of a group (a task group's) when it is one."""
+def _leaf(exc: BaseException) -> BaseException:
+    """The first exception of a group (a task group's), or `exc`."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def _failure(exc: BaseException) -> str:
+    """An exception in a few words."""
+    exc = _leaf(exc)
     text = str(exc) or type(exc).__name__
     return _bounded(f"{type(exc).__name__}: {text}" if not text.startswith(type(exc).__name__) else text)
 
