@@ -354,6 +354,7 @@ class _Connection:
         self._held: tuple[Client, anyio.Event, Future[None]] | None = None
         self._closed = False
         self._deadline = threading.local()
+        self._http_status = ""
 
     def within(self, deadline: float) -> _Within:
         """Reads made by this thread inside the block share `deadline` (a load's), not one each."""
@@ -452,7 +453,12 @@ class _Connection:
                 raise failure from None
             if isinstance(failure, TimeoutError):
                 raise RemoteSkillsError(self.shown, f"no answer within {self.timeout:g} s while connecting") from None
-            raise RemoteSkillsError(self.shown, f"cannot connect: {_failure(failure)}") from None
+            if isinstance(failure, MCPError) and failure.error.code == CONNECTION_CLOSED:
+                said = "; it says why on its standard error" if isinstance(self._server, StdioServerParameters) else ""
+                raise RemoteSkillsError(
+                    self.shown, f"the server closed the connection before it answered{said}"
+                ) from None
+            raise RemoteSkillsError(self.shown, f"cannot connect: {_failure(failure)}{self._http_status}") from None
         return client, stop, future
 
     async def _hold(self, seconds: float, *, task_status: TaskStatus[tuple[Client, anyio.Event]]) -> None:
@@ -480,10 +486,16 @@ class _Connection:
             return Client(self._server, cache=None, extensions=extensions)
         http = create_mcp_http_client(headers=self._headers)
         stack.push_async_callback(http.aclose)
+        http.event_hooks["response"].append(self._note_status)
         # An SSE event holds one message: a file's base64 is at most 4/3 of the largest size a skill may hold.
         message_limit = self._limits.bundle_size * 4 // 3 + 1024 * 1024
         transport = streamable_http_client(self._server, http_client=http, max_sse_event_size=message_limit)
         return Client(transport, cache=None, extensions=extensions)
+
+    async def _note_status(self, response: Any) -> None:
+        """The last HTTP error status, for messages (the SDK's error says only that there was one)."""
+        if response.status_code >= 400:
+            self._http_status = f" (HTTP {response.status_code} {response.reason_phrase})"
 
     def _run(self, what: str, client: Client, request: Callable[[Client], Awaitable[T]], deadline: float) -> T:
         assert self._portal is not None
@@ -493,6 +505,7 @@ class _Connection:
             with anyio.fail_after(max(seconds, 0)):
                 return await request(client)
 
+        self._http_status = ""
         try:
             return self._portal.call(bounded)
         except TimeoutError:
@@ -500,11 +513,11 @@ class _Connection:
         except MCPError as exc:
             if exc.error.code == CONNECTION_CLOSED:
                 raise _Closed from None
-            raise _Refused(_bounded(f"error {exc.error.code}: {exc}")) from None
+            raise _Refused(_bounded(f"error {exc.error.code}: {exc}{self._http_status}")) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             raise _Closed from None
         except Exception as exc:
-            raise RemoteSkillsError(self.shown, f"{what}: {_failure(exc)}") from None
+            raise RemoteSkillsError(self.shown, f"{what}: {_failure(exc)}{self._http_status}") from None
 
     def _forget(self, client: Client) -> None:
         with self._lock:
