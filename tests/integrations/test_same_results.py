@@ -1,7 +1,7 @@
 """One set of calls through every surface (the harness, MCP, pydantic-ai, the OpenAI Agents SDK, LangChain):
 the model gets the same catalog, the same tool definitions and the same result texts from each, and from every
 source of the same skills (a bundle, SQLite rows through the source protocol, a distribution's raw folders, a
-remote MCP server over stdio and HTTP)."""
+remote MCP server over stdio and HTTP, ours and an independent one)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from intsupport import PACKAGE, Installed
 from mcp import StdioServerParameters
 from mcpclient import running
+from support import agentskills_server
 from support.imports import imported_from
 from support.rawdist import DIST, RawInstalled
 from support.sources import SQLiteSkill, save_rows
@@ -117,12 +118,28 @@ def test_skills_of_a_remote_mcp_server_give_the_same_texts_as_the_bundle_through
                 _same_as_the_bundle(list(skills), demo)
 
 
-def _same_as_the_bundle(skills: list[SkillReference], demo: dict[str, SkillReference]) -> None:
+def test_skills_of_an_independent_mcp_server_give_the_same_texts_as_the_bundle_through_every_surface(
+    demo: dict[str, SkillReference], tmp_path: Path
+) -> None:
+    """agentskills-mcp-server (from the package index, Python 3.12) serving the fixture's skill folders through its
+    own CLI over stdio, one skill a page: refunds' SKILL.md differs from the bundle's in frontmatter only (that
+    server refuses a YAML date), so every text the model gets is the bundle's."""
+    root = agentskills_server.demo_skills(tmp_path / "skills")
+    config = agentskills_server.config(tmp_path / "server.json", root, ["refunds", "triage"], page_size=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SkillWarning)  # the demo's SKILL.md has fields the spec lacks (FLU210)
+        with remote_skills(agentskills_server.stdio_command(config), timeout=120) as skills:
+            assert skills[0].id != demo["refunds"].id  # (its SKILL.md is another file)
+            _same_as_the_bundle(list(skills), demo, same_files=False)
+
+
+def _same_as_the_bundle(skills: list[SkillReference], demo: dict[str, SkillReference], same_files: bool = True) -> None:
+    """`skills` give the model what the bundle gives it, through every surface; with `same_files`, they are the
+    bundle's files too (the same content ids), else only triage's are."""
     bundled = via_harness([demo["refunds"], demo["triage"]], CALLS)
-    assert [(s.name, s.id) for s in skills] == [
-        (demo["refunds"].name, demo["refunds"].id),
-        ("triage", demo["triage"].id),
-    ]
+    got = [(s.name, s.id) for s in skills]
+    assert got[0] == (demo["refunds"].name, demo["refunds"].id) or not same_files
+    assert [name for name, _ in got] == ["refunds", "triage"] and got[1] == ("triage", demo["triage"].id)
     assert skills[0].source is not demo["refunds"].source  # loaded anew, through the protocol
     for name, via in SURFACES.items():
         surface = via(skills, CALLS)
