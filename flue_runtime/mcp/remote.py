@@ -53,7 +53,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from flue_runtime.errors import RemoteSkillsError, SkillSourceError, SkillVerificationError, SkillWarning
 from flue_runtime.format.records import SKILL_FILE, ListedFile
@@ -83,7 +83,7 @@ class _ListSkills(types.Request[types.PaginatedRequestParams | None, Literal["sk
 class _SkillsPage(BaseModel):
     """A `skills/list` result: its entries kept as sent (the host's checks read them), and the next cursor."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)  # (lax, a string would pass as a list of letters)
     skills: list[Any]
     next_cursor: str | None = Field(default=None, alias="nextCursor")
 
@@ -516,6 +516,10 @@ class _Connection:
             raise _Refused(_bounded(f"error {exc.error.code}: {exc}{self._http_status}")) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             raise _Closed from None
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "the result"
+            raise RemoteSkillsError(self.shown, f"{what}: a malformed answer: {where}: {first['msg']}") from None
         except Exception as exc:
             raise RemoteSkillsError(self.shown, f"{what}: {_failure(exc)}{self._http_status}") from None
 

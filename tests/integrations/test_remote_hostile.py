@@ -160,6 +160,8 @@ def hostile_config(folder: Path) -> Path:
     add("lazy", lazy, listed={"tampered.md": {"digest": "sha256:" + "2" * 64}})
     files[uri("lazy", "more.md")] = {"text": POLICY.decode() + "and more\n"}
     files[uri("lazy", "gone.md")] = {"error": "gone"}
+    pages.append(entry("good", GOOD))  # the same skill again
+    pages.append(42)  # type: ignore[arg-type]  (not an entry at all)
     return write_config(folder, [pages[:4], pages[4:]], files)
 
 
@@ -180,8 +182,12 @@ def test_only_the_honest_skills_of_a_hostile_server_are_mounted_each_refusal_nam
     server = shown(config)
     assert skills.server == server
     assert [s.name for s in skills] == ["good", "lazy"]  # both pages read; nothing else mounted, not even in part
-    refused = {m.split(f"{server}: skill ", 1)[1].split(" not mounted: ")[0]: m for m in said if " not mounted: " in m}
-    assert len(refused) == len([m for m in said if " not mounted: " in m])
+    refused = {
+        m.split(f"{server}: skill ", 1)[1].split(" not mounted: ")[0]: m
+        for m in said
+        if " not mounted: " in m and "listed twice" not in m
+    }
+    assert len(refused) == len([m for m in said if " not mounted: " in m]) - 1
     expected = {
         "'skill://good/sub/SKILL.md'": "sits inside the folder of skill skill://good/SKILL.md",
         "'skill://tampered/SKILL.md'": "the content hashes to sha256:",
@@ -195,8 +201,10 @@ def test_only_the_honest_skills_of_a_hostile_server_are_mounted_each_refusal_nam
         "'skill://bad\\x1b[31mname/SKILL.md'": "FLU20",
         "'skill://shifting/SKILL.md'": "the skill is dynamic: no digests to verify its content by; "
         "remote_skills(..., allow_dynamic=True) mounts it, marked unverified",
+        "'42'": "the entry's uri must be the URI of its SKILL.md",
     }
     assert sorted(refused) == sorted(expected)
+    assert any(m.startswith(f"{server}: skill 'skill://good/SKILL.md' not mounted: listed twice") for m in said)
     for name, words in expected.items():
         assert words in refused[name], refused[name]
     assert not any("\x1b" in m for m in said)  # a server's escape sequences are shown escaped
@@ -377,6 +385,12 @@ def test_pages_are_all_read_and_a_listing_that_never_ends_is_refused(tmp_path: P
     config = write_config(tmp_path, pages, files, loop_cursor=True)
     with pytest.raises(RemoteSkillsError, match="gave a cursor it gave before: its pages never end"):
         remote_skills(command(config), timeout=TIMEOUT)
+    config = write_config(tmp_path, ["not a list"], files)  # type: ignore[list-item]
+    with pytest.raises(RemoteSkillsError) as raised:
+        remote_skills(command(config), timeout=TIMEOUT)
+    assert (
+        str(raised.value) == f"{shown(config)}: skills/list: a malformed answer: skills: Input should be a valid list"
+    )
 
 
 def test_a_stdio_server_that_went_away_is_started_again_for_the_next_read_and_stopped_at_close(

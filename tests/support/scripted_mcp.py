@@ -86,7 +86,7 @@ def write_config(
     config.write_text(
         json.dumps(
             {
-                "pages": [list(page) for page in pages],
+                "pages": list(pages),
                 "files": dict(files),
                 "extension": extension,
                 "loop_cursor": loop_cursor,
