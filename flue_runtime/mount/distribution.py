@@ -17,7 +17,7 @@ import base64
 import binascii
 import os
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import Distribution, PackageNotFoundError, PackagePath, distribution, packages_distributions
 from typing import Any
@@ -71,8 +71,9 @@ def find_skills(name: str, package: str | None = None) -> Found:
         return Found(sorted(bundled, key=lambda s: (s.name, s.origin)), bundled, [], raw=False)
     where: dict[SkillReference, str] = {}
     notes: list[str] = []
-    for folder in raw_skill_folders(files, package):
-        source = RawSkillFolder(dist, folder, files)
+    shown = dist.name  # (parsed from METADATA at every access)
+    for folder, listed in _by_folder(files, raw_skill_folders(files, package)).items():
+        source = RawSkillFolder(dist, folder, listed, shown)
         try:
             skill, warned = vet_source(source, eager=True)
         except SkillError as exc:
@@ -123,6 +124,21 @@ def _bundled(files: list[PackagePath], package: str | None) -> dict[SkillReferen
     return found
 
 
+def _by_folder(files: Iterable[PackagePath], folders: list[str]) -> dict[str, dict[str, PackagePath]]:
+    """Each of `folders` with the files under it, by their path relative to it (a file of a nested skill folder
+    belongs to both)."""
+    found: dict[str, dict[str, PackagePath]] = {folder: {} for folder in folders}
+    for file in files:
+        path = file.as_posix()
+        parent = posixpath.dirname(path)
+        while parent:
+            listed = found.get(parent)
+            if listed is not None:
+                listed[path[len(parent) + 1 :]] = file
+            parent = posixpath.dirname(parent)
+    return found
+
+
 def raw_skill_folders(files: Iterable[PackagePath], package: str | None = None) -> list[str]:
     """Every folder holding a `SKILL.md` file among `files` (POSIX, as the metadata lists them), sorted; not
     a bundle's (those are read through their manifests) nor the distribution's own metadata."""
@@ -146,11 +162,12 @@ class RawSkillFolder:
     (RECORD's size and SHA-256 where it records them, else the installed file's size), read from where it is
     installed with no more than the listed size read."""
 
-    def __init__(self, dist: Distribution, folder: str, files: Iterable[PackagePath]) -> None:
+    def __init__(self, dist: Distribution, folder: str, files: Mapping[str, PackagePath], dist_name: str) -> None:
         self._dist = dist
+        self._dist_name = dist_name
         self._folder = folder
-        prefix = f"{folder}/"
-        self._files = {f.as_posix()[len(prefix) :]: f for f in files if f.as_posix().startswith(prefix)}
+        #: The distribution's files under the folder, by their path relative to it.
+        self._files = files
         self._sizes: dict[str, int] = {}
 
     @property
@@ -158,7 +175,7 @@ class RawSkillFolder:
         return posixpath.basename(self._folder)
 
     def describe(self) -> str:
-        return f"{self._dist.name}: {self._folder}"
+        return f"{self._dist_name}: {self._folder}"
 
     def listing(self) -> list[ListedFile]:
         listed = []
