@@ -5,6 +5,8 @@ reads from many threads over one connection, a server started at import time and
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 import warnings
@@ -16,6 +18,7 @@ from intsupport import PACKAGE, Installed
 from mcp import StdioServerParameters
 from mcpclient import running
 from support import scripted_mcp
+from support.paths import README
 from support.scripted_mcp import entry, served, skill_md, write_config
 
 from flue_runtime import RemoteSkillsError, SkillWarning
@@ -97,3 +100,18 @@ def test_skills_mounted_at_import_time_leave_no_server_behind_at_exit(tmp_path: 
     )
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout) == (0, "notes\nserver left: False\n"), done.stderr
+
+
+@pytest.mark.slow
+def test_the_readme_snippet_prints_what_it_shows(tmp_path: Path) -> None:
+    """README, "Skills from a remote MCP server": run as written, `flue-skills` on PATH as an install puts it."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("\n### Skills from a remote MCP server\n") : text.index("\n## Diagnostic codes\n")]
+    [(code, shown)] = re.findall(r"```python\n(.*?)```\n\n```\n(.*?)```", section, re.DOTALL)
+    (tmp_path / "snippet.py").write_text(code, encoding="utf-8")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    out = subprocess.run(
+        [sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == shown
