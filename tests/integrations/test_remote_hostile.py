@@ -7,6 +7,7 @@ mounted, and never a hang."""
 
 from __future__ import annotations
 
+import base64
 import os
 import signal
 import socket
@@ -156,10 +157,12 @@ def hostile_config(folder: Path) -> Path:
         "key.txt": PEM_KEY,
         "gone.md": POLICY,
         "policy.md": POLICY,
+        "more.bin": b"\x00" * 24,
     }
     add("lazy", lazy, listed={"tampered.md": {"digest": "sha256:" + "2" * 64}})
     files[uri("lazy", "more.md")] = {"text": POLICY.decode() + "and more\n"}
     files[uri("lazy", "gone.md")] = {"error": "gone"}
+    files[uri("lazy", "more.bin")] = {"blob": base64.b64encode(b"\x00" * 1000).decode()}
     pages.append(entry("good", GOOD))  # the same skill again
     pages.append(42)  # type: ignore[arg-type]  (not an entry at all)
     return write_config(folder, [pages[:4], pages[4:]], files)
@@ -232,6 +235,7 @@ def test_files_read_later_are_checked_when_read_and_refused_naming_the_server(
         "more.md": "the server sent more than the 24 bytes listed",
         "key.txt": "private key",
         "gone.md": "the server refused to serve it: error -32602: gone",
+        "more.bin": "the server sent more than the 24 bytes listed",
     }
     for path, words in problems.items():
         with pytest.raises(SkillSourceError) as raised:
