@@ -95,7 +95,7 @@ def wait_gone(pid: int, seconds: float = 30.0) -> bool:
 GOOD = {
     "SKILL.md": skill_md("good", "An honest skill."),
     "notes.md": b"Some notes.\n",
-    "sub/SKILL.md": skill_md("sub", "A skill inside a skill: a file of good."),
+    "sub/SKILL.md": skill_md("sub", "A skill inside a skill, a file of good."),
 }
 POLICY = b"Refund policy: 30 days.\n"
 
