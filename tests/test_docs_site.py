@@ -91,3 +91,49 @@ def test_no_page_links_into_the_readme() -> None:
     """The README is a front page now: the site's pages link to each other, never to its old sections."""
     for path in Path(DOCS).rglob("*.md"):
         assert "README.md#" not in path.read_text(encoding="utf-8"), path
+
+
+# --- the README: a front page that links into the site --------------------------------------------
+
+
+def readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_is_a_front_page() -> None:
+    assert readme().count("\n") <= 300
+
+
+def test_every_readme_sample_is_a_sample_of_the_site() -> None:
+    """The README's samples are copies of the site's, which the tests run (the quick start: tests/test_example.py)."""
+    quick_start = section_of_readme("## Quick start")
+    site = [code for name in nav_pages() for _, code in code_blocks(page(name))]
+    for _, code in code_blocks(readme()):
+        assert code in site or code in quick_start, code
+
+
+def section_of_readme(heading: str) -> str:
+    text = readme()
+    start = text.index(f"\n{heading}\n")
+    return text[start : text.index("\n## ", start + 1)]
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors of a page's headings, as the site's table of contents and GitHub make them."""
+    from support.site import headings
+
+    return {
+        re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-") for _, _, line in headings(text)
+    }
+
+
+def test_the_readme_links_into_the_site_and_every_link_resolves() -> None:
+    links = re.findall(r"\]\(([^)#:]+)(?:#([\w-]+))?\)", readme())
+    assert {path for path, _ in links if path.startswith("docs/")} >= {f"docs/{name}" for name in nav_pages()} - {
+        f"docs/{name}" for name in nav_pages() if name.startswith(("reference/api/", "security", "benchmarks", "index"))
+    }
+    for path, anchor in links:
+        target = ROOT / path
+        assert target.exists(), path
+        if anchor:
+            assert anchor in anchors(target.read_text(encoding="utf-8")), f"{path}#{anchor}"
