@@ -1,11 +1,10 @@
 """The exit status of every `flue-skills` command, decided here once (README: "Exit status").
 
 - 0: done, nothing wrong.
-- 1: problems found in what the command was pointed at (a skill that breaks a rule, a damaged
-  wheel, an agent that raises, a turn that failed).
+- 1: problems found in what the command was pointed at (a skill that breaks a rule, a project's
+  invalid `[tool.flue]`, a damaged wheel, an agent that raises, a turn that failed).
 - 2: usage or environment: the command could not do what was asked (an argument, a TARGET that
-  names nothing, a missing package or extra, the project's configuration, a store or a file it
-  cannot open). A bug in flue-skills itself ends here too, with its traceback, so that 1 always
+  names nothing, a missing package or extra, a store, a model or a file it cannot open). A bug in flue-skills itself ends here too, with its traceback, so that 1 always
   means problems found.
 - 130 and 141: ended from outside, as a shell reports a process SIGINT or SIGPIPE ended (Ctrl-C;
   a reader that closed the pipe, `flue-skills ls pkg | head`).
@@ -46,7 +45,6 @@ USAGE_OR_ENVIRONMENT: tuple[type[BaseException], ...] = (
     UsageError,  # an argument the parser cannot judge alone
     UnknownTargetError,  # TARGET or MODULE:AGENT names nothing (`NotInstalledError` among them)
     DestinationError,  # `export`: DIR has a different folder in the way, or cannot be written
-    ConfigError,  # the project's `[tool.flue]` or its pyproject.toml cannot be read or is invalid
     StoreError,  # `run --store`: the session store cannot be opened (its extra missing among the causes)
     SessionIdError,  # `run --session`: an id no store can keep
     ModelError,  # `run`: a model that cannot be created (an unknown provider, a missing SDK or API key)

@@ -13,6 +13,7 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
+from flue_build.cli.exits import OK
 from flue_runtime.errors import UsageError
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             sock.close()
             raise UsageError(f"--http {host}:{port}: cannot listen there: {exc.strerror or exc}") from None
         anyio.run(serve_http, server, sock, host, len(target.skills))
-    return 0
+    return OK
 
 
 async def serve_http(server: MCPServer, sock: socket.socket, host: str, count: int) -> None:
