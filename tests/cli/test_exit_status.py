@@ -214,12 +214,17 @@ def test_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "check", str(tmp_path / "empty-dir-missing"))[0] == USAGE  # no such path
     assert run(capsys, "check", str(project))[0] == PROBLEMS  # the project's [tool.flue] is wrong
     assert run(capsys, "check", "--format", "xml", str(good))[0] == USAGE
+    code, err = run(capsys, "check", str(tmp_path / ("x" * 300)))  # a name the file system refuses
+    assert code == USAGE and "Traceback" not in err and err.startswith("flue-skills check: error: "), err
 
 
 def test_new_and_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "new", "greet", "--dir", str(tmp_path))[0] == OK
     assert run(capsys, "new", "greet", "--dir", str(tmp_path))[0] == USAGE  # already there
     assert run(capsys, "new", "Bad_Name", "--dir", str(tmp_path))[0] == USAGE
+    (tmp_path / "a-file").write_text("")
+    code, err = run(capsys, "new", "greet", "--dir", str(tmp_path / "a-file"))  # cannot be written there
+    assert code == USAGE and err == f"flue-skills new: error: {tmp_path / 'a-file' / 'greet'}: Not a directory\n", err
     assert run(capsys, "schema")[0] == OK
     assert run(capsys, "schema", "extra")[0] == USAGE
 
