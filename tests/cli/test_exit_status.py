@@ -160,15 +160,16 @@ def raising(exc: BaseException) -> Callable[[argparse.Namespace], int]:
 def test_a_failure_in_any_command_exits_as_exits_decides(
     module: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (name,) = registered(module)
+    ((name, parser),) = registered(module).items()
+    handler = parser.get_default("handler").__name__  # `register` reads it from the module when the parser is built
     for exc, expected in RAISED:
-        monkeypatch.setattr(module, "run", raising(exc))
+        monkeypatch.setattr(module, handler, raising(exc))
         assert main(minimal_argv(name)) == expected == exits.status(exc), (name, exc)
         err = capsys.readouterr().err
         assert err.splitlines()[-1].startswith(f"flue-skills {name}: error: "), err
         assert "Traceback" not in err
     # A bug in flue-skills itself: its traceback, and 2, so that 1 always means problems found.
-    monkeypatch.setattr(module, "run", raising(KeyError("oops")))
+    monkeypatch.setattr(module, handler, raising(KeyError("oops")))
     assert main(minimal_argv(name)) == USAGE
     err = capsys.readouterr().err
     assert (
