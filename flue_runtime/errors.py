@@ -1,6 +1,6 @@
 """Every exception flue raises, in one place; each is a `FlueError` and carries what a user needs to fix it.
 
-`flue_runtime` exports each name; the list on the errors page (docs/reference/errors.md) is tested against this module.
+`flue_runtime` exports each name; the README's list of errors is tested against this module.
 """
 
 from __future__ import annotations

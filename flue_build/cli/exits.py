@@ -1,4 +1,4 @@
-"""The exit status of every `flue-skills` command, decided here once (docs/reference/cli.md: "Exit status of every command").
+"""The exit status of every `flue-skills` command, decided here once (README: "Exit status").
 
 - 0: done, nothing wrong.
 - 1: problems found in what the command was pointed at (a skill that breaks a rule, a project's
@@ -40,7 +40,7 @@ INTERRUPTED = 128 + signal.SIGINT
 BROKEN_PIPE = 128 + signal.SIGPIPE
 
 #: Errors about the request or the machine rather than about what the command looked at: exit 2.
-#: Every other `FlueError` reports problems found: exit 1. The CLI page's table is tested against it.
+#: Every other `FlueError` reports problems found: exit 1. The README's table is tested against it.
 USAGE_OR_ENVIRONMENT: tuple[type[BaseException], ...] = (
     UsageError,  # an argument the parser cannot judge alone
     UnknownTargetError,  # TARGET or MODULE:AGENT names nothing (`NotInstalledError` among them)

@@ -1,6 +1,6 @@
 """Diagnostics: one shape for every problem the build, the CLI and the run time report.
 
-Codes are stable (documented in docs/reference/diagnostics.md); messages may improve over time.
+Codes are stable (documented in the README); messages may improve over time.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ _NAME, _DESCRIPTION, _COMPATIBILITY = (field_rule(name) for name in ("name", "de
 #: The name pattern as people read it: `(?!\n)` only keeps Python's `$` from accepting a trailing newline.
 _NAME_PATTERN = _NAME["pattern"].replace("(?!\\n)", "")
 
-#: Every diagnostic code, its default severity and what it means. The table of docs/reference/diagnostics.md is
+#: Every diagnostic code, its default severity and what it means. The README table is
 #: checked against this registry by the test suite.
 CODES: dict[str, Code] = _codes(
     # 1xx: the SKILL.md file and its frontmatter
