@@ -10,7 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from flue_runtime import errors
-from flue_runtime.errors import *  # noqa: F403  (every error; errors.py imports nothing heavy)
+from flue_runtime.errors import *  # noqa: F403  (every run-time error; errors.py imports nothing heavy)
 
 __version__ = "0.1.0"
 

@@ -23,6 +23,7 @@ import sys
 import traceback
 from collections.abc import Callable
 
+from flue_build.errors import UnknownTargetError, UsageError
 from flue_runtime.errors import (
     ConfigError,
     DestinationError,
@@ -30,9 +31,22 @@ from flue_runtime.errors import (
     ModelError,
     SessionIdError,
     StoreError,
-    UnknownTargetError,
-    UsageError,
 )
+
+__all__ = [
+    "BROKEN_PIPE",
+    "Handler",
+    "INTERRUPTED",
+    "OK",
+    "PROBLEMS",
+    "USAGE",
+    "USAGE_OR_ENVIRONMENT",
+    "error_line",
+    "report",
+    "run",
+    "status",
+]
+
 
 OK = 0
 PROBLEMS = 1

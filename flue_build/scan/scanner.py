@@ -32,6 +32,9 @@ from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.vetting import refused
 from flue_runtime.mount.specs import Kind, example_spec, spec_problem
 
+__all__ = ["Call", "Position", "ScanResult", "scan_file", "scan_source"]
+
+
 _SKILL, _MARKDOWN, _MODULE, _OTHER = "skill", "markdown", "module", "other"
 _FLUE_NAMES = {"skill": _SKILL, "markdown": _MARKDOWN}
 #: Aliases resolving to aliases (`a = b`, `b = c`, ...) are followed this far, then given up on.

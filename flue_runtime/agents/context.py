@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from flue_runtime.agents.harness import PromptResult
 
 
+__all__ = ["MAX_NESTED_PROMPTS", "ToolContext", "set_value"]
+
+
 #: How deep `ToolContext.prompt` may nest (a tool's prompt whose model calls a tool that prompts
 #: again...): past it the call fails, so a model that keeps delegating cannot recurse without end.
 MAX_NESTED_PROMPTS = 4

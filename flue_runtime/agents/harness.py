@@ -31,6 +31,9 @@ from flue_runtime.errors import FlueError, HookError, LoopError, SessionConflict
 from flue_runtime.models import Model, ModelRequest, ToolCall, resolve_model
 from flue_runtime.models.base import Message, ToolSpec
 
+__all__ = ["AgentFunction", "Harness", "PromptResult", "Session"]
+
+
 AgentFunction = Callable[[], object]
 T = TypeVar("T")
 #: How often `set_state` writes again after losing a race with other workers' saves.

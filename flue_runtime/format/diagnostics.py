@@ -13,6 +13,21 @@ from enum import StrEnum
 
 from flue_runtime.format.schema import field_rule
 
+__all__ = [
+    "CODES",
+    "Code",
+    "Diagnostic",
+    "E",
+    "Severity",
+    "W",
+    "apply_strict",
+    "format_json",
+    "has_errors",
+    "printable",
+    "printable_json",
+    "summary",
+]
+
 
 class Severity(StrEnum):
     ERROR = "error"

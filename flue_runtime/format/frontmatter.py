@@ -14,6 +14,9 @@ from typing import Any, NamedTuple, Protocol
 
 from flue_runtime.format.diagnostics import Diagnostic
 
+__all__ = ["FRONTMATTER_LIMIT", "Frontmatter", "MAX_NESTING", "Mark", "Path", "Span", "decode", "parse", "yaml_quote"]
+
+
 #: Frontmatter larger than this is refused; SKILL.md metadata is a few hundred bytes.
 FRONTMATTER_LIMIT = 64 * 1024
 #: Deepest nesting of mappings and sequences accepted in frontmatter.

@@ -49,6 +49,21 @@ from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata, i
 if TYPE_CHECKING:
     from flue_runtime.format.schema_validator import Violation
 
+__all__ = [
+    "BUNDLE_DIR",
+    "FORMAT",
+    "MANIFEST_FILE",
+    "MANIFEST_LIMIT",
+    "MARKDOWN_DIR",
+    "Manifest",
+    "MarkdownEntry",
+    "Reference",
+    "ReferenceKind",
+    "SKILLS_DIR",
+    "SkillEntry",
+]
+
+
 BUNDLE_DIR = "_flue_skills"
 MANIFEST_FILE = "manifest.json"
 SKILLS_DIR = "skills"

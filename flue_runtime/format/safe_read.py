@@ -26,6 +26,9 @@ from flue_runtime.errors import UnsafeFileError
 if TYPE_CHECKING:
     from flue_runtime.format.secrets import ContentScan, Finding
 
+__all__ = ["CHUNK", "FileBytes", "inspect_bytes", "kind", "open_regular", "read_regular"]
+
+
 #: Bytes read per call: big enough to be fast, small enough that memory stays bounded by it.
 CHUNK = 1 << 20
 _FOLLOW = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)

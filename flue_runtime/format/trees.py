@@ -21,6 +21,8 @@ from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.records import ListedFile
 from flue_runtime.format.safe_read import FileBytes, inspect_bytes, read_regular
 
+__all__ = ["DiskTree", "ListedTree", "MemoryTree", "Stat", "Tree", "listing_mismatch"]
+
 
 @dataclass(frozen=True, slots=True)
 class Stat:

@@ -41,6 +41,17 @@ from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.mount.reference import MountedSource, SkillReference
 
+__all__ = [
+    "BundleSource",
+    "InstalledBundle",
+    "bundle_of",
+    "bundle_package",
+    "clear_caches",
+    "is_regular_package",
+    "module_spec",
+]
+
+
 _lock = threading.RLock()  # re-entrant: reading a bundle may import its package, whose code may call skill()
 _bundles: dict[str, InstalledBundle | None] = {}
 _bundle_names: dict[str, str | None] = {}

@@ -25,6 +25,9 @@ from flue_runtime.errors import BundleError, UnsafeFileError
 if TYPE_CHECKING:
     from zipfile import ZipFile, ZipInfo
 
+__all__ = ["Archive", "Member"]
+
+
 _END = struct.Struct("<4s4H2LH")  # end of central directory record
 _CENTRAL = struct.Struct("<4s4B4HL2L5H2L")  # a central directory record, before its name
 _LOCAL = struct.Struct("<4s2B4HL2L2H")  # a local file header, before its name

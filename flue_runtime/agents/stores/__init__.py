@@ -22,6 +22,17 @@ from typing import Any, Protocol
 from flue_runtime.errors import SessionConflictError, SessionIdError, StoreError
 from flue_runtime.models.base import Message
 
+__all__ = [
+    "MAX_SESSION_ID",
+    "MemoryStore",
+    "SessionRecord",
+    "Store",
+    "check_session_id",
+    "conflict",
+    "locked_too_long",
+    "open_store",
+]
+
 
 @dataclass
 class SessionRecord:

@@ -18,6 +18,8 @@ from typing import Any
 
 from flue_runtime.agents.stores import SessionRecord
 
+__all__ = ["EncodedRecord", "decode", "dump", "kept_prefix"]
+
 
 def dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=True, sort_keys=True)

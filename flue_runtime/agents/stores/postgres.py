@@ -37,6 +37,9 @@ except ImportError as exc:  # the optional extra is not installed (or libpq is m
         f"the PostgreSQL session store needs psycopg 3 and psycopg-pool ({exc}): pip install 'flue-skills[postgres]'"
     ) from None
 
+__all__ = ["PostgresStore", "SCHEMA_VERSION"]
+
+
 T = TypeVar("T")
 
 _MIGRATIONS: tuple[tuple[str, ...], ...] = (

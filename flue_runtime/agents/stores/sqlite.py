@@ -22,6 +22,9 @@ from flue_runtime.agents.stores.encoding import EncodedRecord, decode, kept_pref
 from flue_runtime.agents.stores.migrations import pending
 from flue_runtime.errors import StoreError
 
+__all__ = ["SCHEMA_VERSION", "SQLiteStore"]
+
+
 T = TypeVar("T")
 
 _MIGRATIONS: tuple[tuple[str, ...], ...] = (
