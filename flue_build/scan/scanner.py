@@ -119,7 +119,7 @@ def _scan(data: bytes, display: str, hot: frozenset[int] | None) -> ScanResult:
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """The cyclic garbage collector paused while the parser builds a tree: an AST holds no reference
-    cycles, so a collection then finds nothing, yet the nodes created trigger many (a third of the parse)."""
+    cycles, so a collection then finds nothing, yet the nodes created trigger many, a large share of the parse."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -204,9 +204,9 @@ def _yaml_hint(problem: str, offending: str, line: str) -> str:
 # --- the common shape, without PyYAML -------------------------------------------------------
 #
 # Most frontmatter is `key: value` lines, maybe one `metadata:` block and a list of plain items.
-# That shape is read here directly: importing PyYAML alone costs a fresh process 15-40 ms
-# (most of it one regular expression compiled by a module libyaml never uses), more than
-# all the rest of a first validation. Anything else, including every mistake, is declined
+# That shape is read here directly: importing PyYAML costs a fresh process more than all the
+# rest of a first validation (most of it one regular expression compiled by a module libyaml
+# never uses; BENCHMARKS.md has the figures). Anything else, including every mistake, is declined
 # and goes to PyYAML, which reports it; a property test proves both readers agree wherever
 # this one reads (tests/fuzz/test_fuzz_frontmatter.py).
 

@@ -84,7 +84,7 @@ def some_paths(paths: Sequence[str]) -> str:
 
 def is_inside(folder: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
     """Whether `path` is `folder` or below it, compared as written (no link resolved)."""
-    from pathlib import PurePath  # the build's helper: mounting a bundle never needs pathlib (~7 ms to import)
+    from pathlib import PurePath  # the build's helper: mounting a bundle never needs pathlib (a costly import)
 
     return PurePath(path).is_relative_to(folder)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from importlib.machinery import ModuleSpec
 from typing import TYPE_CHECKING, Literal
 
-if TYPE_CHECKING:  # annotations only: importing importlib.resources costs the mount path ~6 ms (tempfile, zipfile)
+if TYPE_CHECKING:  # annotations only: importing importlib.resources would weigh on the mount path (tempfile, zipfile)
     from importlib.resources.abc import Traversable
 
     from flue_runtime.mount.zipped import Archive

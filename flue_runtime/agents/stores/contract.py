@@ -114,7 +114,7 @@ class MemoryStore:
     """Sessions in this process's memory; gone when it exits.
 
     Each record is kept as a snapshot (pickled), so what a caller does later with the record it
-    saved or loaded never reaches the store: a snapshot costs a tenth of a deep copy.
+    saved or loaded never reaches the store: a snapshot is far cheaper than a deep copy (BENCHMARKS.md).
     """
 
     def __init__(self) -> None:
