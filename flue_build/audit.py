@@ -56,6 +56,9 @@ from flue_runtime.format.paths import is_inside
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.vetting import format_size
 
+__all__ = ["Audit", "CONTENT_MATCH", "Origin", "Shipped", "UNKNOWN_ROUTE", "audit"]
+
+
 _CHUNK = 1 << 20
 #: The smallest file matched by its bytes alone, under any name: a line holding a 40-character
 #: key is longer; shorter files (`{}`, `pip`, a newline) coincide too often to tell a copy apart.

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+__all__ = ["make_dirs", "walk"]
+
 
 def walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str]]]:
     """Like `os.walk(top)`: top-down, links to folders listed but never entered, unreadable folders

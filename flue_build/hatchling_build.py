@@ -41,6 +41,8 @@ from flue_build.shipping import SkillFolders, without_excluded
 from flue_runtime.format.config import FlueConfig, load_config
 from flue_runtime.format.diagnostics import has_errors
 
+__all__ = ["Prepared", "artifact_name", "finish", "prepare"]
+
 
 @dataclass
 class Prepared:

@@ -26,6 +26,8 @@ from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.vetting import is_noise_dir
 
+__all__ = ["Digest", "Inventory", "SkillFile"]
+
 
 class SkillFile(NamedTuple):
     """An entry under a skill folder that is not a folder: a regular file (its size), a symbolic

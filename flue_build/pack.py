@@ -28,6 +28,18 @@ from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.skill_folder import VettedSkill
 from flue_runtime.format.vetting import format_size
 
+__all__ = [
+    "BundleFile",
+    "BundlePlan",
+    "copy_checked",
+    "force_include",
+    "local_targets",
+    "original_prefixes",
+    "plan",
+    "sdist_files",
+    "vetted_line",
+]
+
 
 @dataclass(frozen=True)
 class BundleFile:

@@ -24,6 +24,8 @@ from flue_build.shipping import ExcludedBy, SkillFolders, without_excluded
 from flue_runtime.format.config import load_config, read_pyproject
 from flue_runtime.format.diagnostics import Diagnostic
 
+__all__ = ["ProjectView", "identity", "view_project"]
+
 
 @dataclass
 class ProjectView:

@@ -13,9 +13,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TextIO
 
-from flue_runtime.errors import BuildError, ConfigError, FlueError, SkillError
+from flue_build.errors import BuildError
+from flue_runtime.errors import ConfigError, FlueError, SkillError
 from flue_runtime.format.diagnostics import Diagnostic, has_errors
 from flue_runtime.format.paths import display_path
+
+__all__ = ["done", "emit", "fail_on_errors", "stops_build"]
 
 
 def emit(diagnostics: Sequence[Diagnostic], stream: TextIO | None = None) -> None:

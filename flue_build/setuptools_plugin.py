@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from flue_build.audit import Origin
     from flue_runtime.format.diagnostics import Diagnostic
 
+__all__ = ["finalize_distribution_options"]
+
+
 _STATE = "_flue_skills_state"
 _WRAPPED = "_flue_skills_wrapped"
 

@@ -25,6 +25,9 @@ from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
 from flue_runtime.format.vetting import is_noise_dir, is_noise_file
 
+__all__ = ["ExcludedBy", "SkillFolders", "without_excluded"]
+
+
 #: Why the project's own rules leave a file (absolute path) out of an artifact, e.g.
 #: "excluded by .gitignore line 3 (`*.draft.md`)"; None when they keep it.
 ExcludedBy = Callable[[str | os.PathLike[str]], str | None]

@@ -10,7 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from flue_runtime import errors
-from flue_runtime.errors import *  # noqa: F403  (every error; errors.py imports nothing heavy)
+from flue_runtime.errors import *  # noqa: F403  (every run-time error; errors.py imports nothing heavy)
 
 __version__ = "0.1.0"
 
@@ -38,7 +38,7 @@ _LAZY = {
     "use_sandbox": "flue_runtime.agents.hooks",
     "Harness": "flue_runtime.agents.harness",
     "Session": "flue_runtime.agents.harness",
-    "PromptResult": "flue_runtime.agents.harness",
+    "PromptResult": "flue_runtime.agents.context",
     "LocalSandbox": "flue_runtime.agents.sandbox",
     "MemorySandbox": "flue_runtime.agents.sandbox",
     "Tool": "flue_runtime.agents.tools",
@@ -48,9 +48,9 @@ _LAZY = {
 __all__ = sorted([*_LAZY, *errors.__all__])
 
 if TYPE_CHECKING:  # what __getattr__ loads, re-exported for type checkers (`X as X`)
+    from flue_runtime.agents.context import PromptResult as PromptResult
     from flue_runtime.agents.context import ToolContext as ToolContext
     from flue_runtime.agents.harness import Harness as Harness
-    from flue_runtime.agents.harness import PromptResult as PromptResult
     from flue_runtime.agents.harness import Session as Session
     from flue_runtime.agents.hooks import agent as agent
     from flue_runtime.agents.hooks import use_instruction as use_instruction

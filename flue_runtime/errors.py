@@ -1,6 +1,7 @@
-"""Every exception flue raises, in one place; each is a `FlueError` and carries what a user needs to fix it.
+"""Every exception the run time raises, in one place; each is a `FlueError` and carries what a user needs to fix it.
 
-`flue_runtime` exports each name; the README's list of errors is tested against this module.
+`flue_runtime` exports each name; the errors page (docs/reference/errors.md) is tested against this module. What only a
+build or the command line raises is in `flue_build.errors`.
 """
 
 from __future__ import annotations
@@ -9,19 +10,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 __all__ = [
-    "BuildError",
+    "AgentError",
     "BundleError",
     "ConfigError",
     "DestinationError",
     "FlueError",
     "ExportError",
     "HookError",
-    "ListError",
     "LoopError",
     "MissingBuildHookError",
     "ModelError",
+    "MountError",
     "NotExportedError",
-    "NotInstalledError",
     "PageError",
     "ReadOnlyError",
     "RemoteSkillsError",
@@ -40,14 +40,11 @@ __all__ = [
     "SkillWarning",
     "SpecError",
     "StoreError",
-    "TargetError",
     "ToolArgumentError",
     "ToolDefinitionError",
     "ToolFailure",
     "UnknownPackageError",
-    "UnknownTargetError",
     "UnsafeFileError",
-    "UsageError",
     "WorkspaceSkillWarning",
 ]
 
@@ -58,7 +55,18 @@ if TYPE_CHECKING:
 
 
 class FlueError(Exception):
-    """Base class of every error flue raises on purpose."""
+    """Base class of every error flue raises on purpose; `SkillError`, `MountError` and `AgentError` group
+    most of them by what failed (build and command-line errors are in `flue_build.errors`)."""
+
+
+class MountError(FlueError):
+    """A skill that cannot be found, mounted or read, as opposed to one that breaks a rule (`SkillError`):
+    a spec naming nothing, a damaged bundle, a path that is not one of a skill's files, a remote server."""
+
+
+class AgentError(FlueError):
+    """The agent or what it runs on failed or was used the wrong way: hooks, tools, sandboxes, the loop,
+    session stores, models. The base of every error a harness raises besides skill problems."""
 
 
 # --- the skill format ------------------------------------------------------------------
@@ -117,7 +125,7 @@ class SkillSourceError(SkillError):
             self.args = (f"{source}: {reason}",)
 
 
-class SkillPathError(FlueError, ValueError):
+class SkillPathError(MountError, ValueError):
     """A path that is not a plain relative path inside a skill."""
 
     def __init__(self, path: str, reason: str) -> None:
@@ -128,7 +136,7 @@ class SkillPathError(FlueError, ValueError):
         )
 
 
-class UnsafeFileError(FlueError):
+class UnsafeFileError(MountError):
     """A file refused before its bytes are read: a symbolic link (FLU301), not a regular file
     (FLU307), or larger than the caller allows (FLU311). `code` is the diagnostic code."""
 
@@ -175,33 +183,18 @@ class ConfigError(FlueError):
         return [f"{where}: {problem}" for problem in self.problems]
 
 
-class BuildError(FlueError, SystemExit):
-    """A build that flue-skills stopped, after printing why; the message is the one-line summary.
-
-    Also a `SystemExit` with status 1: a build front end's hook process (pip's, `python -m
-    build`'s) then ends after our printed diagnostics instead of printing a traceback of our
-    frames. Code that runs a backend in its own process catches it as a `FlueError`.
-    `diagnostics` holds the problems, when diagnostics were the cause.
-    """
-
-    def __init__(self, message: str, diagnostics: Sequence[Diagnostic] = ()) -> None:
-        super().__init__(message)
-        self.code = 1  # SystemExit's exit status; BaseException.__init__ leaves it None (status 0)
-        self.diagnostics = tuple(diagnostics)
-
-
 # --- mounting --------------------------------------------------------------------------
 
 
-class SchemaError(FlueError, ValueError):
+class SchemaError(AgentError, ValueError):
     """A JSON Schema the run-time validator cannot honour: a keyword it does not implement, or a malformed value."""
 
 
-class SpecError(FlueError, ValueError):
+class SpecError(MountError, ValueError):
     """A spec that is not of the form `skill()`/`markdown()` accept."""
 
 
-class SkillNotFoundError(FlueError, LookupError):
+class SkillNotFoundError(MountError, LookupError):
     """A well-formed spec that names nothing: not bundled, not on disk."""
 
 
@@ -225,42 +218,42 @@ class NotExportedError(SkillNotFoundError):
         super().__init__(message)
 
 
-class BundleError(FlueError):
+class BundleError(MountError):
     """A bundle that is there but unusable: unreadable, of another format, a file missing or changed."""
 
 
-class ResourceNotFoundError(FlueError, LookupError):
+class ResourceNotFoundError(MountError, LookupError):
     """A clean path that is not one of the skill's files."""
 
 
-class ReadOnlyError(FlueError, PermissionError):
+class ReadOnlyError(MountError, PermissionError):
     """Skill files are read-only."""
 
 
 # --- the agent -------------------------------------------------------------------------
 
 
-class HookError(FlueError):
+class HookError(AgentError):
     """A hook used the wrong way: outside a render, or mounting one name twice."""
 
 
-class ToolDefinitionError(FlueError, TypeError):
+class ToolDefinitionError(AgentError, TypeError):
     """A function that cannot become a tool, and why."""
 
 
-class ToolArgumentError(FlueError, ValueError):
+class ToolArgumentError(AgentError, ValueError):
     """The model called a tool with arguments that do not fit its schema."""
 
 
-class ToolFailure(FlueError):
+class ToolFailure(AgentError):
     """A tool call that failed in a way the model should be told about (an error result)."""
 
 
-class PageError(FlueError, ValueError):
+class PageError(AgentError, ValueError):
     """An offset or limit that does not fit the file being read."""
 
 
-class SandboxError(FlueError):
+class SandboxError(AgentError):
     """A sandbox path that is refused or does not exist."""
 
 
@@ -268,11 +261,11 @@ class WorkspaceSkillWarning(FlueError, UserWarning):
     """A workspace skill was skipped (issued with `warnings.warn`, never raised)."""
 
 
-class LoopError(FlueError):
+class LoopError(AgentError):
     """The model kept calling tools past the step limit."""
 
 
-class StoreError(FlueError):
+class StoreError(AgentError):
     """The session store cannot be opened, read or written."""
 
 
@@ -282,12 +275,12 @@ class SessionConflictError(StoreError):
     The session holds the other turn; prompting again runs on that fresh state."""
 
 
-class SessionIdError(FlueError, ValueError):
+class SessionIdError(AgentError, ValueError):
     """A session id no store can keep or no log can show as given: empty, too long, or holding a
     control character, a lone surrogate or another unprintable character."""
 
 
-class ModelError(FlueError):
+class ModelError(AgentError):
     """A model could not be created or did not answer."""
 
 
@@ -295,30 +288,7 @@ class ScriptExhaustedError(ModelError):
     """The conversation asked a `ScriptedModel` for more turns than its script holds."""
 
 
-# --- the command line ------------------------------------------------------------------
-
-
-class UsageError(FlueError):
-    """`flue-skills`: an argument the command cannot act on, found after parsing: a PATH that does not exist,
-    a skill name that breaks the rules, an option that needs another, an address it may not listen on."""
-
-
-class ListError(FlueError):
-    """`flue-skills ls`: TARGET names nothing that ships skills, or cannot be read."""
-
-
-class UnknownTargetError(ListError):
-    """TARGET (or MODULE:AGENT) names nothing a command takes: no such wheel, project folder, installed
-    package or distribution, importable module or agent function."""
-
-
-class NotInstalledError(UnknownTargetError):
-    """`flue-skills ls`: no installed package or distribution of that name."""
-
-
-class TargetError(ListError):
-    """`flue-skills mcp`/`export`: TARGET names no skills, or two different skills with one name; an agent's
-    module or function raised while it was imported or rendered."""
+# --- exporting ------------------------------------------------------------------------
 
 
 class ExportError(FlueError):
@@ -330,7 +300,7 @@ class DestinationError(ExportError):
     """`flue-skills export`: DIR cannot take the skills: a different folder is in the way, or DIR cannot be written."""
 
 
-class SkillVerificationError(FlueError):
+class SkillVerificationError(MountError):
     """An MCP-served skill is not what its Skills-extension entry says: a file's size or digest, an unlisted
     file, a malformed entry, or a SKILL.md frontmatter field. `skill` is the entry's URI, `what` the file URI
     or the frontmatter field concerned. The host must not use the content."""
@@ -340,7 +310,7 @@ class SkillVerificationError(FlueError):
         super().__init__(f"{skill}: {reason}" if what == skill else f"{skill}: {what}: {reason}")
 
 
-class RemoteSkillsError(FlueError):
+class RemoteSkillsError(MountError):
     """`flue_runtime.mcp.remote_skills(target)`: the MCP server cannot be used: unreachable, not started, no answer
     within the timeout, no Skills extension, a listing that is not one, or the connection closed by `close()`.
     `server` names it (an URL without credentials, or the command); nothing of the call is mounted."""

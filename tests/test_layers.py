@@ -17,7 +17,7 @@ RUNTIME_LAYERS = [
     ("flue_runtime.integrations", "flue_runtime.mcp"),
 ]
 BUILD_LAYERS = [
-    ("flue_build.fswalk", "flue_build.report"),
+    ("flue_build.errors", "flue_build.fswalk", "flue_build.report"),
     ("flue_build.scan", "flue_build.backends"),
     ("flue_build.collect", "flue_build.shipping", "flue_build.project", "flue_build.inventory"),
     ("flue_build.pack",),

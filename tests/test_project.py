@@ -11,6 +11,7 @@ import pytest
 from support.paths import ROOT
 from support.site import section
 
+from flue_runtime.format.codes import SUMMARIES
 from flue_runtime.format.diagnostics import CODES
 
 HEAVY = ("yaml", "jsonschema", "flue_build", "setuptools", "hatchling")
@@ -35,7 +36,7 @@ def test_the_diagnostics_page_documents_every_diagnostic_code() -> None:
     table = section("reference/diagnostics.md", "## Diagnostic codes")
     rows = re.findall(r"^\| `(FLU\d{3})` \| (error|warning) \| (.+?) \|$", table, re.MULTILINE)
     assert [(code, severity) for code, severity, _ in rows] == [(c.code, str(c.severity)) for c in CODES.values()]
-    assert all(summary == CODES[code].summary for code, _, summary in rows)
+    assert [(code, summary) for code, _, summary in rows] == list(SUMMARIES.items())
 
 
 def quick_start() -> list[str]:
@@ -81,16 +82,77 @@ def test_the_tree_is_ruff_clean(command: list[str]) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def _error_rows(table: str) -> dict[str, str]:
+    return dict(re.findall(r"^\| `(\w+)` \| (.*) \|$", table, re.MULTILINE))
+
+
+def _errors_of(module: object) -> list[str]:
+    return sorted(
+        name for name, value in vars(module).items() if isinstance(value, type) and issubclass(value, BaseException)
+    )
+
+
 def test_the_errors_page_lists_every_error() -> None:
-    """One module holds every error, each a FlueError and exported by flue_runtime; the errors page lists exactly them."""
+    """The run-time errors are in `flue_runtime.errors`, each a FlueError exported by flue_runtime; the build and
+    command-line errors in `flue_build.errors`, not exported by flue_runtime. The errors page lists each where it lives."""
     import flue_runtime
+    from flue_build import errors as build_errors
     from flue_runtime import errors
 
-    listed = re.findall(r"^\| `(\w+)` \|", section("reference/errors.md", "## Errors"), re.MULTILINE)
-    defined = sorted(
-        name for name, value in vars(errors).items() if isinstance(value, type) and issubclass(value, BaseException)
-    )
-    assert sorted(listed) == defined == sorted(errors.__all__)
+    page = section("reference/errors.md", "## Errors")
+    runtime_section, build_section = page.split("### Build and command-line errors", 1)
+    runtime_rows, build_rows = _error_rows(runtime_section), _error_rows(build_section)
+    defined = _errors_of(errors)
+    assert sorted(runtime_rows) == defined == sorted(errors.__all__)
     for name in defined:
         assert issubclass(getattr(errors, name), errors.FlueError), name
         assert getattr(flue_runtime, name) is getattr(errors, name), name
+    built = [name for name in _errors_of(build_errors) if name != "FlueError"]
+    assert sorted(build_rows) == built == sorted(build_errors.__all__)
+    for name in built:
+        assert issubclass(getattr(build_errors, name), errors.FlueError), name
+        assert name not in flue_runtime.__all__ and not hasattr(flue_runtime, name), name
+    # a base class's row names only its own subclasses
+    for name, text in runtime_rows.items():
+        if text.startswith("base class of"):
+            for sub in re.findall(r"`(\w+Error)`", text.partition(": ")[2]):
+                if sub in runtime_rows:
+                    assert issubclass(getattr(errors, sub), getattr(errors, name)), (sub, name)
+
+
+def test_the_error_bases_group_the_runtime_errors() -> None:
+    """Every run-time error is a SkillError, MountError or AgentError, or one of the few that stand alone."""
+    from flue_runtime import errors
+
+    bases = (errors.SkillError, errors.MountError, errors.AgentError)
+    alone = {"FlueError", "SkillError", "MountError", "AgentError", "ConfigError", "ExportError", "DestinationError"}
+    alone |= {"SkillWarning", "WorkspaceSkillWarning"}  # warnings, filtered rather than caught
+    grouped = {name for name in errors.__all__ if issubclass(getattr(errors, name), bases)}
+    assert grouped | alone == set(errors.__all__)
+
+
+def test_the_type_checking_view_equals_the_lazy_export_table() -> None:
+    """`flue_runtime._LAZY` is the one table of lazily loaded names; the `if TYPE_CHECKING:` imports that let type
+    checkers see them must name exactly the same modules and names, each re-exported as itself."""
+    import ast
+    import importlib
+
+    import flue_runtime
+
+    tree = ast.parse((ROOT / "flue_runtime" / "__init__.py").read_text(encoding="utf-8"))
+    blocks = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+    ]
+    assert len(blocks) == 1
+    seen: dict[str, str] = {}
+    for node in blocks[0].body:
+        assert isinstance(node, ast.ImportFrom) and node.module is not None, ast.dump(node)
+        for alias in node.names:
+            assert alias.asname == alias.name, f"{alias.name} must be imported `as {alias.name}` to be re-exported"
+            assert alias.name not in seen, alias.name
+            seen[alias.name] = node.module
+    assert seen == flue_runtime._LAZY
+    for name, module in flue_runtime._LAZY.items():
+        assert getattr(flue_runtime, name) is getattr(importlib.import_module(module), name)

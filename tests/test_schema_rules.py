@@ -13,6 +13,7 @@ from support.paths import ROOT
 from support.site import section
 
 from flue_runtime.format import schema
+from flue_runtime.format.codes import SUMMARIES
 from flue_runtime.format.diagnostics import CODES
 from flue_runtime.format.naming import NAME_MAX, name_problems, suggest_name
 from flue_runtime.format.schema_validator import ANNOTATIONS
@@ -66,11 +67,11 @@ def test_limits_in_messages_are_the_schemas() -> None:
 
 
 def test_code_summaries_quote_the_schema() -> None:
-    assert f"{RULES['name']['maxLength']} characters at most" in CODES["FLU203"].summary
-    assert f"{RULES['description']['maxLength']} characters at most" in CODES["FLU207"].summary
+    assert f"{RULES['name']['maxLength']} characters at most" in SUMMARIES["FLU203"]
+    assert f"{RULES['description']['maxLength']} characters at most" in SUMMARIES["FLU207"]
     compatibility = RULES["compatibility"]
-    assert f"{compatibility['minLength']}-{compatibility['maxLength']} characters" in CODES["FLU208"].summary
-    shown = re.search(r"rule `(.+)`", CODES["FLU204"].summary)
+    assert f"{compatibility['minLength']}-{compatibility['maxLength']} characters" in SUMMARIES["FLU208"]
+    shown = re.search(r"rule `(.+)`", SUMMARIES["FLU204"])
     assert shown is not None
     assert re.fullmatch(shown.group(1), "pdf-tools") and not re.fullmatch(shown.group(1), "pdf--tools")
 

@@ -15,6 +15,20 @@ from typing import Any, NamedTuple
 
 from flue_runtime.format.records import SKILL_FILE
 
+__all__ = [
+    "DYNAMIC",
+    "Exclusions",
+    "Placed",
+    "configured",
+    "forced",
+    "metadata_files",
+    "skill_files",
+    "static_builders",
+    "walked",
+    "wheel_extras",
+]
+
+
 #: What a static reading says of a field the project computes at build time.
 DYNAMIC = "dynamic"
 

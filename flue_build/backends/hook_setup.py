@@ -22,6 +22,9 @@ from typing import Any
 from flue_runtime.format.config import PYPROJECT, flue_table
 from flue_runtime.format.diagnostics import Diagnostic
 
+__all__ = ["HATCH_REQUIREMENT", "HATCH_TARGETS", "HOOK", "SETUPTOOLS_REQUIREMENT", "hook_problems"]
+
+
 HOOK = "flue-skills"
 HATCH_REQUIREMENT = "hatch-flue-skills"
 SETUPTOOLS_REQUIREMENT = "flue-skills"

@@ -23,6 +23,16 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "Exclusions",
+    "MANIFEST_TEMPLATE",
+    "find_all_modules",
+    "manifest_files",
+    "selected_files",
+    "static_distribution",
+]
+
+
 MANIFEST_TEMPLATE = "MANIFEST.in"
 _COMMENT_ONLY = re.compile(r"^[ \t\f\v]*#")
 

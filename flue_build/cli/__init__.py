@@ -14,6 +14,8 @@ from typing import Protocol
 import flue_runtime
 from flue_build.cli import chat, check, exits, export, ls, new, prompt, schema, serve
 
+__all__ = ["COMMANDS", "Command", "main"]
+
 
 class Command(Protocol):
     """A command's module: `register` adds its subparser, whose defaults set `handler(args) -> int`."""

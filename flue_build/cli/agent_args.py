@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+__all__ = ["add_agent_arguments", "state_item"]
+
 
 def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agent", metavar="MODULE:AGENT", help="the agent function, e.g. support.agent:support")

@@ -26,10 +26,14 @@ from typing import TYPE_CHECKING, Any
 from flue_build.cli.agent_args import add_agent_arguments
 from flue_build.cli.exits import INTERRUPTED, OK, PROBLEMS
 from flue_build.cli.targets import agent_code, load_agent
-from flue_runtime.errors import FlueError, UsageError
+from flue_build.errors import UsageError
+from flue_runtime.errors import FlueError
 
 if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
     from flue_runtime.agents.harness import Harness, Session
+
+
+__all__ = ["Conversation", "register", "run"]
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -10,13 +10,24 @@ from pathlib import Path
 
 from flue_build.cli.exits import OK, PROBLEMS
 from flue_build.cli.find import Found, find_skills
-from flue_runtime.errors import UsageError
+from flue_build.errors import UsageError
 from flue_runtime.format.config import PYPROJECT, project_config
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, format_json, has_errors, printable, summary
 from flue_runtime.format.paths import display_path
 from flue_runtime.format.safe_read import kind
 from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.validate import SKILL_FILE, check_skill_file
+
+__all__ = [
+    "NO_SKILL_HINT",
+    "ProjectSummary",
+    "Report",
+    "check_paths",
+    "holds_no_skill",
+    "is_project",
+    "register",
+    "run",
+]
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -1,4 +1,4 @@
-"""The exit status of every `flue-skills` command, decided here once (README: "Exit status").
+"""The exit status of every `flue-skills` command, decided here once (docs/reference/cli.md: "Exit status of every command").
 
 - 0: done, nothing wrong.
 - 1: problems found in what the command was pointed at (a skill that breaks a rule, a project's
@@ -22,6 +22,7 @@ import sys
 import traceback
 from collections.abc import Callable
 
+from flue_build.errors import UnknownTargetError, UsageError
 from flue_runtime.errors import (
     ConfigError,
     DestinationError,
@@ -29,9 +30,22 @@ from flue_runtime.errors import (
     ModelError,
     SessionIdError,
     StoreError,
-    UnknownTargetError,
-    UsageError,
 )
+
+__all__ = [
+    "BROKEN_PIPE",
+    "Handler",
+    "INTERRUPTED",
+    "OK",
+    "PROBLEMS",
+    "USAGE",
+    "USAGE_OR_ENVIRONMENT",
+    "error_line",
+    "report",
+    "run",
+    "status",
+]
+
 
 OK = 0
 PROBLEMS = 1
@@ -40,7 +54,7 @@ INTERRUPTED = 128 + signal.SIGINT
 BROKEN_PIPE = 128 + signal.SIGPIPE
 
 #: Errors about the request or the machine rather than about what the command looked at: exit 2.
-#: Every other `FlueError` reports problems found: exit 1. The README's table is tested against it.
+#: Every other `FlueError` reports problems found: exit 1. The CLI page's table is tested against it.
 USAGE_OR_ENVIRONMENT: tuple[type[BaseException], ...] = (
     UsageError,  # an argument the parser cannot judge alone
     UnknownTargetError,  # TARGET or MODULE:AGENT names nothing (`NotInstalledError` among them)

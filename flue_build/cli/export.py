@@ -8,6 +8,8 @@ from pathlib import Path
 
 from flue_build.cli.exits import OK
 
+__all__ = ["register", "run"]
+
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(

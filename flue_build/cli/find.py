@@ -9,6 +9,8 @@ from flue_build.fswalk import walk
 from flue_runtime.format.validate import SKILL_FILE
 from flue_runtime.format.vetting import is_noise_dir
 
+__all__ = ["Found", "find_skills"]
+
 
 @dataclass(frozen=True)
 class Found:

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.types import ASGIApp, Receive, Scope, Send
 
+__all__ = ["Guard", "MIN_TOKEN", "TOKEN_ENV", "bind_problem", "is_loopback", "is_wildcard"]
+
+
 TOKEN_ENV = "FLUE_SKILLS_MCP_TOKEN"
 #: A shorter token is refused: it could be guessed.
 MIN_TOKEN = 16

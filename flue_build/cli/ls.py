@@ -25,14 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flue_build.cli.exits import OK
-from flue_runtime.errors import (
-    BundleError,
-    ListError,
-    NotInstalledError,
-    SkillError,
-    UnknownTargetError,
-    UnsafeFileError,
-)
+from flue_build.errors import ListError, NotInstalledError, UnknownTargetError
+from flue_runtime.errors import BundleError, SkillError, UnsafeFileError
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.diagnostics import printable, printable_json
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, MANIFEST_LIMIT, Manifest
@@ -40,6 +34,21 @@ from flue_runtime.format.vetting import format_size
 
 if TYPE_CHECKING:
     from flue_runtime.mount.reference import SkillReference
+
+__all__ = [
+    "ListedSkill",
+    "format_json",
+    "format_text",
+    "from_installed",
+    "from_manifests",
+    "from_project",
+    "from_wheel",
+    "installed",
+    "list_target",
+    "register",
+    "run",
+]
+
 
 _SUFFIX = f"/{BUNDLE_DIR}/{MANIFEST_FILE}"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

@@ -10,10 +10,13 @@ import argparse
 from pathlib import Path
 
 from flue_build.cli.exits import OK
-from flue_runtime.errors import UsageError
+from flue_build.errors import UsageError
 from flue_runtime.format.frontmatter import yaml_quote
 from flue_runtime.format.naming import name_problems, suggest_name
 from flue_runtime.format.validate import PLACEHOLDER_DESCRIPTION, SKILL_FILE, check_skill_md
+
+__all__ = ["TEMPLATE", "new_skill", "register", "run"]
+
 
 TEMPLATE = """\
 ---

@@ -24,6 +24,9 @@ if TYPE_CHECKING:  # the harness is imported when the command runs, so other com
     from flue_runtime.agents.harness import AgentFunction
 
 
+__all__ = ["FirstTurn", "first_turn", "register", "run"]
+
+
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "prompt",

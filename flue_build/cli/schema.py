@@ -7,6 +7,8 @@ import sys
 
 from flue_build.cli.exits import OK
 
+__all__ = ["register", "run"]
+
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("schema", help="print the SKILL.md frontmatter JSON Schema")

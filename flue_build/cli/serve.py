@@ -14,10 +14,13 @@ import sys
 from typing import TYPE_CHECKING
 
 from flue_build.cli.exits import OK
-from flue_runtime.errors import UsageError
+from flue_build.errors import UsageError
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
+
+__all__ = ["LOOPBACK", "PATH", "http_address", "register", "run", "serve_http"]
+
 
 LOOPBACK = "127.0.0.1"
 PATH = "/mcp"

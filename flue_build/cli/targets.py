@@ -23,10 +23,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flue_runtime.errors import FlueError, ListError, SkillError, TargetError, UnknownTargetError
+from flue_build.errors import ListError, TargetError, UnknownTargetError
+from flue_runtime.errors import FlueError, SkillError
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.disk import load_skill_dir
 from flue_runtime.mount.reference import SkillReference
+
+__all__ = ["Target", "agent_code", "agent_skills", "folder_skills", "installed_skills", "load_agent", "resolve_target"]
+
 
 _AGENT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

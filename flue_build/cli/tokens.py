@@ -12,6 +12,9 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+__all__ = ["CHARS_PER_TOKEN", "Counter", "ENCODING", "TOKENIZERS", "counter"]
+
+
 ENCODING = "o200k_base"
 #: Tried in order: bpe-openai embeds its tables (works offline); tiktoken downloads them on first use.
 TOKENIZERS = ("bpe_openai", "tiktoken")

@@ -13,6 +13,9 @@ from typing import TextIO
 from flue_runtime.agents.harness import AgentFunction, Harness
 from flue_runtime.models import Model, ModelRequest, ModelResponse
 
+__all__ = ["SHOWN", "Trace", "Watched", "WatchedHarness"]
+
+
 #: How much of a tool's arguments and of its result a line shows.
 SHOWN = 100
 

@@ -1,1 +1,3 @@
 """Which modules a build ships, and the skill references they hold."""
+
+__all__: list[str] = []

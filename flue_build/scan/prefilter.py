@@ -15,6 +15,9 @@ import tokenize
 import unicodedata
 from dataclasses import dataclass
 
+__all__ = ["MODULE", "NEEDLE", "Prefilter", "might_reference", "prefilter", "searchable"]
+
+
 MODULE = "flue_runtime"
 NEEDLE = MODULE.encode()
 #: An identifier in UTF-8 text (bytes from 0x80 up are letters of some script, or may be).

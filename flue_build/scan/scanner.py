@@ -32,6 +32,9 @@ from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.vetting import refused
 from flue_runtime.mount.specs import Kind, example_spec, spec_problem
 
+__all__ = ["Call", "Position", "ScanResult", "scan_file", "scan_source"]
+
+
 _SKILL, _MARKDOWN, _MODULE, _OTHER = "skill", "markdown", "module", "other"
 _FLUE_NAMES = {"skill": _SKILL, "markdown": _MARKDOWN}
 #: Aliases resolving to aliases (`a = b`, `b = c`, ...) are followed this far, then given up on.
@@ -116,7 +119,7 @@ def _scan(data: bytes, display: str, hot: frozenset[int] | None) -> ScanResult:
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """The cyclic garbage collector paused while the parser builds a tree: an AST holds no reference
-    cycles, so a collection then finds nothing, yet the nodes created trigger many (a third of the parse)."""
+    cycles, so a collection then finds nothing, yet the nodes created trigger many, a large share of the parse."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -13,6 +13,9 @@ from typing import Any
 from flue_build.scan.sources import INIT, Source, from_distribution_paths, sort_sources, sources_under
 from flue_runtime.format.config import FlueConfig
 
+__all__ = ["guess_sources", "hatchling_sources", "project_sources", "setuptools_modules"]
+
+
 _NOT_PACKAGES = frozenset({"tests", "test", "docs", "doc", "examples", "example", "benchmarks", "scripts", "tools"})
 
 

@@ -16,6 +16,17 @@ from flue_build.fswalk import walk
 from flue_runtime.format.vetting import is_noise_dir
 from flue_runtime.mount.specs import IDENTIFIER
 
+__all__ = [
+    "INIT",
+    "Source",
+    "from_distribution_paths",
+    "module_name",
+    "package_folders",
+    "sort_sources",
+    "sources_under",
+]
+
+
 INIT = "__init__.py"
 
 

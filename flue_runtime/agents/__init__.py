@@ -1,1 +1,3 @@
 """The agent: hooks, harness, prompt, tools, sandboxes, stores."""
+
+__all__: list[str] = []

@@ -11,6 +11,20 @@ from collections.abc import Sequence
 
 from flue_runtime.agents.reading import utf8_size
 
+__all__ = [
+    "CATALOG_BUDGET",
+    "CATALOG_HEADING",
+    "Entry",
+    "NAMES_LIMIT",
+    "PREAMBLE",
+    "catalog",
+    "catalog_line",
+    "listed",
+    "names_text",
+    "unlisted_line",
+]
+
+
 CATALOG_HEADING = "## Available Skills"
 PREAMBLE = (
     "Skills hold instructions for specific tasks. Before starting work that matches a skill's "

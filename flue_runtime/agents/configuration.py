@@ -22,6 +22,9 @@ from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import without_clashes
 from flue_runtime.mount.reference import SkillReference
 
+__all__ = ["Configuration", "HARNESS_TOOLS"]
+
+
 #: The harness's tools, in the order they are offered.
 HARNESS_TOOLS = ("activate_skill", "read_skill_resource", "find_skills", "run_skill_script", "read", "write", "ls")
 

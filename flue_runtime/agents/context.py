@@ -1,4 +1,4 @@
-"""`ToolContext`: what a tool may reach of the session that called it.
+"""`ToolContext`: what a tool may reach of the session that called it; `PromptResult`, what a prompt returns.
 
 A tool asks for it with a parameter annotated `ToolContext` (any name). The harness fills
 it in at each call; it never appears in the tool's JSON schema, so the model cannot see
@@ -10,19 +10,29 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flue_runtime.errors import HookError, LoopError
+from flue_runtime.models.base import Message
 
-if TYPE_CHECKING:
-    from flue_runtime.agents.harness import PromptResult
+__all__ = ["MAX_NESTED_PROMPTS", "PromptResult", "ToolContext", "set_value"]
 
 
 #: How deep `ToolContext.prompt` may nest (a tool's prompt whose model calls a tool that prompts
 #: again...): past it the call fails, so a model that keeps delegating cannot recurse without end.
 MAX_NESTED_PROMPTS = 4
 _nesting: ContextVar[int] = ContextVar("flue_prompt_nesting", default=0)
+
+
+@dataclass(frozen=True)
+class PromptResult:
+    """The model's final answer to one prompt, and the messages the prompt added."""
+
+    text: str
+    messages: list[Message]
+    session_id: str
 
 
 class ToolContext:

@@ -25,6 +25,9 @@ from pathlib import Path
 from flue_runtime.errors import SandboxError
 from flue_runtime.format.safe_read import kind
 
+__all__ = ["Identity", "identity", "inside", "overlap", "write_file"]
+
+
 Identity = tuple[int, int]
 _DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NONBLOCK", 0)  # never waits on a FIFO
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

@@ -15,11 +15,10 @@ import json
 import os
 import uuid
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from flue_runtime.agents.configuration import HARNESS_TOOLS, Configuration
-from flue_runtime.agents.context import ToolContext, set_value
+from flue_runtime.agents.context import PromptResult, ToolContext, set_value
 from flue_runtime.agents.hooks import render
 from flue_runtime.agents.prompt import announcement, instructions_announcement
 from flue_runtime.agents.sandbox import Sandbox
@@ -31,19 +30,13 @@ from flue_runtime.errors import FlueError, HookError, LoopError, SessionConflict
 from flue_runtime.models import Model, ModelRequest, ToolCall, resolve_model
 from flue_runtime.models.base import Message, ToolSpec
 
+__all__ = ["AgentFunction", "Harness", "Session"]
+
+
 AgentFunction = Callable[[], object]
 T = TypeVar("T")
 #: How often `set_state` writes again after losing a race with other workers' saves.
 _STATE_ATTEMPTS = 10
-
-
-@dataclass(frozen=True)
-class PromptResult:
-    """The model's final answer to one prompt, and the messages the prompt added."""
-
-    text: str
-    messages: list[Message]
-    session_id: str
 
 
 class Harness:

@@ -19,6 +19,19 @@ from flue_runtime.models import Model
 from flue_runtime.mount.define import define_skill
 from flue_runtime.mount.reference import SkillReference
 
+__all__ = [
+    "Render",
+    "agent",
+    "render",
+    "use_instruction",
+    "use_model",
+    "use_sandbox",
+    "use_skill",
+    "use_state",
+    "use_tool",
+]
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from referencing import Specification
     from referencing._core import Resolver
 
+__all__ = ["CACHE_SIZE", "JsonSchema", "MAX_SHOWN", "MAX_TEXT", "compile_schema", "cut", "describe_schema", "place"]
+
+
 #: Characters of a value quoted in a problem, and of one problem, at most (a long value is cut).
 MAX_SHOWN = 80
 MAX_TEXT = 300

@@ -21,6 +21,24 @@ from typing import BinaryIO
 
 from flue_runtime.errors import PageError
 
+__all__ = [
+    "BINARY_PAGE",
+    "HINT_ROOM",
+    "MAX_BYTES",
+    "MAX_ENTRIES",
+    "MAX_LINES",
+    "SNIFF",
+    "Window",
+    "entries_page",
+    "is_text",
+    "page",
+    "page_stream",
+    "quoted",
+    "text_window",
+    "utf8_size",
+]
+
+
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
 #: Entries per page of a folder listing.

@@ -27,6 +27,9 @@ from flue_runtime.format.skill_folder import VettedSkill, vet_tree
 from flue_runtime.format.trees import MemoryTree
 from flue_runtime.format.vet_cache import VetCache
 
+__all__ = ["Entry", "LocalSandbox", "MemorySandbox", "Sandbox", "sandbox_path"]
+
+
 #: Verdicts on skill folders in any local sandbox, kept while each folder is unchanged: the
 #: workspace's skills are vetted at every prompt (absolute paths, so every sandbox shares it).
 _VETTED = VetCache()
@@ -159,7 +162,7 @@ class LocalSandbox:
         full = self._resolve(path)
         if not full.is_dir():
             raise SandboxError(f"{path!r} is not a folder")
-        with os.scandir(full) as found:  # (a Path per entry cost a third of listing a folder)
+        with os.scandir(full) as found:  # (no Path per entry: their making dominated listing a folder)
             children = sorted(found, key=lambda child: child.name)
         entries = []
         for child in children:

@@ -19,6 +19,9 @@ from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.errors import FlueError, PageError, ToolFailure
 from flue_runtime.mount.vfs import SkillTree
 
+__all__ = ["LS", "READ", "SPECS", "SandboxFiles", "WRITE"]
+
+
 _PATH = {"type": "string", "description": "a path inside the sandbox, or under /.flue/skills/ for skill files"}
 
 READ: dict[str, Any] = {

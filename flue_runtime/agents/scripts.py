@@ -37,6 +37,18 @@ from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import PackedFile, content_id
 from flue_runtime.mount.reference import SkillReference
 
+__all__ = [
+    "KEPT_ENVIRONMENT",
+    "RUN_SKILL_SCRIPT",
+    "STOP_GRACE",
+    "Scripts",
+    "cache_root",
+    "exec_root",
+    "materialise",
+    "run_script",
+]
+
+
 RUN_SKILL_SCRIPT: dict[str, Any] = {
     "name": "run_skill_script",
     "description": (

@@ -24,6 +24,9 @@ import sys
 import time
 from types import ModuleType
 
+__all__ = ["PR_SET_CHILD_SUBREAPER", "PR_SET_PDEATHSIG", "children", "main", "signal", "stop_all"]
+
+
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 

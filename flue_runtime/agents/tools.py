@@ -25,6 +25,9 @@ from flue_runtime.agents.tool_schema import Mismatch, parameters_of
 from flue_runtime.errors import SchemaError, ToolArgumentError, ToolDefinitionError
 from flue_runtime.format.schema_validator import Validator, Violation
 
+__all__ = ["MAX_PROBLEMS", "RESERVED", "Tool", "ToolFunction", "check_arguments", "defined_tool", "tool_from_function"]
+
+
 ToolFunction = Callable[..., Any]
 #: Names the harness itself provides; a user tool may not take them.
 RESERVED = frozenset(

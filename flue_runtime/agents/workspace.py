@@ -22,6 +22,17 @@ from flue_runtime.format.validate import SKILL_FILE, check_skill_md
 from flue_runtime.format.vetting import PackedFile
 from flue_runtime.mount.reference import MountedSource, SkillReference
 
+__all__ = [
+    "WORKSPACE_DIR",
+    "Workspace",
+    "WorkspaceSource",
+    "discover_workspace_skills",
+    "find_workspace_skills",
+    "warn",
+    "without_clashes",
+]
+
+
 WORKSPACE_DIR = ".agents/skills"
 
 

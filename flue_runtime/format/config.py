@@ -24,6 +24,20 @@ from flue_runtime.errors import ConfigError
 from flue_runtime.format.exports import EXAMPLE, export_problem
 from flue_runtime.format.vetting import DEFAULT_LIMITS, SIZE_UNITS, Limits, format_size, parse_size
 
+__all__ = [
+    "FlueConfig",
+    "INSTALLED",
+    "KEYS",
+    "LIMIT_KEYS",
+    "PYPROJECT",
+    "flue_table",
+    "load_config",
+    "parse_config",
+    "project_config",
+    "read_pyproject",
+]
+
+
 PYPROJECT = "pyproject.toml"
 #: The limits a project may override, each with its `Limits` field and whether it is a size in bytes.
 LIMIT_KEYS = {

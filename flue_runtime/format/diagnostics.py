@@ -1,6 +1,6 @@
 """Diagnostics: one shape for every problem the build, the CLI and the run time report.
 
-Codes are stable (documented in the README); messages may improve over time.
+Codes are stable (documented in docs/reference/diagnostics.md); messages may improve over time.
 """
 
 from __future__ import annotations
@@ -11,7 +11,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
 
-from flue_runtime.format.schema import field_rule
+__all__ = [
+    "CODES",
+    "Code",
+    "Diagnostic",
+    "E",
+    "Severity",
+    "W",
+    "apply_strict",
+    "format_json",
+    "has_errors",
+    "printable",
+    "printable_json",
+    "summary",
+]
 
 
 class Severity(StrEnum):
@@ -23,106 +36,77 @@ class Severity(StrEnum):
 class Code:
     code: str
     severity: Severity
-    summary: str
-
-
-def _codes(*rows: tuple[str, Severity, str]) -> dict[str, Code]:
-    return {code: Code(code, severity, summary) for code, severity, summary in rows}
 
 
 E, W = Severity.ERROR, Severity.WARNING
-_NAME, _DESCRIPTION, _COMPATIBILITY = (field_rule(name) for name in ("name", "description", "compatibility"))
-#: The name pattern as people read it: `(?!\n)` only keeps Python's `$` from accepting a trailing newline.
-_NAME_PATTERN = _NAME["pattern"].replace("(?!\\n)", "")
 
-#: Every diagnostic code, its default severity and what it means. The README table is
-#: checked against this registry by the test suite.
-CODES: dict[str, Code] = _codes(
-    # 1xx: the SKILL.md file and its frontmatter
-    ("FLU100", E, "a path given to `check` holds no skill"),
-    ("FLU101", E, "skill file missing or not named exactly `SKILL.md`"),
-    ("FLU102", E, "file is not valid UTF-8 or holds a NUL byte"),
-    ("FLU103", E, "no frontmatter: the file must start with a `---` line"),
-    ("FLU104", E, "frontmatter is never closed by a `---` line"),
-    ("FLU105", E, "frontmatter is larger than the limit (64 KiB unless `max-frontmatter-size` says otherwise)"),
-    ("FLU106", E, "frontmatter is not valid YAML"),
-    ("FLU107", E, "frontmatter is not a YAML mapping"),
-    ("FLU108", E, "duplicate key"),
-    ("FLU109", E, "YAML feature refused: alias, complex key, second document or deep nesting"),
-    ("FLU110", E, "file cannot be read"),
-    # 2xx: frontmatter fields
-    ("FLU201", E, "required field missing"),
-    ("FLU202", E, "field has the wrong type"),
-    # (the limits are the schema's: it is the one source of the field rules)
-    ("FLU203", E, f"`name` is too long ({_NAME['maxLength']} characters at most)"),
-    ("FLU204", E, f"`name` breaks the naming rule `{_NAME_PATTERN}`"),
-    ("FLU205", E, "`name` differs from the skill's directory name"),
-    ("FLU206", E, "`description` is empty"),
-    ("FLU207", E, f"`description` is too long ({_DESCRIPTION['maxLength']} characters at most)"),
-    (
-        "FLU208",
-        E,
-        f"`compatibility` is empty or too long ({_COMPATIBILITY['minLength']}-{_COMPATIBILITY['maxLength']} characters)",
-    ),
-    ("FLU209", E, "`metadata` value is not a string"),
-    ("FLU210", W, "unknown top-level field"),
-    ("FLU211", W, "`allowed-tools` looks comma-separated"),
-    ("FLU212", W, "a skill nested inside another skill's directory"),
-    ("FLU213", W, "`description` is still the placeholder `flue-skills new` writes"),
-    # 3xx: packing a skill directory
-    ("FLU301", E, "symbolic link refused"),
-    ("FLU302", E, "secret refused (by file or folder name)"),
-    ("FLU303", E, "file holds a private key (PEM, in any container: comments, strings, JSON, base64, UTF-16/32)"),
-    ("FLU304", W, "noise skipped (VCS, tool caches, build output, editor files)"),
-    ("FLU305", W, "file over 1 MiB packed"),
-    (
-        "FLU306",
-        W,
-        "file that looks like a secret, or holds a key or token, packed because `[tool.flue] allow` lists it",
-    ),
-    ("FLU307", E, "not a regular file (FIFO, socket, device)"),
-    ("FLU308", E, "file or folder cannot be read"),
-    (
-        "FLU309",
-        E,
-        "file or folder name the run time could never serve (control character, backslash, not UTF-8, encoded or look-alike dot or slash, over 255 bytes)",
-    ),
-    ("FLU310", E, "skill holds more files than the limit (10,000 unless `max-skill-files` says otherwise)"),
-    (
-        "FLU311",
-        E,
-        "skill files add up to more than the limit (100 MiB per build unless `max-bundle-size` says otherwise)",
-    ),
-    ("FLU312", W, "two files whose paths differ only in case"),
-    ("FLU313", E, "folder nested more than 64 levels deep inside a skill"),
-    ("FLU314", W, "hard-linked file packed (another name shares its bytes)"),
-    ("FLU315", E, "file holds a credential token (AWS key pair, GitHub, Slack, Stripe, OpenAI, Anthropic)"),
-    # 4xx: references in Python source and what a build does with them
-    ("FLU401", E, "dynamic reference: the spec must be one string literal"),
-    ("FLU402", E, "Python file does not parse"),
-    ("FLU403", E, "malformed spec: `skill()` must end in `/SKILL.md`, `markdown()` in `.md`"),
-    ("FLU404", E, "referenced skill folder or markdown file missing"),
-    ("FLU405", W, "package spec not importable at build time; resolved at run time"),
-    ("FLU406", E, "reference leaves the project folder"),
-    ("FLU407", E, "referencing module is not inside a regular package"),
-    ("FLU408", E, "skill folder overlaps Python code (holds `__init__.py` or the referencing module)"),
-    ("FLU409", E, "built artifact holds a file that was not vetted"),
-    (
-        "FLU410",
-        W,
-        "skill folder in what the build selects is not referenced: only its vetted files ship, as plain files",
-    ),
-    ("FLU411", W, "vetted skill file left out of an artifact: the project's own exclusion rules exclude it"),
-    ("FLU412", E, "a referenced skill's `SKILL.md` or a `markdown()` target is excluded by the project's own rules"),
-    ("FLU413", E, "package spec names a skill or file its distribution does not export (`[tool.flue] exports`)"),
-    ("FLU414", E, "`[tool.flue] exports` names a spec outside the project's packages"),
-    # 5xx: the project's build configuration
-    (
-        "FLU501",
-        E,
-        "the project needs flue-skills at build time but its build does not run it (hook table, `[tool.flue]` or build requirement missing)",
-    ),
-)
+#: Every diagnostic code and its default severity; what each means is `format.codes.SUMMARIES` (a module of
+#: its own: some summaries quote the schema, which this module, imported by every error, must not load).
+#: The diagnostics page's table is checked against both by the test suite.
+CODES: dict[str, Code] = {
+    code: Code(code, severity)
+    for code, severity in {
+        # 1xx: the SKILL.md file and its frontmatter
+        "FLU100": E,
+        "FLU101": E,
+        "FLU102": E,
+        "FLU103": E,
+        "FLU104": E,
+        "FLU105": E,
+        "FLU106": E,
+        "FLU107": E,
+        "FLU108": E,
+        "FLU109": E,
+        "FLU110": E,
+        # 2xx: frontmatter fields
+        "FLU201": E,
+        "FLU202": E,
+        "FLU203": E,
+        "FLU204": E,
+        "FLU205": E,
+        "FLU206": E,
+        "FLU207": E,
+        "FLU208": E,
+        "FLU209": E,
+        "FLU210": W,
+        "FLU211": W,
+        "FLU212": W,
+        "FLU213": W,
+        # 3xx: packing a skill directory
+        "FLU301": E,
+        "FLU302": E,
+        "FLU303": E,
+        "FLU304": W,
+        "FLU305": W,
+        "FLU306": W,
+        "FLU307": E,
+        "FLU308": E,
+        "FLU309": E,
+        "FLU310": E,
+        "FLU311": E,
+        "FLU312": W,
+        "FLU313": E,
+        "FLU314": W,
+        "FLU315": E,
+        # 4xx: references in Python source and what a build does with them
+        "FLU401": E,
+        "FLU402": E,
+        "FLU403": E,
+        "FLU404": E,
+        "FLU405": W,
+        "FLU406": E,
+        "FLU407": E,
+        "FLU408": E,
+        "FLU409": E,
+        "FLU410": W,
+        "FLU411": W,
+        "FLU412": E,
+        "FLU413": E,
+        "FLU414": E,
+        # 5xx: the project's build configuration
+        "FLU501": E,
+    }.items()
+}
 
 
 #: What a terminal acts on or what reorders a line as shown: C0 and C1 controls, DEL, lone

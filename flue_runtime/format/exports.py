@@ -12,6 +12,9 @@ from collections.abc import Sequence
 
 from flue_runtime.format.specs import SKILL_SUFFIX, Kind, is_relative, spec_problem
 
+__all__ = ["EXAMPLE", "export_kind", "export_problem", "not_exported"]
+
+
 EXAMPLE = "acme_skills/review/SKILL.md"
 
 

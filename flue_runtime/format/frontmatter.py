@@ -14,6 +14,9 @@ from typing import Any, NamedTuple, Protocol
 
 from flue_runtime.format.diagnostics import Diagnostic
 
+__all__ = ["FRONTMATTER_LIMIT", "Frontmatter", "MAX_NESTING", "Mark", "Path", "Span", "decode", "parse", "yaml_quote"]
+
+
 #: Frontmatter larger than this is refused; SKILL.md metadata is a few hundred bytes.
 FRONTMATTER_LIMIT = 64 * 1024
 #: Deepest nesting of mappings and sequences accepted in frontmatter.
@@ -201,9 +204,9 @@ def _yaml_hint(problem: str, offending: str, line: str) -> str:
 # --- the common shape, without PyYAML -------------------------------------------------------
 #
 # Most frontmatter is `key: value` lines, maybe one `metadata:` block and a list of plain items.
-# That shape is read here directly: importing PyYAML alone costs a fresh process 15-40 ms
-# (most of it one regular expression compiled by a module libyaml never uses), more than
-# all the rest of a first validation. Anything else, including every mistake, is declined
+# That shape is read here directly: importing PyYAML costs a fresh process more than all the
+# rest of a first validation (most of it one regular expression compiled by a module libyaml
+# never uses; BENCHMARKS.md has the figures). Anything else, including every mistake, is declined
 # and goes to PyYAML, which reports it; a property test proves both readers agree wherever
 # this one reads (tests/fuzz/test_fuzz_frontmatter.py).
 

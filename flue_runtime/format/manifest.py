@@ -49,13 +49,28 @@ from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata, i
 if TYPE_CHECKING:
     from flue_runtime.format.schema_validator import Violation
 
+__all__ = [
+    "BUNDLE_DIR",
+    "FORMAT",
+    "MANIFEST_FILE",
+    "MANIFEST_LIMIT",
+    "MARKDOWN_DIR",
+    "Manifest",
+    "MarkdownEntry",
+    "Reference",
+    "ReferenceKind",
+    "SKILLS_DIR",
+    "SkillEntry",
+]
+
+
 BUNDLE_DIR = "_flue_skills"
 MANIFEST_FILE = "manifest.json"
 SKILLS_DIR = "skills"
 MARKDOWN_DIR = "markdown"
 FORMAT = 2
-#: The largest manifest any reader accepts, checked before anything is inflated or decoded. A
-#: 1,000-skill, 10,000-file bundle's manifest is about 1.2 MB.
+#: The largest manifest any reader accepts, checked before anything is inflated or decoded; far above
+#: what the largest bundles a build makes need (BENCHMARKS.md has their sizes).
 MANIFEST_LIMIT = 16 * 1024 * 1024
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -30,6 +30,8 @@ from flue_runtime.format.vetting import (
     unreadable,
 )
 
+__all__ = ["MarkdownFile", "too_large", "vet_markdown"]
+
 
 @dataclass(frozen=True)
 class MarkdownFile:

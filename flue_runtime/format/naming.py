@@ -12,6 +12,9 @@ import unicodedata
 
 from flue_runtime.format.schema import field_rule, field_validator
 
+__all__ = ["NAME_MAX", "is_valid_name", "name_problems", "suggest_name"]
+
+
 NAME_MAX: int = field_rule("name")["maxLength"]
 
 

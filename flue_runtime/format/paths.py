@@ -17,6 +17,9 @@ from collections.abc import Sequence
 
 from flue_runtime.errors import SkillPathError
 
+__all__ = ["LISTED_PATHS", "MAX_NAME_BYTES", "MAX_PATH_BYTES", "display_path", "is_inside", "skill_path", "some_paths"]
+
+
 _ENCODED = re.compile(r"%(?:25)*(?:2e|2f|5c|00)", re.IGNORECASE)
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -81,7 +84,7 @@ def some_paths(paths: Sequence[str]) -> str:
 
 def is_inside(folder: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
     """Whether `path` is `folder` or below it, compared as written (no link resolved)."""
-    from pathlib import PurePath  # the build's helper: mounting a bundle never needs pathlib (~7 ms to import)
+    from pathlib import PurePath  # the build's helper: mounting a bundle never needs pathlib (a costly import)
 
     return PurePath(path).is_relative_to(folder)
 

@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+__all__ = ["ListedFile", "PackedFile", "SKILL_FILE", "SkillMetadata", "content_id", "is_content_id"]
+
+
 SKILL_FILE = "SKILL.md"
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})

@@ -32,6 +32,33 @@ from dataclasses import dataclass
 
 from flue_runtime.format.diagnostics import Diagnostic
 
+__all__ = [
+    "BACKUP_SUFFIXES",
+    "BASE64_KEY",
+    "ContentScan",
+    "DOCUMENTATION",
+    "Finding",
+    "KEY",
+    "MATERIAL",
+    "NAME_CACHE",
+    "NO_PROJECT",
+    "SECRET_DIRS",
+    "SECRET_FILES",
+    "SECRET_IN_FOLDERS",
+    "TOKENS",
+    "allowed_secret",
+    "fold",
+    "found_secret",
+    "is_secret_dir",
+    "is_secret_file",
+    "key_follows",
+    "placeholder",
+    "scan_content",
+    "secret_file",
+    "secret_folder",
+]
+
+
 #: File names refused as secrets, after folding (see `fold`).
 SECRET_FILES = (
     ".env",

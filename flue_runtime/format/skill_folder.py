@@ -21,6 +21,8 @@ from flue_runtime.format.trees import DiskTree, Tree
 from flue_runtime.format.validate import check_skill_md
 from flue_runtime.format.vetting import DEFAULT_LIMITS, LARGE_FILE, Limits, PackedFile, allowed_paths, walk
 
+__all__ = ["VettedSkill", "vet_skill", "vet_tree"]
+
 
 @dataclass(frozen=True)
 class VettedSkill:

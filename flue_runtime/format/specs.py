@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+__all__ = ["IDENTIFIER", "Kind", "SKILL_SUFFIX", "example_spec", "is_relative", "spec_problem"]
+
+
 Kind = Literal["skill", "markdown"]
 SKILL_SUFFIX = "/SKILL.md"
 #: A plain (ASCII) Python identifier: a package name a spec may start with.

@@ -21,6 +21,8 @@ from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.records import ListedFile
 from flue_runtime.format.safe_read import FileBytes, inspect_bytes, read_regular
 
+__all__ = ["DiskTree", "ListedTree", "MemoryTree", "Stat", "Tree", "listing_mismatch"]
+
 
 @dataclass(frozen=True, slots=True)
 class Stat:
@@ -59,8 +61,8 @@ class DiskTree:
         self.root = os.fspath(root)
 
     def _full(self, path: str) -> str:
-        # Plain strings: a pathlib object per entry cost a tenth of vetting 10,000 files, and
-        # os.path.join another 5% (`path` is clean and relative: the walk built it).
+        # Plain strings, joined by hand: this runs for every entry a walk meets, where a pathlib object
+        # or os.path.join per entry shows (`path` is clean and relative: the walk built it).
         return f"{self.root}{os.sep}{path}" if path else self.root
 
     def names(self, folder: str) -> list[str]:

@@ -37,6 +37,32 @@ from flue_runtime.format.secrets import (
 )
 from flue_runtime.format.trees import Tree
 
+__all__ = [
+    "DEFAULT_LIMITS",
+    "LARGE_FILE",
+    "Limits",
+    "MAX_BUNDLE_SIZE",
+    "MAX_FOLDER_DEPTH",
+    "MAX_SKILL_FILES",
+    "NOISE_DIRS",
+    "NOISE_FILES",
+    "SIZE_UNITS",
+    "Walk",
+    "allowed_paths",
+    "format_size",
+    "hard_linked",
+    "is_noise_dir",
+    "is_noise_file",
+    "link_refused",
+    "name_problem",
+    "not_regular",
+    "parse_size",
+    "refused",
+    "unreadable",
+    "walk",
+]
+
+
 #: Directories skipped with a warning: they belong to tools, never to a skill.
 NOISE_DIRS = frozenset(
     {".git", "node_modules", "dist", "build", "__pycache__", ".venv", ".tox", ".cache", ".mypy_cache", ".pytest_cache"}

@@ -2,3 +2,5 @@
 
 Each adapter is imported only when used, and imports its framework only then.
 """
+
+__all__: list[str] = []

@@ -24,6 +24,9 @@ from flue_runtime.errors import DestinationError, ExportError, FlueError
 from flue_runtime.format.naming import is_valid_name, name_problems
 from flue_runtime.mount.reference import SkillReference
 
+__all__ = ["Exported", "Outcome", "export_skills"]
+
+
 Outcome = Literal["written", "replaced", "unchanged"]
 
 

@@ -24,6 +24,8 @@ from langchain_core.tools import StructuredTool, ToolException
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mount.reference import SkillReference
 
+__all__ = ["catalog", "skill_tools"]
+
 
 def skill_tools(skills: Iterable[SkillReference]) -> list[StructuredTool]:
     """`activate_skill` (and `read_skill_resource` when a skill has support files) as LangChain tools."""

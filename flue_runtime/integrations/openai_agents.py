@@ -28,6 +28,8 @@ from agents.tool_context import ToolContext
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mount.reference import SkillReference
 
+__all__ = ["catalog", "skill_tools"]
+
 
 def skill_tools(skills: Iterable[SkillReference]) -> list[FunctionTool]:
     """`activate_skill` (and `read_skill_resource` when a skill has support files) as function tools."""

@@ -27,6 +27,8 @@ from pydantic_ai.toolsets import FunctionToolset
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mount.reference import SkillReference
 
+__all__ = ["skills_toolset"]
+
 
 def skills_toolset(skills: Iterable[SkillReference]) -> FunctionToolset[Any]:
     """`activate_skill` (and `read_skill_resource` when a skill has support files), instructed by the catalog."""

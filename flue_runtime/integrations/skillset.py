@@ -17,6 +17,8 @@ from flue_runtime.agents.tools import Tool
 from flue_runtime.errors import HookError, ToolArgumentError, ToolFailure
 from flue_runtime.mount.reference import SkillReference
 
+__all__ = ["Skillset", "ToolResult"]
+
 
 @dataclass(frozen=True)
 class ToolResult:

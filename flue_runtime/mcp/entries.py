@@ -19,6 +19,9 @@ from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mcp.typed import typed
 from flue_runtime.mount.reference import SkillReference
 
+__all__ = ["EXTENSION_ID", "SCHEME", "check_servable", "entry", "file_uri", "frontmatter", "mime_type"]
+
+
 EXTENSION_ID = "io.modelcontextprotocol/skills"
 SCHEME = "skill"
 

@@ -23,6 +23,9 @@ from flue_runtime.format.frontmatter import parse
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mcp.typed import typed
 
+__all__ = ["check_entry", "verify_file", "verify_skill", "verify_skill_md"]
+
+
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 

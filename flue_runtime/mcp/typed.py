@@ -27,6 +27,9 @@ from flue_runtime.errors import SkillError
 from flue_runtime.format.diagnostics import Diagnostic
 from flue_runtime.format.frontmatter import Frontmatter
 
+__all__ = ["typed"]
+
+
 _CORE = "tag:yaml.org,2002:"
 _NULL = re.compile(r"null|Null|NULL|~|")
 _BOOL = re.compile(r"true|True|TRUE|false|False|FALSE")

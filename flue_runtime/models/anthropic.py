@@ -14,6 +14,9 @@ from flue_runtime.errors import ModelError
 from flue_runtime.models.base import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
 from flue_runtime.models.sdk import LoopClients, Provider, client_options, model_error
 
+__all__ = ["AnthropicModel", "CACHE", "PROVIDER", "convert_messages", "convert_response", "convert_tool"]
+
+
 PROVIDER = Provider("Anthropic", "anthropic", "anthropic", "ANTHROPIC_API_KEY")
 CACHE = {"type": "ephemeral"}
 

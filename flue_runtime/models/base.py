@@ -7,6 +7,9 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+__all__ = ["Message", "Model", "ModelRequest", "ModelResponse", "ToolCall", "ToolSpec"]
+
+
 Message = dict[str, Any]
 ToolSpec = dict[str, Any]
 

@@ -14,6 +14,9 @@ from flue_runtime.errors import ModelError
 from flue_runtime.models.base import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
 from flue_runtime.models.sdk import LoopClients, Provider, client_options, model_error
 
+__all__ = ["OpenAIModel", "PROVIDER", "convert_messages", "convert_response", "convert_tool", "parse_arguments"]
+
+
 PROVIDER = Provider("OpenAI", "openai", "openai", "OPENAI_API_KEY")
 
 

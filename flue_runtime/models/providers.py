@@ -8,6 +8,9 @@ from importlib import import_module
 from flue_runtime.errors import ModelError
 from flue_runtime.models.base import Model
 
+__all__ = ["PROVIDERS", "create"]
+
+
 #: provider name -> (adapter module, model class)
 PROVIDERS: dict[str, tuple[str, str]] = {
     "anthropic": ("flue_runtime.models.anthropic", "AnthropicModel"),

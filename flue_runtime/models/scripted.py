@@ -8,6 +8,9 @@ from collections.abc import Callable, Sequence
 from flue_runtime.errors import ScriptExhaustedError
 from flue_runtime.models.base import ModelRequest, ModelResponse, ToolCall
 
+__all__ = ["ScriptedModel", "Turn"]
+
+
 Turn = str | Sequence[ToolCall] | ModelResponse | Callable[[ModelRequest], ModelResponse]
 
 

@@ -18,6 +18,8 @@ from typing import Any
 
 from flue_runtime.errors import ModelError
 
+__all__ = ["LoopClients", "Provider", "client_options", "error_fields", "model_error"]
+
 
 @dataclass(frozen=True)
 class Provider:

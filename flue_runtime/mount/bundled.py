@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from importlib.machinery import ModuleSpec
 from typing import TYPE_CHECKING, Literal
 
-if TYPE_CHECKING:  # annotations only: importing importlib.resources costs the mount path ~6 ms (tempfile, zipfile)
+if TYPE_CHECKING:  # annotations only: importing importlib.resources would weigh on the mount path (tempfile, zipfile)
     from importlib.resources.abc import Traversable
 
     from flue_runtime.mount.zipped import Archive
@@ -40,6 +40,17 @@ from flue_runtime.format.manifest import (
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.mount.reference import MountedSource, SkillReference
+
+__all__ = [
+    "BundleSource",
+    "InstalledBundle",
+    "bundle_of",
+    "bundle_package",
+    "clear_caches",
+    "is_regular_package",
+    "module_spec",
+]
+
 
 _lock = threading.RLock()  # re-entrant: reading a bundle may import its package, whose code may call skill()
 _bundles: dict[str, InstalledBundle | None] = {}

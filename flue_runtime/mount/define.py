@@ -25,6 +25,8 @@ from flue_runtime.format.validate import SKILL_FILE, SkillMetadata, check_fields
 from flue_runtime.format.vetting import PackedFile, walk
 from flue_runtime.mount.reference import MountedSource, SkillReference
 
+__all__ = ["define_skill", "render_skill_md"]
+
 
 class _Problem(Protocol):
     def __call__(self, field: str, message: str, hint: str = "", code: str = "FLU202") -> None: ...

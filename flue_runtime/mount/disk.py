@@ -39,6 +39,9 @@ from flue_runtime.format.vetting import (
 )
 from flue_runtime.mount.reference import MountedSource, SkillReference
 
+__all__ = ["DiskSource", "load_skill_dir", "read_markdown_file"]
+
+
 #: The verdicts of dev-mode folders, kept while each folder is unchanged.
 _VETTED = VetCache()
 #: The reference last made per folder and call, with the verdict and config it was made from: the same

@@ -29,6 +29,9 @@ from flue_runtime.format.safe_read import read_regular
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.sources import vet_source
 
+__all__ = ["Found", "RawSkillFolder", "find_skills", "raw_skill_folders", "skills_of"]
+
+
 #: Folders of a distribution's file list that are its metadata, never a skill's.
 _METADATA = (".dist-info", ".egg-info", ".data")
 

@@ -27,6 +27,8 @@ from flue_runtime.errors import ResourceNotFoundError, SkillError, SkillSourceEr
 from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata, content_id
 
+__all__ = ["MountedSource", "SkillReference"]
+
 
 class MountedSource(ABC):
     """Where a vetted skill's bytes live: a bundle (its manifest checked when parsed), a folder on disk (walked by

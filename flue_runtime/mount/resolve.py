@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # a bundled skill resolves without pathlib (~7 ms to import); disk and packages use it
+if TYPE_CHECKING:  # a bundled skill resolves without pathlib (a costly import); disk and packages use it
     from pathlib import Path
 
 from flue_runtime.errors import (

@@ -46,6 +46,9 @@ from flue_runtime.format.validate import check_fields
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, unreadable
 from flue_runtime.mount.reference import MountedSource, SkillReference
 
+__all__ = ["SkillSource", "fetch", "load_skill", "shown_as", "vet_source"]
+
+
 _SHA256 = re.compile("[0-9a-f]{64}")
 #: How much of a source's `describe()` a message shows.
 _DESCRIBED = 300

@@ -14,6 +14,9 @@ from flue_runtime.errors import FlueError, ReadOnlyError, ResourceNotFoundError,
 from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.mount.reference import SkillReference
 
+__all__ = ["SKILLS_ROOT", "SkillTree", "VirtualEntry"]
+
+
 SKILLS_ROOT = "/.flue/skills"
 _ROOT_PARTS = (".flue", "skills")
 

@@ -1,8 +1,8 @@
 """One member of a zipped wheel, found by its name and read with a bound, without indexing the whole archive.
 
 `zipfile.ZipFile` turns every entry of the central directory into an object before it can
-open one: for a wheel of 10,000 files that is ~85 ms, paid by the first activation of a
-bundled skill in every process. A member's record is found instead by searching the
+open one: for a large wheel that dominates the first activation of a bundled skill in every
+process (BENCHMARKS.md). A member's record is found instead by searching the
 directory's bytes for its name (one read, one `bytes.find`); its size there is compared
 with the size the build recorded before anything is inflated, and no more than that size
 plus one byte is ever inflated. Anything this plain reader does not handle (ZIP64, data
@@ -24,6 +24,9 @@ from flue_runtime.errors import BundleError, UnsafeFileError
 
 if TYPE_CHECKING:
     from zipfile import ZipFile, ZipInfo
+
+__all__ = ["Archive", "Member"]
+
 
 _END = struct.Struct("<4s4H2LH")  # end of central directory record
 _CENTRAL = struct.Struct("<4s4B4HL2L5H2L")  # a central directory record, before its name

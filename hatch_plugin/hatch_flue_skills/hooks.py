@@ -6,6 +6,8 @@ from hatchling.plugin import hookimpl
 
 from .plugin import FlueSkillsBuildHook
 
+__all__ = ["hatch_register_build_hook"]
+
 
 @hookimpl
 def hatch_register_build_hook() -> type[FlueSkillsBuildHook]:

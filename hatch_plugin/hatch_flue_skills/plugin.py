@@ -12,6 +12,8 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 from flue_build.hatchling_build import Prepared, artifact_name, finish, prepare
 from flue_build.report import done, stops_build
 
+__all__ = ["FlueSkillsBuildHook"]
+
 
 class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     PLUGIN_NAME = "flue-skills"

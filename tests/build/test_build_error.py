@@ -11,14 +11,19 @@ from pathlib import Path
 import pytest
 from support.projects import ProjectFactory
 
-from flue_runtime import BuildError, FlueError
+from flue_build.errors import BuildError
+from flue_runtime import FlueError
 
 REFUNDS = "src/hatch_src_demo/skills/refunds"
 
 
 def test_a_build_error_exits_with_status_1_and_prints_nothing_more() -> None:
     proc = subprocess.run(
-        [sys.executable, "-c", "from flue_runtime import BuildError; raise BuildError('flue-skills: wheel not built')"],
+        [
+            sys.executable,
+            "-c",
+            "from flue_build.errors import BuildError; raise BuildError('flue-skills: wheel not built')",
+        ],
         capture_output=True,
         text=True,
     )

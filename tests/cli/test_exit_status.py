@@ -24,20 +24,16 @@ from support.projects import copy_project, write_skill
 
 import flue_build.cli as cli_package
 from flue_build.cli import COMMANDS, _parser, exits, main
+from flue_build.errors import ListError, NotInstalledError, TargetError, UnknownTargetError, UsageError
 from flue_runtime.errors import (
     ConfigError,
     DestinationError,
     ExportError,
     FlueError,
-    ListError,
     ModelError,
-    NotInstalledError,
     SessionIdError,
     SkillError,
     StoreError,
-    TargetError,
-    UnknownTargetError,
-    UsageError,
 )
 
 OK, PROBLEMS, USAGE = 0, 1, 2

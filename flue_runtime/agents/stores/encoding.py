@@ -16,7 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flue_runtime.agents.stores import SessionRecord
+from flue_runtime.agents.stores.contract import SessionRecord
+
+__all__ = ["EncodedRecord", "decode", "dump", "kept_prefix"]
 
 
 def dump(value: Any) -> str:

@@ -11,6 +11,9 @@ from typing import TypeVar
 
 from flue_runtime.errors import StoreError
 
+__all__ = ["Step", "pending"]
+
+
 Step = TypeVar("Step")
 
 

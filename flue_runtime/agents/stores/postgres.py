@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
-from flue_runtime.agents.stores import SessionRecord, check_session_id, conflict, locked_too_long
+from flue_runtime.agents.stores.contract import SessionRecord, check_session_id, conflict, locked_too_long
 from flue_runtime.agents.stores.encoding import EncodedRecord, decode, kept_prefix
 from flue_runtime.agents.stores.migrations import pending
 from flue_runtime.errors import StoreError
@@ -36,6 +36,9 @@ except ImportError as exc:  # the optional extra is not installed (or libpq is m
     raise StoreError(
         f"the PostgreSQL session store needs psycopg 3 and psycopg-pool ({exc}): pip install 'flue-skills[postgres]'"
     ) from None
+
+__all__ = ["PostgresStore", "SCHEMA_VERSION"]
+
 
 T = TypeVar("T")
 

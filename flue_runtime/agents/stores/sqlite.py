@@ -17,10 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from flue_runtime.agents.stores import SessionRecord, check_session_id, conflict, locked_too_long
+from flue_runtime.agents.stores.contract import SessionRecord, check_session_id, conflict, locked_too_long
 from flue_runtime.agents.stores.encoding import EncodedRecord, decode, kept_prefix
 from flue_runtime.agents.stores.migrations import pending
 from flue_runtime.errors import StoreError
+
+__all__ = ["SCHEMA_VERSION", "SQLiteStore"]
+
 
 T = TypeVar("T")
 

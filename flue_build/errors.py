@@ -1,0 +1,65 @@
+"""The errors only a build or the `flue-skills` command raises; each is a `flue_runtime.FlueError`.
+
+They live here, not in `flue_runtime.errors`, because an installed agent never meets them; the
+README's list of them is tested against this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from flue_runtime.errors import FlueError
+
+if TYPE_CHECKING:
+    from flue_runtime.format.diagnostics import Diagnostic
+
+__all__ = [
+    "BuildError",
+    "ListError",
+    "NotInstalledError",
+    "TargetError",
+    "UnknownTargetError",
+    "UsageError",
+]
+
+
+class BuildError(FlueError, SystemExit):
+    """A build that flue-skills stopped, after printing why; the message is the one-line summary.
+
+    Also a `SystemExit` with status 1: a build front end's hook process (pip's, `python -m
+    build`'s) then ends after our printed diagnostics instead of printing a traceback of our
+    frames. Code that runs a backend in its own process catches it as a `FlueError`.
+    `diagnostics` holds the problems, when diagnostics were the cause.
+    """
+
+    def __init__(self, message: str, diagnostics: Sequence[Diagnostic] = ()) -> None:
+        super().__init__(message)
+        self.code = 1  # SystemExit's exit status; BaseException.__init__ leaves it None (status 0)
+        self.diagnostics = tuple(diagnostics)
+
+
+# --- the command line ------------------------------------------------------------------
+
+
+class UsageError(FlueError):
+    """`flue-skills`: an argument the command cannot act on, found after parsing: a PATH that does not exist,
+    a skill name that breaks the rules, an option that needs another, an address it may not listen on."""
+
+
+class ListError(FlueError):
+    """`flue-skills ls`: TARGET names nothing that ships skills, or cannot be read."""
+
+
+class UnknownTargetError(ListError):
+    """TARGET (or MODULE:AGENT) names nothing a command takes: no such wheel, project folder, installed
+    package or distribution, importable module or agent function."""
+
+
+class NotInstalledError(UnknownTargetError):
+    """`flue-skills ls`: no installed package or distribution of that name."""
+
+
+class TargetError(ListError):
+    """`flue-skills mcp`/`export`: TARGET names no skills, or two different skills with one name; an agent's
+    module or function raised while it was imported or rendered."""

@@ -1,0 +1,122 @@
+"""What users may import: the supported modules (docs/internals.md) and each module's `__all__`."""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from support.paths import ROOT
+
+PACKAGES = ("flue_runtime", "flue_build", "hatch_plugin/hatch_flue_skills")
+
+
+def module_files() -> list[Path]:
+    return sorted(path for package in PACKAGES for path in (ROOT / package).rglob("*.py"))
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    parts = parts[1:] if parts[0] == "hatch_plugin" else parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def top_level_names(body: list[ast.stmt]) -> set[str]:
+    """Every name a module binds at its top level, in any branch of an `if` or `try`."""
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.If):
+            names |= top_level_names(node.body) | top_level_names(node.orelse)
+        elif isinstance(node, ast.Try):
+            names |= top_level_names(node.body) | top_level_names(node.orelse)
+            for handler in node.handlers:
+                names |= top_level_names(handler.body)
+    return names
+
+
+def declared_all(tree: ast.Module) -> list[str] | None:
+    for node in tree.body:
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            value = node.value
+            assert isinstance(value, (ast.List, ast.Tuple)), "__all__ must be a literal list of names"
+            assert all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts)
+            return [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return None
+
+
+@pytest.mark.parametrize("path", module_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_module_declares_its_names(path: Path) -> None:
+    """A literal `__all__` in every module, naming only what the module binds (flue_runtime's own is computed
+    from its lazy table and the errors, and checked by tests/test_project.py)."""
+    if path == ROOT / "flue_runtime" / "__init__.py":
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = declared_all(tree)
+    assert names is not None, f"{path.relative_to(ROOT)} declares no __all__"
+    assert len(set(names)) == len(names), "a name listed twice"
+    missing = set(names) - top_level_names(tree.body)
+    assert not missing, f"__all__ names what the module does not define: {sorted(missing)}"
+
+
+def supported_modules() -> list[str]:
+    text = (ROOT / "docs" / "internals.md").read_text(encoding="utf-8")
+    section = text.split("## Supported modules", 1)[1].split("\n## ", 1)[0]
+    modules: list[str] = []
+    for cell in re.findall(r"^\| ([^|]*) \|", section, re.MULTILINE):
+        last = ""
+        for name in re.findall(r"`([\w.]+)`", cell):
+            # `.openai_agents` after `flue_runtime.integrations.pydantic_ai` is its sibling
+            name = last.rsplit(".", 1)[0] + name if name.startswith(".") else name
+            modules.append(name)
+            last = name
+    return modules
+
+
+def test_the_supported_modules_exist_and_declare_their_names() -> None:
+    files = {module_name(path): path for path in module_files()}
+    modules = supported_modules()
+    assert "flue_runtime" in modules and "flue_build.errors" in modules
+    for module in modules:
+        assert module in files, f"docs/internals.md lists {module}, which does not exist"
+        if module != "flue_runtime":
+            names = declared_all(ast.parse(files[module].read_text(encoding="utf-8")))
+            assert names, f"supported module {module} exports nothing"
+
+
+def user_imports() -> list[tuple[str, str]]:
+    """(where, module) for every import of flue code in the README's and the docs' Python blocks and in examples."""
+    found: list[tuple[str, str]] = []
+    sources: list[tuple[str, str]] = []
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        text = doc.read_text(encoding="utf-8")
+        for block in re.findall(r"^ *```python\n(.*?)^ *```", text, re.DOTALL | re.MULTILINE):
+            sources.append((str(doc.relative_to(ROOT)), textwrap.dedent(block)))
+    for example in sorted((ROOT / "examples").rglob("*.py")):
+        sources.append((str(example.relative_to(ROOT)), example.read_text(encoding="utf-8")))
+    for where, source in sources:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.append((where, node.module))
+            elif isinstance(node, ast.Import):
+                found += [(where, alias.name) for alias in node.names]
+    return [(where, module) for where, module in found if module.split(".")[0] in ("flue_runtime", "flue_build")]
+
+
+def test_user_facing_code_imports_only_supported_modules() -> None:
+    supported = set(supported_modules())
+    imports = user_imports()
+    assert len({module for _, module in imports}) > 3  # the README does import from several
+    private = [(where, module) for where, module in imports if module not in supported]
+    assert not private, f"code shown to users imports private modules: {private}"
