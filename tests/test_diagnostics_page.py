@@ -8,6 +8,7 @@ import pytest
 from support.diagnostics_page import PAGE, examples, refreshed, sections
 from support.site import code_blocks, page
 
+from flue_runtime.format.codes import SUMMARIES
 from flue_runtime.format.diagnostics import CODES
 
 #: Codes whose example is shown, not run (each says why on the page); every other example runs.
@@ -23,7 +24,7 @@ def test_every_code_has_a_section_in_order_with_its_severity_summary_and_a_fix()
     assert [code for code, _, _ in found] == list(CODES)
     for code, start, end in found:
         body = text()[start:end]
-        assert f"\n\n{CODES[code].severity}: {CODES[code].summary}\n\n" in body, code
+        assert f"\n\n{CODES[code].severity}: {SUMMARIES[code]}\n\n" in body, code
         assert "\n**Fix**: " in body, code
         shown = [block for language, block in code_blocks(body) if language == ""]
         assert shown and re.search(rf"^\S.*: {code} {CODES[code].severity}: ", shown[0], re.MULTILINE), code
