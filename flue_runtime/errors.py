@@ -12,6 +12,7 @@ __all__ = [
     "BuildError",
     "BundleError",
     "ConfigError",
+    "DestinationError",
     "FlueError",
     "ExportError",
     "HookError",
@@ -23,6 +24,7 @@ __all__ = [
     "NotInstalledError",
     "PageError",
     "ReadOnlyError",
+    "RemoteSkillsError",
     "ResourceNotFoundError",
     "SandboxError",
     "SchemaError",
@@ -43,7 +45,9 @@ __all__ = [
     "ToolDefinitionError",
     "ToolFailure",
     "UnknownPackageError",
+    "UnknownTargetError",
     "UnsafeFileError",
+    "UsageError",
     "WorkspaceSkillWarning",
 ]
 
@@ -294,20 +298,36 @@ class ScriptExhaustedError(ModelError):
 # --- the command line ------------------------------------------------------------------
 
 
+class UsageError(FlueError):
+    """`flue-skills`: an argument the command cannot act on, found after parsing: a PATH that does not exist,
+    a skill name that breaks the rules, an option that needs another, an address it may not listen on."""
+
+
 class ListError(FlueError):
     """`flue-skills ls`: TARGET names nothing that ships skills, or cannot be read."""
 
 
-class NotInstalledError(ListError):
+class UnknownTargetError(ListError):
+    """TARGET (or MODULE:AGENT) names nothing a command takes: no such wheel, project folder, installed
+    package or distribution, importable module or agent function."""
+
+
+class NotInstalledError(UnknownTargetError):
     """`flue-skills ls`: no installed package or distribution of that name."""
 
 
 class TargetError(ListError):
-    """`flue-skills mcp`/`export`: TARGET names no skills, or two different skills with one name."""
+    """`flue-skills mcp`/`export`: TARGET names no skills, or two different skills with one name; an agent's
+    module or function raised while it was imported or rendered."""
 
 
 class ExportError(FlueError):
-    """`flue-skills export`: a folder would be overwritten, or a file does not match the manifest."""
+    """`flue-skills export`: a skill cannot be exported as it is: a file does not match its manifest, its name is
+    not a valid skill name, two skills share a name."""
+
+
+class DestinationError(ExportError):
+    """`flue-skills export`: DIR cannot take the skills: a different folder is in the way, or DIR cannot be written."""
 
 
 class SkillVerificationError(FlueError):
@@ -318,3 +338,13 @@ class SkillVerificationError(FlueError):
     def __init__(self, skill: str, what: str, reason: str) -> None:
         self.skill, self.what, self.reason = skill, what, reason
         super().__init__(f"{skill}: {reason}" if what == skill else f"{skill}: {what}: {reason}")
+
+
+class RemoteSkillsError(FlueError):
+    """`flue_runtime.mcp.remote_skills(target)`: the MCP server cannot be used: unreachable, not started, no answer
+    within the timeout, no Skills extension, a listing that is not one, or the connection closed by `close()`.
+    `server` names it (an URL without credentials, or the command); nothing of the call is mounted."""
+
+    def __init__(self, server: str, reason: str) -> None:
+        self.server, self.reason = server, reason
+        super().__init__(f"{server}: {reason}")

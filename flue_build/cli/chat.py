@@ -24,17 +24,15 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from flue_build.cli.agent_args import add_agent_arguments
+from flue_build.cli.exits import INTERRUPTED, OK, PROBLEMS
 from flue_build.cli.targets import agent_code, load_agent
-from flue_runtime.errors import FlueError
+from flue_runtime.errors import FlueError, UsageError
 
 if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
     from flue_runtime.agents.harness import Harness, Session
 
-#: Exit status after Ctrl-C, as a shell reports a process killed by SIGINT.
-INTERRUPTED = 130
 
-
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "run",
         help="talk to an agent in the terminal",
@@ -56,16 +54,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--session", metavar="ID", help="the session to start or resume (needs --store; default: a new id)"
     )
-    parser.set_defaults(run=run)
+    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.session is not None and args.store is None:
-        print(
-            "flue-skills run: error: --session needs --store PATH: without a store nothing is kept to resume",
-            file=sys.stderr,
-        )
-        return 2
+        raise UsageError("--session needs --store PATH: without a store nothing is kept to resume")
     from flue_build.cli.watch import Trace, WatchedHarness
     from flue_runtime.agents.hooks import render
 
@@ -76,12 +70,9 @@ def run(args: argparse.Namespace) -> int:
         session, resumed = _open(harness, session_id, dict(args.state))
         chosen = args.model or render(agent, session.state).model
     if chosen is None:
-        print(
-            f"flue-skills run: error: {args.agent} calls no use_model(); pass --model PROVIDER/NAME, "
-            "e.g. --model anthropic/claude-haiku-4-5",
-            file=sys.stderr,
+        raise UsageError(
+            f"{args.agent} calls no use_model(); pass --model PROVIDER/NAME, e.g. --model anthropic/claude-haiku-4-5"
         )
-        return 1
     harness.resolved_model(chosen)  # a missing SDK or key is reported now, not after the first question
     kept = f"kept in {args.store}" if args.store else "not kept: add --store PATH to keep it"
     print(
@@ -94,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         conversation.run()
     if args.store and args.session is None:
         print(f"resume with: --store {args.store} --session {session_id}", file=sys.stderr)
-    return 1 if conversation.failed else 0
+    return PROBLEMS if conversation.failed else OK
 
 
 def _open(harness: Harness, session_id: str, state: dict[str, Any]) -> tuple[Session, str]:

@@ -1,18 +1,58 @@
-"""`flue-skills check`: what a PATH names (a skill, a SKILL.md, a folder of skills, a project) and every problem in it."""
+"""`flue-skills check [PATH...]`: what a PATH names (a skill, a SKILL.md, a folder of skills, a project) and every
+problem in it, compiler style; exit 1 on errors."""
 
 from __future__ import annotations
 
+import argparse
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from flue_build.cli.exits import OK, PROBLEMS
 from flue_build.cli.find import Found, find_skills
+from flue_runtime.errors import UsageError
 from flue_runtime.format.config import PYPROJECT, project_config
-from flue_runtime.format.diagnostics import Diagnostic, apply_strict
+from flue_runtime.format.diagnostics import Diagnostic, apply_strict, format_json, has_errors, printable, summary
 from flue_runtime.format.paths import display_path
 from flue_runtime.format.safe_read import kind
 from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.validate import SKILL_FILE, check_skill_file
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "check",
+        help="validate skills: a skill folder, a SKILL.md, a folder searched recursively, or a project",
+        description=(
+            "Report every problem in the skills under PATH, compiler style. Exit 1 on errors. "
+            "A folder holding a pyproject.toml is checked as a build would: its modules are scanned "
+            "for skill() and markdown() references and every referenced skill is vetted."
+        ),
+    )
+    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", default=[Path(".")], help="default: .")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    report = check_paths(args.paths, strict=args.strict)
+    if args.format == "json":
+        print(format_json(report.diagnostics))
+    else:
+        for diagnostic in report.diagnostics:
+            print(diagnostic.format())
+        for project in report.projects:
+            named = f" ({printable(project.identity)})" if project.identity else ""
+            print(
+                f"project {project.root}{named}: scanned {project.modules} module{'' if project.modules == 1 else 's'}, "
+                f"found {project.references} reference{'' if project.references == 1 else 's'}"
+            )
+        print(summary(report.diagnostics, report.checked))
+    return PROBLEMS if has_errors(report.diagnostics) else OK
 
 
 @dataclass

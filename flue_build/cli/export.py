@@ -6,8 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from flue_build.cli.exits import OK
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "export",
         help="write skills as plain folders, for runtimes that read skills from disk",
@@ -19,7 +21,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("target", metavar="TARGET")
     parser.add_argument("dest", type=Path, metavar="DIR")
     parser.add_argument("--force", action="store_true", help="replace folders in DIR that differ")
-    parser.set_defaults(run=run)
+    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,4 +34,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"flue-skills export: warning: {printable(note)}", file=sys.stderr)
     for done in export_skills(target.skills, args.dest, force=args.force):
         print(f"{done.outcome:<9} {done.folder}")
-    return 0
+    return OK

@@ -13,15 +13,26 @@ printed with control characters escaped (`printable`); any failure is one `ListE
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
+import shutil
+import sys
 import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from flue_runtime.errors import BundleError, ListError, NotInstalledError, UnsafeFileError
+from flue_build.cli.exits import OK
+from flue_runtime.errors import (
+    BundleError,
+    ListError,
+    NotInstalledError,
+    SkillError,
+    UnknownTargetError,
+    UnsafeFileError,
+)
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.diagnostics import printable, printable_json
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, MANIFEST_LIMIT, Manifest
@@ -32,6 +43,35 @@ if TYPE_CHECKING:
 
 _SUFFIX = f"/{BUNDLE_DIR}/{MANIFEST_FILE}"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "ls",
+        help="list the skills a wheel, an installed package or a project ships",
+        description="List each skill TARGET ships: name, number and size of files, bundle package, description. "
+        "TARGET is a .whl file, a project folder (holding a pyproject.toml) or an installed package or distribution name.",
+    )
+    parser.add_argument("target", metavar="TARGET")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    notes: list[str] = []
+    try:
+        skills = list_target(args.target, notes)
+    except SkillError as exc:  # a project that would not build: every problem, then the policy's one line
+        print(exc.report(), file=sys.stderr)
+        raise
+    for note in notes:  # raw skill folders of a distribution built without the hook: skipped, or warned about
+        print(f"flue-skills ls: warning: {printable(note)}", file=sys.stderr)
+    if args.format == "json":
+        print(format_json(skills))
+    else:
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        print(format_text(skills, width))
+    return OK
 
 
 @dataclass(frozen=True)
@@ -61,7 +101,7 @@ def _list(target: str, notes: list[str]) -> list[ListedSkill]:
     path = Path(target)
     if path.suffix == ".whl":
         if not path.is_file():
-            raise ListError(f"{target}: no such wheel")
+            raise UnknownTargetError(f"{target}: no such wheel")
         return from_wheel(path)
     if path.is_dir() and (path / PYPROJECT).is_file():
         return from_project(path)
@@ -73,10 +113,10 @@ def _list(target: str, notes: list[str]) -> list[ListedSkill]:
             if not path.is_dir():
                 raise
     if path.is_dir():
-        raise ListError(
+        raise UnknownTargetError(
             f"{target}: a folder must be a project (holding a pyproject.toml); give a wheel or a package name otherwise"
         )
-    raise ListError(f"{target}: no such wheel, project folder or installed package")
+    raise UnknownTargetError(f"{target}: no such wheel, project folder or installed package")
 
 
 def from_manifests(manifests: list[Manifest]) -> list[ListedSkill]:
@@ -140,8 +180,6 @@ def from_project(root: Path) -> list[ListedSkill]:
 
     view = view_project(root)
     if has_errors(view.diagnostics):
-        from flue_runtime.errors import SkillError
-
         raise SkillError(view.diagnostics, f"{root}: the project would not build")
     return from_manifests([_load(bundle.manifest, bundle.manifest_path) for bundle in plan(view.collection)])
 

@@ -1,4 +1,4 @@
-"""`flue-skills new`: a skill folder that passes `check` from the first minute.
+"""`flue-skills new NAME`: a skill folder that passes `check` from the first minute.
 
 Without a description it writes a placeholder, which `check` and the build flag (FLU213:
 a warning, an error under strict), so that it never reaches a catalog unnoticed.
@@ -6,9 +6,11 @@ a warning, an error under strict), so that it never reaches a catalog unnoticed.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
-from flue_runtime.errors import FlueError
+from flue_build.cli.exits import OK
+from flue_runtime.errors import UsageError
 from flue_runtime.format.frontmatter import yaml_quote
 from flue_runtime.format.naming import name_problems, suggest_name
 from flue_runtime.format.validate import PLACEHOLDER_DESCRIPTION, SKILL_FILE, check_skill_md
@@ -26,20 +28,40 @@ and which support files in this folder to read (for example `reference.md`).
 """
 
 
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("new", help="scaffold a valid skill", description="Create DIR/NAME/SKILL.md.")
+    parser.add_argument("name", metavar="NAME")
+    parser.add_argument("--dir", type=Path, default=Path("."), metavar="DIR", help="parent folder (default: .)")
+    parser.add_argument("--description", default=None, help="the skill's description")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    created = new_skill(args.name, args.dir, args.description or PLACEHOLDER_DESCRIPTION)
+    print(f"created {created}")
+    if not args.description:
+        print(
+            "next: replace its placeholder description (until then `flue-skills check` warns: FLU213, "
+            "an error under --strict) and write its instructions"
+        )
+    return OK
+
+
 def new_skill(name: str, directory: Path, description: str = PLACEHOLDER_DESCRIPTION) -> Path:
-    """Create `directory/name/SKILL.md`; refuses an invalid name or an existing folder."""
+    """Create `directory/name/SKILL.md`; refuses (`UsageError`) an invalid name or description, or a folder
+    already there."""
     problems = name_problems(name)
     if problems:
         suggestion = suggest_name(name)
         fix = f"; try `{suggestion}`" if suggestion else ""
-        raise FlueError(f"invalid skill name `{name}`: it " + "; it ".join(problems) + fix)
+        raise UsageError(f"invalid skill name `{name}`: it " + "; it ".join(problems) + fix)
     folder = directory / name
     if folder.exists():
-        raise FlueError(f"{folder} already exists; pick another name or --dir")
+        raise UsageError(f"{folder} already exists; pick another name or --dir")
     text = TEMPLATE.format(name=name, description=yaml_quote(description), title=name.replace("-", " ").capitalize())
     result = check_skill_md(text.encode(), str(folder / SKILL_FILE), name)
     if not result.ok:
-        raise FlueError("; ".join(d.message for d in result.diagnostics))
+        raise UsageError("; ".join(d.message for d in result.diagnostics))
     folder.mkdir(parents=True)
     (folder / SKILL_FILE).write_text(text, encoding="utf-8")
     return folder / SKILL_FILE

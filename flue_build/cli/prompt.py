@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from flue_build.cli.agent_args import add_agent_arguments
+from flue_build.cli.exits import OK
 from flue_build.cli.targets import agent_code, load_agent
 from flue_build.cli.tokens import counter
 from flue_runtime.models.base import ToolSpec
@@ -23,7 +24,7 @@ if TYPE_CHECKING:  # the harness is imported when the command runs, so other com
     from flue_runtime.agents.harness import AgentFunction
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "prompt",
         help="print what an agent sends on its first model turn: system prompt, catalog, tools, tokens",
@@ -33,7 +34,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_agent_arguments(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.set_defaults(run=run)
+    parser.set_defaults(handler=run)
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             },
         }
         print(json.dumps(report, ensure_ascii=False, indent=2))
-        return 0
+        return OK
     about = "" if tokens.exact else "about "
     print(f"=== system prompt: {about}{system_tokens:,} tokens ===")
     print(turn.system, end="" if turn.system.endswith("\n") else "\n")
@@ -90,4 +91,4 @@ def run(args: argparse.Namespace) -> int:
         f"=== total: {about}{total:,} tokens: {system_tokens:,} in the system prompt, {sum(tool_tokens):,} in "
         f"{tools} (as JSON); {tokens.name} ==="
     )
-    return 0
+    return OK

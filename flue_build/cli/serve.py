@@ -13,6 +13,9 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
+from flue_build.cli.exits import OK
+from flue_runtime.errors import UsageError
+
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
@@ -20,7 +23,7 @@ LOOPBACK = "127.0.0.1"
 PATH = "/mcp"
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "mcp",
         help="serve skills over the Model Context Protocol (needs flue-skills[mcp])",
@@ -44,7 +47,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "FLUE_SKILLS_MCP_TOKEN, which every request must send as `Authorization: Bearer <token>`",
     )
     parser.add_argument("--name", default="flue-skills", help="the server name hosts show (default: flue-skills)")
-    parser.set_defaults(run=run)
+    parser.set_defaults(handler=run)
 
 
 def http_address(text: str) -> tuple[str, int]:
@@ -66,8 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
         problem = bind_problem(args.http[0], args.allow_remote, os.environ)
         if problem:
-            print(f"flue-skills mcp: error: --http {args.http[0]}: {problem}", file=sys.stderr)
-            return 2
+            raise UsageError(f"--http {args.http[0]}: {problem}")
     from flue_build.cli.targets import resolve_target  # here: `check` and `ls` do not pay for it
     from flue_runtime.format.diagnostics import printable
 
@@ -90,13 +92,9 @@ def run(args: argparse.Namespace) -> int:
             sock.bind((host, port))
         except OSError as exc:
             sock.close()
-            print(
-                f"flue-skills mcp: error: --http {host}:{port}: cannot listen there: {exc.strerror or exc}",
-                file=sys.stderr,
-            )
-            return 2
+            raise UsageError(f"--http {host}:{port}: cannot listen there: {exc.strerror or exc}") from None
         anyio.run(serve_http, server, sock, host, len(target.skills))
-    return 0
+    return OK
 
 
 async def serve_http(server: MCPServer, sock: socket.socket, host: str, count: int) -> None:

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flue_runtime.errors import FlueError, ListError, SkillError, TargetError
+from flue_runtime.errors import FlueError, ListError, SkillError, TargetError, UnknownTargetError
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.disk import load_skill_dir
 from flue_runtime.mount.reference import SkillReference
@@ -54,7 +54,9 @@ def resolve_target(target: str) -> Target:
     if path.is_dir():
         skills, skipped = folder_skills(path)
         return _unique(target, skills, skipped)
-    raise TargetError(f"{target}: not an installed package or distribution, a MODULE:AGENT, or a folder of skills")
+    raise UnknownTargetError(
+        f"{target}: not an installed package or distribution, a MODULE:AGENT, or a folder of skills"
+    )
 
 
 def installed_skills(name: str, notes: list[str] | None = None) -> list[SkillReference]:
@@ -123,24 +125,25 @@ def agent_code(spec: str, doing: str = "rendering the agent") -> Iterator[None]:
 def load_agent(spec: str) -> Callable[[], object]:
     """The agent function `module:agent` names, its module imported as `python -m` would find it.
 
-    The one loader of every command that takes MODULE:AGENT (`mcp`, `export`, `prompt`, `run`).
+    The one loader of every command that takes MODULE:AGENT (`mcp`, `export`, `prompt`, `run`):
+    `UnknownTargetError` when `spec` names no agent, `TargetError` when its module raises at import.
     """
     if not _AGENT.match(spec):
-        raise TargetError(f"{spec}: name an agent as MODULE:AGENT, like `support.agent:support`")
+        raise UnknownTargetError(f"{spec}: name an agent as MODULE:AGENT, like `support.agent:support`")
     module_name, _, attribute = spec.partition(":")
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # as `python -m` would: a module of the current folder is found
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise TargetError(f"{spec}: cannot import {module_name!r}: {exc}") from None
+        raise UnknownTargetError(f"{spec}: cannot import {module_name!r}: {exc}") from None
     except FlueError:
         raise
     except Exception as exc:  # the module's own code failed at import: one line, no traceback
         raise TargetError(f"{spec}: importing {module_name!r} raised {type(exc).__name__}: {exc}") from exc
     function: object = getattr(module, attribute, None)
     if not callable(function):
-        raise TargetError(f"{spec}: module {module_name!r} has no agent function named {attribute!r}")
+        raise UnknownTargetError(f"{spec}: module {module_name!r} has no agent function named {attribute!r}")
     return function
 
 

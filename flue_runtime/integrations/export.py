@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from flue_runtime.errors import ExportError, FlueError
+from flue_runtime.errors import DestinationError, ExportError, FlueError
 from flue_runtime.format.naming import is_valid_name, name_problems
 from flue_runtime.mount.reference import SkillReference
 
@@ -37,7 +37,8 @@ class Exported:
 
 
 def export_skills(skills: Iterable[SkillReference], dest: Path, *, force: bool = False) -> list[Exported]:
-    """Write each skill to `dest/<name>/`; `ExportError` (and `dest` unchanged) when one cannot be."""
+    """Write each skill to `dest/<name>/`; `ExportError` (and `dest` unchanged) when one cannot be, the
+    `DestinationError` kind when `dest` is at fault."""
     chosen = list(skills)
     for skill in chosen:  # a name becomes a folder: the skill-name rule, whatever source made the reference
         if not is_valid_name(skill.name):
@@ -60,7 +61,7 @@ def export_skills(skills: Iterable[SkillReference], dest: Path, *, force: bool =
         elif force:
             outcomes[skill.name] = "replaced"
         else:
-            raise ExportError(
+            raise DestinationError(
                 f"{folder} exists and differs from skill {skill.name!r} ({skill.origin}); "
                 "nothing was written: remove it, choose another folder, or pass --force to replace it"
             )
@@ -68,7 +69,7 @@ def export_skills(skills: Iterable[SkillReference], dest: Path, *, force: bool =
         dest.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".flue-export-", dir=dest))
     except OSError as exc:
-        raise ExportError(f"cannot write to {dest}: {exc.strerror or exc}") from None
+        raise DestinationError(f"cannot write to {dest}: {exc.strerror or exc}") from None
     try:
         for skill in chosen:
             if outcomes[skill.name] != "unchanged":
@@ -77,7 +78,7 @@ def export_skills(skills: Iterable[SkillReference], dest: Path, *, force: bool =
             if outcomes[skill.name] != "unchanged":
                 _move_into_place(staging / skill.name, dest / skill.name, staging / f".old-{skill.name}")
     except OSError as exc:
-        raise ExportError(f"cannot write to {dest}: {exc.strerror or exc}") from None
+        raise DestinationError(f"cannot write to {dest}: {exc.strerror or exc}") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return [Exported(skill.name, dest / skill.name, outcomes[skill.name]) for skill in chosen]

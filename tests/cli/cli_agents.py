@@ -93,3 +93,13 @@ def modelless() -> str:
 @agent
 def broken() -> str:
     raise RuntimeError("the agent's own bug")
+
+
+#: One answer only: a second prompt fails its turn (the script is exhausted), and `run` exits 1.
+short_model = ScriptedModel(["The only answer."])
+
+
+@agent
+def short() -> str:
+    use_model(short_model)
+    return "You answer once."

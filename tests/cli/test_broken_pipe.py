@@ -1,4 +1,5 @@
-"""`flue-skills ls pkg | head`: a reader that stops early ends the command quietly, with no traceback."""
+"""`flue-skills ls pkg | head`: a reader that stops early ends the command quietly, with no traceback, and the
+status a shell reports for SIGPIPE (141): neither "problems found" nor a usage error."""
 
 from __future__ import annotations
 
@@ -28,4 +29,4 @@ def test_a_closed_pipe_ends_the_command_without_a_traceback(cli: CLI, command: t
     finally:
         os.close(write_end)
     assert done.stderr == ""
-    assert done.returncode == 1
+    assert done.returncode == 141

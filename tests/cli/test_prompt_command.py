@@ -113,14 +113,14 @@ def test_no_model_is_needed(cli: CLI) -> None:
 
 
 def test_problems_with_the_agent_are_one_line(cli: CLI) -> None:
-    for spec, expected in [
-        ("cli_agents", "cli_agents: name an agent as MODULE:AGENT"),
-        ("no_such_module:agent", "cannot import 'no_such_module'"),
-        ("cli_agents:nothing", "module 'cli_agents' has no agent function named 'nothing'"),
-        ("cli_agents:broken", "cli_agents:broken: rendering the agent raised RuntimeError: the agent's own bug"),
+    for spec, status, expected in [  # 2: names no agent (usage); 1: the agent's own code raised
+        ("cli_agents", 2, "cli_agents: name an agent as MODULE:AGENT"),
+        ("no_such_module:agent", 2, "cannot import 'no_such_module'"),
+        ("cli_agents:nothing", 2, "module 'cli_agents' has no agent function named 'nothing'"),
+        ("cli_agents:broken", 1, "cli_agents:broken: rendering the agent raised RuntimeError: the agent's own bug"),
     ]:
         done = cli.run("prompt", spec)
-        assert done.returncode == 1, spec
+        assert done.returncode == status, spec
         assert done.stderr.startswith("flue-skills prompt: error: ") and expected in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
 

@@ -144,13 +144,13 @@ def test_session_without_store_is_a_usage_error(cli: CLI) -> None:
 
 def test_an_agent_without_a_model_asks_for_model(cli: CLI) -> None:
     done = cli.run("run", "cli_agents:modelless", stdin="hi\n")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "cli_agents:modelless calls no use_model(); pass --model PROVIDER/NAME" in done.stderr
 
 
 def test_a_bad_model_name_is_reported_before_the_conversation(cli: CLI) -> None:
     done = cli.run("run", "cli_agents:support", "--model", "nowhere/x", stdin="hi\n")
-    assert done.returncode == 1 and done.stdout == ""
+    assert done.returncode == 2 and done.stdout == ""
     assert "unknown model provider 'nowhere'" in done.stderr and "Traceback" not in done.stderr
 
 

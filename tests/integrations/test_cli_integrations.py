@@ -1,4 +1,4 @@
-"""The `mcp` and `export` command lines: usage errors exit 2, problems with TARGET or a missing extra exit 1."""
+"""The `mcp` and `export` command lines: usage errors, a TARGET naming nothing and a missing extra exit 2."""
 
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ def test_only_loopback_hosts_count_as_loopback() -> None:
     assert [is_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.1", "example.org")] == [False] * 4
 
 
-def test_a_target_naming_nothing_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["mcp", "no_such_package_anywhere"]) == 1
+def test_a_target_naming_nothing_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mcp", "no_such_package_anywhere"]) == 2
     assert "flue-skills mcp: error: 'no_such_package_anywhere': no installed package" in capsys.readouterr().err
 
 
@@ -51,7 +51,7 @@ def test_mcp_without_the_sdk_says_what_to_install(tmp_path: Path) -> None:
     )
     code = f"import sys; sys.modules['mcp'] = None\nfrom flue_build.cli import main\nraise SystemExit(main(['mcp', {str(folder)!r}]))"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 1
+    assert run.returncode == 2
     assert (
         "flue-skills mcp: error: flue_runtime.mcp needs the MCP Python SDK: pip install 'flue-skills[mcp]'"
         in run.stderr

@@ -78,7 +78,7 @@ def test_a_different_folder_is_replaced_only_with_force(
     before = tree(out)
 
     refused = cli("export", PACKAGE, str(out), installed=installed)
-    assert refused.returncode == 1
+    assert refused.returncode == 2  # DIR is in the way: usage, not a problem in the skills
     assert f"{out / 'refunds'} exists and differs" in refused.stderr and "--force" in refused.stderr
     assert tree(out) == before  # triage was not written either
 
@@ -98,7 +98,7 @@ def test_a_link_in_the_way_is_never_followed(installed: Installed, tmp_path: Pat
     (out / "refunds").symlink_to(elsewhere, target_is_directory=True)
 
     refused = cli("export", PACKAGE, str(out), installed=installed)
-    assert refused.returncode == 1 and "exists and differs" in refused.stderr
+    assert refused.returncode == 2 and "exists and differs" in refused.stderr
     forced = cli("export", PACKAGE, str(out), "--force", installed=installed)
     assert forced.returncode == 0, forced.stderr
     assert not (out / "refunds").is_symlink() and (out / "refunds" / "SKILL.md").is_file()
@@ -170,9 +170,11 @@ def test_targets_an_agent_and_a_folder_of_skills(installed: Installed, tmp_path:
         ("./no/such/folder", "not an installed package or distribution, a MODULE:AGENT, or a folder of skills"),
     ],
 )
-def test_a_target_naming_no_skills_is_refused(installed: Installed, tmp_path: Path, target: str, message: str) -> None:
+def test_a_target_naming_nothing_is_a_usage_error(
+    installed: Installed, tmp_path: Path, target: str, message: str
+) -> None:
     failed = cli("export", target, str(tmp_path / "out"), installed=installed)
-    assert failed.returncode == 1 and message in failed.stderr and not (tmp_path / "out").exists()
+    assert failed.returncode == 2 and message in failed.stderr and not (tmp_path / "out").exists()
 
 
 def test_an_editable_install_is_served_from_its_project_folder(tmp_path: Path) -> None:

@@ -120,16 +120,16 @@ def test_descriptions_are_whole_when_piped_and_cut_on_a_terminal(builds: Builds)
 
 
 @pytest.mark.parametrize(
-    "target, words",
+    "target, status, words",
     [
-        ("no_such_package_xyz", "no installed package or distribution"),
-        ("missing.whl", "no such wheel"),
-        ("json", "has no skill bundle"),  # an importable package that ships nothing
+        ("no_such_package_xyz", 2, "no installed package or distribution"),  # names nothing: a usage error
+        ("missing.whl", 2, "no such wheel"),
+        ("json", 1, "has no skill bundle"),  # an importable package that ships nothing
     ],
 )
-def test_errors(target: str, words: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_errors(target: str, status: int, words: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = ls(capsys, target)
-    assert code == 1 and words in err
+    assert code == status and words in err
 
 
 def test_a_wheel_without_a_bundle(builds: Builds, capsys: pytest.CaptureFixture[str]) -> None:
@@ -139,7 +139,7 @@ def test_a_wheel_without_a_bundle(builds: Builds, capsys: pytest.CaptureFixture[
 
 def test_a_plain_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = ls(capsys, str(tmp_path))
-    assert code == 1 and "must be a project" in err
+    assert code == 2 and "must be a project" in err
 
 
 def test_the_console_script_has_ls() -> None:

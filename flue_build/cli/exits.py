@@ -1,0 +1,114 @@
+"""The exit status of every `flue-skills` command, decided here once (README: "Exit status").
+
+- 0: done, nothing wrong.
+- 1: problems found in what the command was pointed at (a skill that breaks a rule, a project's
+  invalid `[tool.flue]`, a damaged wheel, an agent that raises, a turn that failed).
+- 2: usage or environment: the command could not do what was asked (an argument, a TARGET that
+  names nothing, a missing package or extra, a store, a model or a file it cannot open). A bug in flue-skills itself ends here too, with its traceback, so that 1 always
+  means problems found.
+- 130 and 141: ended from outside, as a shell reports a process SIGINT or SIGPIPE ended (Ctrl-C;
+  a reader that closed the pipe, `flue-skills ls pkg | head`).
+
+A command's handler returns 0 or 1 itself and raises for the rest; what it raises is printed
+here as one `flue-skills COMMAND: error: ...` line and mapped by `USAGE_OR_ENVIRONMENT`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import traceback
+from collections.abc import Callable
+
+from flue_runtime.errors import (
+    ConfigError,
+    DestinationError,
+    FlueError,
+    ModelError,
+    SessionIdError,
+    StoreError,
+    UnknownTargetError,
+    UsageError,
+)
+
+OK = 0
+PROBLEMS = 1
+USAGE = 2
+INTERRUPTED = 128 + signal.SIGINT
+BROKEN_PIPE = 128 + signal.SIGPIPE
+
+#: Errors about the request or the machine rather than about what the command looked at: exit 2.
+#: Every other `FlueError` reports problems found: exit 1. The README's table is tested against it.
+USAGE_OR_ENVIRONMENT: tuple[type[BaseException], ...] = (
+    UsageError,  # an argument the parser cannot judge alone
+    UnknownTargetError,  # TARGET or MODULE:AGENT names nothing (`NotInstalledError` among them)
+    DestinationError,  # `export`: DIR has a different folder in the way, or cannot be written
+    StoreError,  # `run --store`: the session store cannot be opened (its extra missing among the causes)
+    SessionIdError,  # `run --session`: an id no store can keep
+    ModelError,  # `run`: a model that cannot be created (an unknown provider, a missing SDK or API key)
+    ImportError,  # a missing optional extra (`mcp` without flue-skills[mcp])
+    OSError,  # a file or folder the command must read or write
+)
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def status(exc: BaseException) -> int:
+    return USAGE if isinstance(exc, USAGE_OR_ENVIRONMENT) else PROBLEMS
+
+
+def run(command: str, handler: Handler, args: argparse.Namespace) -> int:
+    """`handler(args)`, its failures and interruptions turned into one line and an exit status."""
+    try:
+        code = _handled(command, handler, args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away: what it wanted was written; say nothing more. Python's own recipe:
+        # point stdout at devnull so that the flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return INTERRUPTED
+    return code
+
+
+def _handled(command: str, handler: Handler, args: argparse.Namespace) -> int:
+    try:
+        return handler(args)
+    except BrokenPipeError:
+        raise
+    except (FlueError, ImportError, OSError) as exc:
+        report(command, exc)
+        return status(exc)
+    except Exception:
+        traceback.print_exc()
+        print(f"flue-skills {command}: internal error: a bug in flue-skills; please report it", file=sys.stderr)
+        return USAGE
+
+
+def report(command: str, exc: BaseException) -> None:
+    """What went wrong, on stderr: a `ConfigError` a problem a line first; then one line saying what."""
+    if isinstance(exc, ConfigError):
+        from flue_runtime.format.paths import display_path
+
+        shown = display_path(exc.path)
+        for line in exc.lines(shown):
+            print(line, file=sys.stderr)
+        message = f"{shown}: {exc.headline}"
+    elif isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        message = f"{exc.filename}: {exc.strerror}"
+    else:
+        message = str(exc)
+    print(error_line(command, message), file=sys.stderr)
+
+
+def error_line(command: str, message: str) -> str:
+    """`flue-skills COMMAND: error: ...`, what the error says of installed data or a path escaped
+    (`printable`, line by line)."""
+    from flue_runtime.format.diagnostics import printable
+
+    text = "\n".join(printable(line) for line in message.split("\n"))
+    return f"flue-skills {command}: error: {text}"

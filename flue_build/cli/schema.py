@@ -1,0 +1,20 @@
+"""`flue-skills schema`: the SKILL.md frontmatter JSON Schema, the one source of the rules `check` applies."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from flue_build.cli.exits import OK
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("schema", help="print the SKILL.md frontmatter JSON Schema")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from flue_runtime.format.schema import schema_text
+
+    sys.stdout.write(schema_text())
+    return OK
