@@ -99,11 +99,12 @@ def test_every_entry_is_used_and_every_text_names_a_code() -> None:
     assert all(key.partition(" ")[0] in CODES for key in TEXTS)
 
 
-def test_no_diagnostic_in_the_format_package_is_worded_outside_the_table() -> None:
-    """`Diagnostic.make` takes words; in `flue_runtime/format` only `diagnostic()` calls it."""
+def test_no_diagnostic_of_the_run_time_is_worded_outside_the_table() -> None:
+    """`Diagnostic.make` takes words; in `flue_runtime` (the skill format, the sources, `define_skill`, what
+    an MCP host reads) only `diagnostic()` calls it."""
     worded = [
         f"{path.relative_to(ROOT)}:{node.lineno}"
-        for path in sorted((ROOT / "flue_runtime" / "format").glob("*.py"))
+        for path in sorted((ROOT / "flue_runtime").rglob("*.py"))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.Call) and ast.unparse(node.func) == "Diagnostic.make"
     ]

@@ -86,6 +86,25 @@ TEXTS: dict[str, Text] = {
     ),
     "FLU202": Text("`{key}` must be {expected}, not {kind}", "{hint}"),
     "FLU202 rule": Text("`{key}` {reason}", "see `flue-skills schema` for the rules"),
+    # (the arguments of `define_skill`: `mount/define.py`)
+    "FLU202 define metadata": Text("`metadata` must be a mapping of strings, not {type}"),
+    "FLU202 define allowed_tools": Text("`allowed_tools` must be a string or a list of tool names without spaces"),
+    "FLU202 define instructions": Text("`instructions` must be a string, not {type}"),
+    "FLU202 define blank": Text(
+        "`instructions` is blank: activating the skill would give the model nothing to follow",
+        "write the steps the model should take once it activates the skill (the body of its SKILL.md)",
+    ),
+    "FLU202 define surrogate": Text("`{key}` holds a lone surrogate, which UTF-8 cannot encode"),
+    "FLU202 define files": Text("`files` must be a mapping of relative paths to str or bytes, not {type}"),
+    "FLU202 define file path": Text(
+        "files[{path!r}]: {reason}", "use a relative POSIX path without `..`, like 'docs/reference.md'"
+    ),
+    "FLU202 define SKILL.md": Text(
+        "files[{path!r}]: SKILL.md is generated from the other arguments", "pass the body as `instructions`"
+    ),
+    "FLU202 define file surrogate": Text("files[{path!r}]: holds a lone surrogate, which UTF-8 cannot encode"),
+    "FLU202 define file content": Text("files[{path!r}]: content must be str or bytes, not {type}"),
+    "FLU202 define file and folder": Text("files[{path!r}]: is a file and also a folder of other files"),
     "FLU203": Text("name `{name}` {problems}", "{hint}"),
     "FLU204": Text("name `{name}` {problems}", "{hint}"),
     "FLU205": Text("name `{name}` differs from its directory `{directory}`", "{hint}"),
@@ -172,11 +191,20 @@ TEXTS: dict[str, Text] = {
         "not a regular file ({kind}); refused", "only regular files and folders are read or packed; remove it"
     ),
     "FLU308": Text("cannot {action}: {reason}", "make it readable, or remove it"),
+    "FLU308 changed": Text("{problem}: refused", "the source changed since it was loaded; load it again"),
+    "FLU308 removed": Text("was removed since the skill was loaded", "resolve the skill again"),
     "FLU309": Text(
         "name refused ({problem}): no path to it could ever be read at run time",
         "rename it to plain text: no control characters (newlines, tabs), backslashes, "
         "percent-encoded or look-alike dots and slashes, valid UTF-8, at most 255 bytes",
     ),
+    # (a skill source's listing: `mount/sources.py`)
+    "FLU309 listing": Text("listing() gave {type}, not ListedFile", "list ListedFile(path, size, sha256)"),
+    "FLU309 listed path": Text("listed path {path!r} refused: {reason}", "list paths relative to the skill folder"),
+    "FLU309 listed size": Text("listed size {size!r} is not a byte count", "list each file's size in bytes"),
+    "FLU309 listed digest": Text("listed SHA-256 is not 64 lowercase hex digits", "list the hex digest, or None"),
+    "FLU309 listed twice": Text("listed twice", "list each file once"),
+    "FLU309 file and folder": Text("listed as a file and as the folder of other files", "list each path once"),
     "FLU310": Text(
         "more than {limit:,} files in one skill; refused (the walk stopped at {path})",
         "a skill is instructions and a few support files: leave out what the agent does not read, "
@@ -279,6 +307,12 @@ PIECES: dict[str, str] = {
     "FLU210 block": "not part of the Agent Skills spec; {lead}, whose values are strings:\n{block}",
     "FLU210 one more": "  # ... {more} more entry",
     "FLU210 more": "  # ... {more} more entries",
+    # FLU308: how a source's bytes differ from its listing (`trees.listing_mismatch`)
+    "listing: size": "the source gave {given:,} bytes where its listing says {listed:,}",
+    "listing: digest": "the source gave bytes whose SHA-256 differs from its listing",
+    # FLU3xx of `define_skill(files=...)`: the walk's words, said of the argument
+    "define: file": "files[{path!r}]: {message}",
+    "define: files": "files: {message}",
 }
 
 
