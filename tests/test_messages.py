@@ -1,10 +1,10 @@
-"""Every diagnostic's words live in one table (`flue_runtime/format/messages.py`), keyed by code.
+"""Every run-time diagnostic's words live in one table (`flue_runtime/format/messages.py`), keyed by code.
 
 Rewording a message touches the table only: the code that reports a problem names a key and
 the values to fill in. These tests hold the table and its users to each other: every key
 reported exists and is given exactly the fields its template names, every entry is used,
-no diagnostic in `flue_runtime/format` is worded outside the table, and a changed entry is
-what the walk and the field checks then say.
+every code but the build's has words there, no diagnostic in `flue_runtime` is worded outside
+the table, and a changed entry is what the walk and the field checks then say.
 """
 
 from __future__ import annotations
