@@ -1,4 +1,4 @@
-"""The README's Installation section, followed literally in a fresh home folder: our wheels built from this
+"""The getting-started page's Installation section, followed literally in a fresh home folder: our wheels built from this
 checkout, pip and uv pointed at them, a user's project built in isolated environments that fetch our hook."""
 
 from __future__ import annotations
@@ -12,15 +12,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from support import site
 from support.paths import ROOT
 
 PROJECT = ROOT / "fixtures" / "projects" / "hatch-src"
 
 
 def _blocks() -> list[str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Installation", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```bash\n(.*?)```", section, re.DOTALL)
+    return re.findall(r"```bash\n(.*?)```", site.section("getting-started.md", "## Installation"), re.DOTALL)
 
 
 def _run(script: str, cwd: Path, env: dict[str, str]) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT
+from support.site import section
 
 from flue_runtime.format.diagnostics import CODES
 
@@ -30,28 +31,40 @@ def test_importing_the_runtime_stays_light(statement: str) -> None:
     assert proc.stdout.strip() == ""
 
 
-def test_readme_documents_every_diagnostic_code() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| `(FLU\d{3})` \| (error|warning) \| (.+?) \|$", readme, re.MULTILINE)
+def test_the_diagnostics_page_documents_every_diagnostic_code() -> None:
+    table = section("reference/diagnostics.md", "## Diagnostic codes")
+    rows = re.findall(r"^\| `(FLU\d{3})` \| (error|warning) \| (.+?) \|$", table, re.MULTILINE)
     assert [(code, severity) for code, severity, _ in rows] == [(c.code, str(c.severity)) for c in CODES.values()]
     assert all(summary == CODES[code].summary for code, _, summary in rows)
 
 
-def test_readme_quick_start_is_two_commands() -> None:
+def quick_start() -> list[str]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Quick start", 1)[1]
-    block = re.search(r"```bash\n(.*?)```", section, re.DOTALL)
+    block = re.search(r"^## Quick start\n.*?```bash\n(.*?)```", readme, re.DOTALL | re.MULTILINE)
     assert block is not None
-    commands = [line for line in block.group(1).splitlines() if line.strip()]
-    assert len(commands) == 2
-    assert "pytest" in commands[1]
+    return [line for line in block.group(1).splitlines() if line.strip()]
 
 
-def test_ci_runs_the_readme_test_command() -> None:
+def test_readme_quick_start_is_two_commands() -> None:
+    """The first installs the run time and the hook only (no extra: tests/test_example.py runs it in a fresh
+    checkout and checks what it installed); the second installs the test extra and runs the tests."""
+    first, second = quick_start()
+    assert "pip install -e . -e ./hatch_plugin &&" in first and "[" not in first
+    assert first.endswith("examples/support-agent/run.py")
+    assert "pip install -e '.[test]'" in second and "pytest" in second
+
+
+def test_ci_runs_the_readme_commands() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert all(command in ci for command in quick_start())
+
+
+def test_the_site_gives_the_readme_quick_start() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    test_command = re.search(r"## Quick start.*?```bash\n.*?\n(.*?)\n```", readme, re.DOTALL)
-    assert test_command is not None
-    assert test_command.group(1).strip() in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    commands = re.search(r"## Quick start.*?```bash\n(.*?)```", readme, re.DOTALL)
+    shown = re.search(r"```bash\n(.*?)```", section("getting-started.md", "## Quick start"), re.DOTALL)
+    assert commands is not None and shown is not None
+    assert shown.group(1) == commands.group(1)
 
 
 @pytest.mark.slow
@@ -68,14 +81,12 @@ def test_the_tree_is_ruff_clean(command: list[str]) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_readme_lists_every_error() -> None:
-    """One module holds every error, each a FlueError and exported by flue_runtime; the README lists exactly them."""
+def test_the_errors_page_lists_every_error() -> None:
+    """One module holds every error, each a FlueError and exported by flue_runtime; the errors page lists exactly them."""
     import flue_runtime
     from flue_runtime import errors
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Errors", 1)[1].split("\n## ", 1)[0]
-    listed = re.findall(r"^\| `(\w+)` \|", section, re.MULTILINE)
+    listed = re.findall(r"^\| `(\w+)` \|", section("reference/errors.md", "## Errors"), re.MULTILINE)
     defined = sorted(
         name for name, value in vars(errors).items() if isinstance(value, type) and issubclass(value, BaseException)
     )

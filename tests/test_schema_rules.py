@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from support.paths import ROOT
+from support.site import section
 
 from flue_runtime.format import schema
 from flue_runtime.format.diagnostics import CODES
@@ -74,9 +75,9 @@ def test_code_summaries_quote_the_schema() -> None:
     assert re.fullmatch(shown.group(1), "pdf-tools") and not re.fullmatch(shown.group(1), "pdf--tools")
 
 
-def test_readme_rules_table_quotes_the_schema() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    rows = dict(re.findall(r"^\| `([a-z-]+)` \| (.+) \|$", readme, re.MULTILINE))
+def test_the_rules_table_quotes_the_schema() -> None:
+    table = section("concepts/skills.md", "## Writing a skill")
+    rows = dict(re.findall(r"^\| `([a-z-]+)` \| (.+) \|$", table, re.MULTILINE))
     assert f"1-{RULES['name']['maxLength']} characters" in rows["name"]
     assert f"at most {RULES['description']['maxLength']} characters" in rows["description"]
     compatibility = RULES["compatibility"]

@@ -6,7 +6,8 @@
 It does what a user's machine would: builds flue-skills and hatch-flue-skills as wheels
 (standing in for the released ones), builds the agent's wheel in an isolated build
 environment that gets them through PIP_FIND_LINKS, installs the wheel into a new venv,
-and runs `python -m support_agent` there.
+and runs `python -m support_agent` there. It needs only flue-skills and hatch-flue-skills
+installed (the README's first command): pip builds the wheels.
 """
 
 from __future__ import annotations
@@ -39,14 +40,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="support-agent-") as folder:
         work = Path(folder)
         wheels, dist, env_dir = work / "wheels", work / "dist", work / "venv"
-        build = [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(wheels)]
+        # Ours with the hatchling the hook brought along; the agent's in an isolated environment, as any user's.
+        pip_wheel = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps"]
+        build = [*pip_wheel, "--no-build-isolation", "--wheel-dir", str(wheels)]
         for project in (ROOT, ROOT / "hatch_plugin"):
             name = "hatch-flue-skills" if project.name == "hatch_plugin" else "flue-skills"
             step(f"build the {name} wheel", [*build, str(project)])
         isolated = {**os.environ, "PIP_FIND_LINKS": str(wheels)}
         step(
             "build the support-agent wheel (isolated, with the flue-skills hook)",
-            [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(EXAMPLE)],
+            [*pip_wheel, "--wheel-dir", str(dist), str(EXAMPLE)],
             isolated,
         )
         [wheel] = dist.glob("*.whl")

@@ -51,7 +51,7 @@ def hook_problems(root: Path, pyproject: dict[str, Any], why: str) -> list[Diagn
             f"{why}, but the project builds with `{backend}`, which runs no flue-skills hook: "
             "its wheel would ship no skills",
             "build with hatchling (and the hatch-flue-skills hook) or setuptools (and the flue-skills plugin); "
-            "see the README's Building wheels with skills",
+            "see Building wheels with skills in the documentation (docs/concepts/bundles.md)",
         )
     ]
 

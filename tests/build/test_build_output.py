@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support import site
 from support.builds import Result, build, build_env, build_summary
 from support.envs import make_venv, pip_install
 from support.projects import ProjectFactory
@@ -135,9 +136,8 @@ def test_bad_configuration_fails_a_build_the_same_way(name: str, project: Projec
 
 
 def readme_blocks() -> list[list[str]]:
-    """The code blocks of the README's "What a build prints", as lines."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### What a build prints", 1)[1].split("\n#", 1)[0]
+    """The code blocks of the bundles page's "What a build prints", as lines."""
+    section = site.section("concepts/bundles.md", "### What a build prints")
     return [block.split("\n", 1)[1].rstrip("\n").splitlines() for block in section.split("```")[1::2]]
 
 

@@ -1,4 +1,4 @@
-"""README's "Publishing skills for other packages" tells the truth: its TOML, its consumer code, its
+"""The publishing guide tells the truth: its TOML, its consumer code, its
 configuration error and its `ls` output are the fixture projects' and what the tools print.
 (The FLU413 block is checked against a real build in test_exports_distributions.py.)"""
 
@@ -13,6 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from support import site
 from support.paths import PROJECTS, ROOT
 
 from flue_runtime.errors import ConfigError
@@ -20,8 +21,7 @@ from flue_runtime.format.config import load_config
 
 
 def section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return text.split("## Publishing skills for other packages", 1)[1].split("\n## ", 1)[0]
+    return site.section("guides/publishing.md", "## Publishing skills for other packages")
 
 
 def blocks(language: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""The README's `flue-skills prompt` and `flue-skills run` sections print exactly what they show."""
+"""The terminal guide's `flue-skills prompt` and `flue-skills run` sections print exactly what they show."""
 
 from __future__ import annotations
 
@@ -9,19 +9,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import site
 from support.paths import ROOT
 
 pytestmark = pytest.mark.slow  # the console script in child processes
 
-README = ROOT / "README.md"
 BIN = Path(sys.executable).parent
 
 
 def section(heading: str) -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index(f"\n{heading}\n")
-    end = text.index("\n### ", start + 1) if "\n### " in text[start + 1 :] else len(text)
-    return text[start:end]
+    return site.section("guides/terminal.md", heading)
 
 
 def blocks(text: str) -> list[tuple[str, str]]:

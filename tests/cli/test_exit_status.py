@@ -42,7 +42,7 @@ from flue_runtime.errors import (
 
 OK, PROBLEMS, USAGE = 0, 1, 2
 CLI_DIR = Path(cli_package.__file__).parent
-README = Path(__file__).resolve().parents[2] / "README.md"
+CLI_PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "cli.md"
 
 
 def cli_modules() -> list[ModuleType]:
@@ -282,9 +282,9 @@ def test_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 # --- documented ---------------------------------------------------------------------------
 
 
-def test_the_readme_table_is_the_policy() -> None:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("### Exit status of every command", 1)[1].split("\n#", 1)[0]
+def test_the_cli_page_table_is_the_policy() -> None:
+    text = CLI_PAGE.read_text(encoding="utf-8")
+    section = text.split("## Exit status of every command", 1)[1].split("\n#", 1)[0]
     rows = {row.split("|")[1].strip(): row for row in section.splitlines() if row.startswith("| ")}
     named = set(re.findall(r"`(\w+)`", rows["2"]))
     assert named == {cls.__name__ for cls in exits.USAGE_OR_ENVIRONMENT}

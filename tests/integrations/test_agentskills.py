@@ -38,7 +38,7 @@ from intsupport import PACKAGE, Installed
 from mcp import Client
 from mcpclient import list_skills, verified_skills
 from support.imports import imported_from
-from support.paths import README
+from support.site import section
 from support.sources import PEM_KEY
 from support.statichost import closed_port, publish, silent_host, static_host
 from surfaces import SURFACES, Seen
@@ -247,7 +247,7 @@ def test_the_provider_takes_mounted_skills_each_under_its_own_name() -> None:
 
 
 def test_their_own_rules_refuse_some_valid_skills_whatever_their_provider(demo: dict[str, SkillReference]) -> None:
-    """What the README says of agentskills-core 0.7: its registry's validation wants `compatibility` a mapping and
+    """What the agentskills guide says of agentskills-core 0.7: its registry's validation wants `compatibility` a mapping and
     `allowed-tools` a list (the specification: strings), so it refuses such a skill from any provider, while its MCP
     server, given `Skill` handles, serves it; that server types SKILL.md's YAML itself and refuses a value JSON
     cannot carry (the bundled refunds skill's `reviewed: 2024-05-01`, a date to a YAML 1.1 loader)."""
@@ -544,9 +544,8 @@ def test_the_module_is_mypy_clean_against_their_types(tmp_path: Path) -> None:
 
 @pytest.mark.slow  # the snippet in a child process
 def test_the_readme_snippet_prints_what_the_readme_shows(tmp_path: Path) -> None:
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("### agentskills-core, both ways") :].split("\n### ", 1)[0]
-    [(code, shown)] = re.findall(r"```python\n(.*?)```\n\n```\n(.*?)```", section, re.DOTALL)
+    text = section("guides/agentskills.md", "# agentskills-core, both ways")
+    [(code, shown)] = re.findall(r"```python\n(.*?)```\n\n```\n(.*?)```", text, re.DOTALL)
     (tmp_path / "snippet.py").write_text(code, encoding="utf-8")
     out = subprocess.run([sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -1,4 +1,4 @@
-"""The README's integration snippets run as written: the MCP server over stdio with the SDK's client, each
+"""The site's integration snippets run as written: the MCP server over stdio with the SDK's client, each
 adapter against a model API on 127.0.0.1, and the command lines and host configuration parse as given."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcpclient import list_skills, tool_text, verified_skills
 from support.fakeapi import FakeAPI
-from support.paths import README
+from support.site import section
 
 from flue_build.cli import _parser
 from flue_runtime import define_skill
@@ -24,9 +24,16 @@ from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp.entries import entry
 from flue_runtime.mount.disk import load_skill_dir
 
-pytestmark = pytest.mark.slow  # the README's snippets in child processes
+pytestmark = pytest.mark.slow  # the site's snippets in child processes
 
-SECTION = "## Using bundled skills elsewhere"
+#: Where each integration is documented: a heading on a page of the site.
+PARTS = {
+    "MCP server": ("guides/mcp.md", "## MCP server"),
+    "pydantic-ai": ("guides/pydantic-ai.md", "# pydantic-ai"),
+    "OpenAI Agents SDK": ("guides/openai-agents.md", "# OpenAI Agents SDK"),
+    "LangChain": ("guides/langchain.md", "# LangChain"),
+    "Skills on disk": ("guides/export.md", "# Skills on disk: Claude Code, the Claude Agent SDK, Codex, deepagents"),
+}
 GREETER = define_skill(
     name="greeter",
     description="Greet people warmly. Use when someone says hello.",
@@ -35,9 +42,7 @@ GREETER = define_skill(
 
 
 def part(heading: str) -> str:
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index(SECTION) :].split("\n## ", 1)[0]
-    return section[section.index(f"### {heading}") :].split("\n### ", 1)[0]
+    return section(*PARTS[heading])
 
 
 def blocks(heading: str, language: str) -> list[str]:
@@ -150,7 +155,7 @@ def strings(value: object) -> list[str]:
 
 
 def test_the_entry_example_is_what_the_server_lists(tmp_path: Path) -> None:
-    """The README's example entry is the one the server makes of its SKILL.md (and the policy.md it names)."""
+    """The MCP guide's example entry is the one the server makes of its SKILL.md (and the policy.md it names)."""
     [skill_md] = blocks("MCP server", "markdown")
     [example] = [block for block in blocks("MCP server", "json") if '"frontmatter"' in block]
     folder = tmp_path / "refunds"

@@ -18,8 +18,8 @@ from intsupport import PACKAGE, Installed
 from mcp import StdioServerParameters
 from mcpclient import running
 from support import scripted_mcp
-from support.paths import README
 from support.scripted_mcp import entry, served, skill_md, write_config
+from support.site import section
 
 from flue_runtime import RemoteSkillsError, SkillWarning
 from flue_runtime.mcp import remote_skills
@@ -104,10 +104,9 @@ def test_skills_mounted_at_import_time_leave_no_server_behind_at_exit(tmp_path: 
 
 @pytest.mark.slow
 def test_the_readme_snippet_prints_what_it_shows(tmp_path: Path) -> None:
-    """README, "Skills from a remote MCP server": run as written, `flue-skills` on PATH as an install puts it."""
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("\n### Skills from a remote MCP server\n") : text.index("\n## Diagnostic codes\n")]
-    [(code, shown)] = re.findall(r"```python\n(.*?)```\n\n```\n(.*?)```", section, re.DOTALL)
+    """The MCP guide, "Skills from a remote MCP server": run as written, `flue-skills` on PATH as an install puts it."""
+    text = section("guides/mcp.md", "## Skills from a remote MCP server")
+    [(code, shown)] = re.findall(r"```python\n(.*?)```\n\n```\n(.*?)```", text, re.DOTALL)
     (tmp_path / "snippet.py").write_text(code, encoding="utf-8")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     out = subprocess.run(

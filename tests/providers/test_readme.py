@@ -1,4 +1,4 @@
-"""The README's provider snippet runs as written, against the loopback server."""
+"""The model providers guide's snippet runs as written, against the loopback server."""
 
 from __future__ import annotations
 
@@ -10,15 +10,14 @@ from pathlib import Path
 
 import pytest
 from support.fakeapi import FakeAPI
-from support.paths import README
+from support.site import section
 
-pytestmark = pytest.mark.slow  # the README's snippets in child processes against loopback servers
+pytestmark = pytest.mark.slow  # the guide's snippets in child processes against loopback servers
 
 
 def snippet() -> str:
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("## Model providers") :]
-    found = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    text = section("guides/models.md", "## Model providers")
+    found = re.search(r"```python\n(.*?)```", text, re.DOTALL)
     assert found, "the Model providers section has a python snippet"
     return found.group(1)
 

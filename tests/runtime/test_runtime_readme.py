@@ -1,4 +1,4 @@
-"""The README's run-time section tells the truth: its snippet prints what it shows, and so does `ls`."""
+"""The bundles page's run-time section tells the truth: its snippet prints what it shows, and so does `ls`."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 from support.paths import ROOT
+from support.site import section as site_section
 
 
 def section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return text.split("## Using skills at run time", 1)[1].split("\n## ", 1)[0]
+    return site_section("concepts/bundles.md", "## Using skills at run time")
 
 
 def test_the_snippet_prints_what_the_readme_shows(tmp_path: Path) -> None:

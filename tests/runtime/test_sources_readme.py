@@ -1,5 +1,5 @@
-"""The README's "Skill sources" section: each snippet (a SQLite source, a real distribution's raw skills, an alias)
-runs as written and prints exactly what the README shows (a remote MCP server's: tests/integrations)."""
+"""The "Skill sources" page: each snippet (a SQLite source, a real distribution's raw skills, an alias)
+runs as written and prints exactly what the page shows (a remote MCP server's: tests/integrations)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.paths import README
+from support.site import section
 
 pytestmark = pytest.mark.slow  # each snippet runs in a child process
 
 
 def snippets() -> list[tuple[str, str]]:
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("\n## Skill sources\n") : text.index("\n## Diagnostic codes\n")]
-    return re.findall(r"```python\n(.*?)```\n\n```\n(.*?)```", section, re.DOTALL)
+    text = section("concepts/sources.md", "## Skill sources") + section(
+        "guides/mcp.md", "## Skills from a remote MCP server"
+    )
+    return re.findall(r"```python\n(.*?)```\n\n```\n(.*?)```", text, re.DOTALL)
 
 
 def test_the_section_shows_each_source() -> None:
@@ -39,7 +40,7 @@ def test_each_snippet_prints_what_the_readme_shows(index: int, tmp_path: Path) -
 
 
 def test_the_sqlite_source_refuses_a_row_the_rules_refuse(tmp_path: Path) -> None:
-    """The README says so: a `.env` row makes `load_skill` raise a SkillSourceError naming the source and the file."""
+    """The page says so: a `.env` row makes `load_skill` raise a SkillSourceError naming the source and the file."""
     code = snippets()[0][0]
     hostile = code.replace('"policy.md": b"Orders', '".env": b"TOKEN=1\\n", "policy.md": b"Orders', 1)
     assert hostile != code

@@ -1,4 +1,4 @@
-"""README's PostgreSQL section runs as shown, against the tests' server, in a process of its own."""
+"""The PostgreSQL guide runs as shown, against the tests' server, in a process of its own."""
 
 from __future__ import annotations
 
@@ -10,15 +10,14 @@ from pathlib import Path
 
 import pytest
 from store_backends import Backend
-from support.paths import README
+from support.site import section
 
 pytestmark = pytest.mark.slow  # a PostgreSQL server and worker processes
 
 
 def test_the_several_workers_snippet_prints_what_it_shows(pg: Backend, tmp_path: Path) -> None:
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("\n## Several workers: sessions in PostgreSQL\n") : text.index("\n## Workspace skills\n")]
-    found = re.search(r"```python\n(.*?)```\n\n```\n(.*?)```", section, re.DOTALL)
+    text = section("guides/postgresql.md", "## Several workers: sessions in PostgreSQL")
+    found = re.search(r"```python\n(.*?)```\n\n```\n(.*?)```", text, re.DOTALL)
     assert found is not None, "a python block followed by its output"
     (tmp_path / "snippet.py").write_text(found.group(1), encoding="utf-8")
     env = {**os.environ, "FLUE_SESSIONS_URL": pg.location}

@@ -1,0 +1,139 @@
+"""The documentation site holds together: every page in the navigation, every sample parses,
+every page's Python samples are run by a test, and the reference pages list what the code has."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+from support.paths import ROOT
+from support.site import DOCS, code_blocks, nav_pages, page, section
+
+#: The test modules that run each page's Python samples as written (and compare what they print).
+SAMPLES_RUN_BY = {
+    "concepts/bundles.md": ["tests/runtime/test_runtime_readme.py", "tests/test_docs_site.py"],
+    "concepts/harness.md": ["tests/harness/test_harness_readme.py"],
+    "concepts/sources.md": ["tests/runtime/test_sources_readme.py"],
+    "guides/publishing.md": ["tests/build/test_exports_readme.py"],
+    "guides/models.md": ["tests/providers/test_readme.py"],
+    "guides/scripts.md": ["tests/harness/test_harness_readme.py"],
+    "guides/postgresql.md": ["tests/stores/test_readme_deploy.py"],
+    "guides/terminal.md": ["tests/cli/test_cli_readme.py"],
+    "guides/mcp.md": ["tests/integrations/test_integrations_readme.py", "tests/integrations/test_remote_skills.py"],
+    "guides/pydantic-ai.md": ["tests/integrations/test_integrations_readme.py"],
+    "guides/openai-agents.md": ["tests/integrations/test_integrations_readme.py"],
+    "guides/langchain.md": ["tests/integrations/test_integrations_readme.py"],
+    "guides/agentskills.md": ["tests/integrations/test_agentskills.py"],
+}
+
+
+def test_the_navigation_lists_every_page_once() -> None:
+    pages = nav_pages()
+    on_disk = sorted(path.relative_to(DOCS).as_posix() for path in DOCS.rglob("*.md"))
+    assert sorted(pages) == on_disk
+    assert len(set(pages)) == len(pages)
+
+
+@pytest.mark.parametrize("name", nav_pages())
+def test_every_sample_parses(name: str) -> None:
+    for language, code in code_blocks(page(name)):
+        if language == "python":
+            compile(code, name, "exec")
+        elif language == "toml":
+            tomllib.loads(code)
+        elif language == "yaml":
+            yaml.safe_load(code)
+        elif language == "json":
+            json.loads(code)
+
+
+def test_every_page_with_python_samples_has_a_test_that_runs_them() -> None:
+    with_python = {name for name in nav_pages() if any(lang == "python" for lang, _ in code_blocks(page(name)))}
+    assert set(SAMPLES_RUN_BY) == with_python
+    for name, modules in SAMPLES_RUN_BY.items():
+        for module in modules:
+            assert f'"{name}"' in (ROOT / module).read_text(encoding="utf-8"), f"{module} does not read {name}"
+
+
+def test_the_reference_sample_is_what_the_build_finds() -> None:
+    """The bundles page's first sample: each call is a reference the scanner finds, with the spec shown."""
+    from flue_build.scan.scanner import scan_source
+
+    [(language, code), *_] = code_blocks(section("concepts/bundles.md", "## Building wheels with skills"))
+    assert language == "python"
+    found = scan_source(code.encode("utf-8"), "src/acme_support/__init__.py")
+    assert found.diagnostics == []
+    shown = re.findall(r'(skill|markdown)\("([^"]+)"\)', code)
+    assert [(call.kind, call.spec) for call in found.calls] == shown
+
+
+def test_the_cli_page_lists_every_command() -> None:
+    from flue_build.cli import _parser
+
+    [commands] = [action for action in _parser()._actions if action.dest == "command"]
+    listed = re.findall(r"^\| `([a-z]+)` \|", page("reference/cli.md"), re.MULTILINE)
+    assert sorted(listed) == sorted(commands.choices)  # type: ignore[arg-type]
+
+
+def test_the_security_and_benchmarks_pages_include_the_root_files() -> None:
+    """One text each: the pages include SECURITY.md and BENCHMARKS.md whole, never a copy."""
+    for name, source in [("security.md", "SECURITY.md"), ("benchmarks.md", "BENCHMARKS.md")]:
+        lines = [line for line in page(name).splitlines() if not line.startswith("<!--")]
+        assert lines == [f'--8<-- "{source}"'], name
+        assert (ROOT / source).is_file()
+
+
+def test_no_page_links_into_the_readme() -> None:
+    """The README is a front page now: the site's pages link to each other, never to its old sections."""
+    for path in Path(DOCS).rglob("*.md"):
+        assert "README.md#" not in path.read_text(encoding="utf-8"), path
+
+
+# --- the README: a front page that links into the site --------------------------------------------
+
+
+def readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_is_a_front_page() -> None:
+    assert readme().count("\n") <= 300
+
+
+def test_every_readme_sample_is_a_sample_of_the_site() -> None:
+    """The README's samples are copies of the site's, which the tests run (the quick start: tests/test_example.py)."""
+    quick_start = section_of_readme("## Quick start")
+    site = [code for name in nav_pages() for _, code in code_blocks(page(name))]
+    for _, code in code_blocks(readme()):
+        assert code in site or code in quick_start, code
+
+
+def section_of_readme(heading: str) -> str:
+    text = readme()
+    start = text.index(f"\n{heading}\n")
+    return text[start : text.index("\n## ", start + 1)]
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors of a page's headings, as the site's table of contents and GitHub make them."""
+    from support.site import headings
+
+    return {
+        re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-") for _, _, line in headings(text)
+    }
+
+
+def test_the_readme_links_into_the_site_and_every_link_resolves() -> None:
+    links = re.findall(r"\]\(([^)#:]+)(?:#([\w-]+))?\)", readme())
+    assert {path for path, _ in links if path.startswith("docs/")} >= {f"docs/{name}" for name in nav_pages()} - {
+        f"docs/{name}" for name in nav_pages() if name.startswith(("reference/api/", "security", "benchmarks", "index"))
+    }
+    for path, anchor in links:
+        target = ROOT / path
+        assert target.exists(), path
+        if anchor:
+            assert anchor in anchors(target.read_text(encoding="utf-8")), f"{path}#{anchor}"
