@@ -1,6 +1,8 @@
 """Diagnostics: one shape for every problem the build, the CLI and the run time report.
 
-Codes are stable (documented in docs/reference/diagnostics.md); messages may improve over time.
+Codes are stable (documented in docs/reference/diagnostics.md); messages may improve over time, and their
+words live in one table, `messages.TEXTS`: code that finds a problem calls `diagnostic`
+with a key of that table and the values to fill in.
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
+from typing import Any
+
+from flue_runtime.format.messages import words
 
 __all__ = [
     "CODES",
@@ -19,6 +24,7 @@ __all__ = [
     "Severity",
     "W",
     "apply_strict",
+    "diagnostic",
     "format_json",
     "has_errors",
     "printable",
@@ -198,6 +204,22 @@ class Diagnostic:
         data = asdict(self)
         data["severity"] = str(self.severity)
         return {key: data[key] for key in ("path", "line", "column", "code", "severity", "message", "hint")}
+
+
+def diagnostic(
+    key: str,
+    path: str,
+    line: int | None = None,
+    column: int | None = None,
+    /,
+    *,
+    field: str | None = None,
+    **values: Any,
+) -> Diagnostic:
+    """The problem `messages.TEXTS[key]` words, filled with `values`, at `path` (and `line`, `column`);
+    its code is the key's first word (`FLU304 folder` is a FLU304)."""
+    message, hint = words(key, **values)
+    return Diagnostic.make(key.partition(" ")[0], path, message, hint, line, column, field=field)
 
 
 def apply_strict(diagnostics: Iterable[Diagnostic], strict: bool) -> list[Diagnostic]:

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic
+from flue_runtime.format.messages import piece
 
 __all__ = ["FRONTMATTER_LIMIT", "Frontmatter", "MAX_NESTING", "Mark", "Path", "Span", "decode", "parse", "yaml_quote"]
 
@@ -76,35 +77,19 @@ class Frontmatter:
         return Span(mark.line + self.first_line, mark.column + 1) if mark is not None else Span(1, 1)
 
 
-_EXAMPLE = "---\nname: my-skill\ndescription: What it does and when to use it.\n---"
-
-
 def decode(data: bytes, path: str) -> tuple[str | None, list[Diagnostic]]:
     """UTF-8 text without its BOM, or a diagnostic at the first bad byte."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, column = _position(data[: exc.start].decode("utf-8", "replace"), None)
-        return None, [
-            Diagnostic.make(
-                "FLU102",
-                path,
-                f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}",
-                "save the file as UTF-8",
-                line,
-                column,
-            )
-        ]
+        return None, [diagnostic("FLU102 utf-8", path, line, column, byte=data[exc.start], offset=exc.start)]
     if text.startswith("\ufeff"):
         text = text[1:]
     nul = text.find("\x00")
     if nul >= 0:
         line, column = _position(text, nul)
-        return None, [
-            Diagnostic.make(
-                "FLU102", path, "holds a NUL byte", "remove the NUL byte: SKILL.md must be text", line, column
-            )
-        ]
+        return None, [diagnostic("FLU102 nul", path, line, column)]
     return text, []
 
 
@@ -117,40 +102,19 @@ def parse(data: bytes, path: str, limit: int = FRONTMATTER_LIMIT) -> Frontmatter
         return result
     opening = _OPENING.match(text)
     if opening is None:
-        hint = "start SKILL.md with a frontmatter block:\n" + _EXAMPLE
-        if text.lstrip().startswith("---"):
-            hint = "remove what comes before the first `---` line: it must be the very first line"
-        result.diagnostics.append(Diagnostic.make("FLU103", path, "no frontmatter", hint, 1, 1))
+        late = text.lstrip().startswith("---")  # something comes before the opening line
+        result.diagnostics.append(diagnostic("FLU103 late" if late else "FLU103", path, 1, 1))
         return result
     start = opening.end()
     closing = _CLOSING.search(text, start)
     if closing is None:
-        result.diagnostics.append(
-            Diagnostic.make(
-                "FLU104",
-                path,
-                "frontmatter opened on line 1 is never closed",
-                "end the frontmatter with a line holding only `---`",
-                1,
-                1,
-            )
-        )
+        result.diagnostics.append(diagnostic("FLU104", path, 1, 1))
         return result
     yaml_text = result.yaml = text[start : closing.start()]
     close_line = 1 + text.count("\n", 0, closing.start())
     # Characters never outnumber UTF-8 bytes: encode only when the count is close.
     if len(yaml_text) > limit or len(yaml_text.encode("utf-8")) > limit:
-        result.diagnostics.append(
-            Diagnostic.make(
-                "FLU105",
-                path,
-                f"frontmatter is larger than the {limit:,}-byte limit",
-                "keep only name, description and short fields in the frontmatter; put the rest in the body "
-                "(a project may raise the limit: [tool.flue] max-frontmatter-size in pyproject.toml)",
-                close_line,
-                1,
-            )
-        )
+        result.diagnostics.append(diagnostic("FLU105", path, close_line, 1, limit=limit))
         return result
     body_start = closing.end() + 1 if text.startswith("\n", closing.end()) else closing.end()
     result.body = text[body_start:]
@@ -171,34 +135,37 @@ def _position(text: str, offset: int | None) -> tuple[int, int]:
 
 
 class _Refused(Exception):
-    def __init__(self, message: str, hint: str, line: int, column: int) -> None:
-        super().__init__(message)
-        self.message, self.hint, self.line, self.column = message, hint, line, column
+    """A YAML feature refused (FLU109): `key` of `messages.TEXTS` and its values, at `line`, `column`."""
+
+    def __init__(self, key: str, line: int, column: int, values: dict[str, Any]) -> None:
+        super().__init__(key)
+        self.key, self.line, self.column, self.values = key, line, column, values
 
     @classmethod
-    def at(cls, where: Span, message: str, hint: str) -> _Refused:
-        return cls(message, hint, where.line, where.column)
+    def at(cls, where: Span, key: str, /, **values: Any) -> _Refused:
+        return cls(key, where.line, where.column, values)
 
 
 _KEY_LINE = re.compile(r"^(\s*[\w.-]+):[ \t]+(\S.*?)\s*$")
 
 
 def _yaml_hint(problem: str, offending: str, line: str) -> str:
+    """What PyYAML's `problem` most likely means, from its words (PyYAML has no error codes)."""
     if "mapping values are not allowed" in problem:
         keyed = _KEY_LINE.match(line)
-        example = 'description: "Use when: the user asks for a refund"'
+        example = piece("yaml: colon example")
         if keyed:
             example = f"{keyed.group(1)}: {json.dumps(keyed.group(2), ensure_ascii=False)}"
-        return f"a value holds `: ` (colon and space), which YAML reads as a new key; quote the value: `{example}`"
+        return piece("yaml: colon", example=example)
     if offending == "\t":
-        return "YAML does not allow tabs for indentation; indent with spaces"
+        return piece("yaml: tab")
     if "cannot start any token" in problem:
-        return f"a plain value cannot start with `{offending}`; quote the value"
+        return piece("yaml: token", char=offending)
     if "control characters" in problem or "special characters" in problem:
-        return "remove the control character, or write it as an escape inside a double-quoted string"
+        return piece("yaml: control")
     if "expected <block end>" in problem or "did not find expected key" in problem:
-        return "check the indentation: every top-level key starts in column 1"
-    return "fix the YAML syntax; quoting string values usually helps"
+        return piece("yaml: indentation")
+    return piece("yaml: other")
 
 
 # --- the common shape, without PyYAML -------------------------------------------------------
@@ -354,49 +321,37 @@ def _read_yaml(text: str, result: Frontmatter, first_line: int) -> None:
         result.data = _compose(parser, result)
     except _Refused as exc:
         result.data = None
-        result.diagnostics.append(Diagnostic.make("FLU109", path, exc.message, exc.hint, exc.line, exc.column))
+        result.diagnostics.append(diagnostic(exc.key, path, exc.line, exc.column, **exc.values))
     except yaml.MarkedYAMLError as exc:
         result.data = None
         mark = exc.problem_mark or exc.context_mark
         where = span(mark) if mark is not None else Span(first_line, 1)
-        problem = exc.problem or "invalid YAML"
-        message = f"invalid YAML: {problem}"
-        if exc.context:
-            message += f" ({exc.context})"
+        problem = exc.problem or piece("yaml: invalid")
         offending = line_text = ""
         if mark is not None:
             lines = text.split("\n")
             line_text = lines[mark.line].rstrip("\r") if mark.line < len(lines) else ""
             offending = line_text[mark.column : mark.column + 1]
         hint = _yaml_hint(problem, offending, line_text)
-        result.diagnostics.append(Diagnostic.make("FLU106", path, message, hint, where.line, where.column))
+        at = (where.line, where.column)
+        if exc.context:
+            result.diagnostics.append(
+                diagnostic("FLU106 in context", path, *at, problem=problem, context=exc.context, hint=hint)
+            )
+        else:
+            result.diagnostics.append(diagnostic("FLU106", path, *at, problem=problem, hint=hint))
     except yaml.reader.ReaderError as exc:
         result.data = None
         line, column = _position(text, exc.position)
+        hint = _yaml_hint("control characters", chr(exc.character), "")
         result.diagnostics.append(
-            Diagnostic.make(
-                "FLU106",
-                path,
-                f"invalid YAML: character #x{exc.character:04x} is not allowed",
-                _yaml_hint("control characters", chr(exc.character), ""),
-                line + first_line - 1,
-                column,
-            )
+            diagnostic("FLU106 character", path, line + first_line - 1, column, code=exc.character, hint=hint)
         )
     except yaml.YAMLError as exc:  # pragma: no cover - every PyYAML error above is marked
         result.data = None
-        result.diagnostics.append(Diagnostic.make("FLU106", path, f"invalid YAML: {exc}", "", first_line, 1))
+        result.diagnostics.append(diagnostic("FLU106 other", path, first_line, 1, problem=exc))
     if result.data is None and not result.diagnostics:
-        result.diagnostics.append(
-            Diagnostic.make(
-                "FLU107",
-                path,
-                "frontmatter is empty",
-                "add at least the required fields:\n" + _EXAMPLE,
-                1,
-                1,
-            )
-        )
+        result.diagnostics.append(diagnostic("FLU107 empty", path, 1, 1))
 
 
 class _Frame:
@@ -434,39 +389,22 @@ def _compose(parser: Any, result: Frontmatter) -> dict[str, Any] | None:
                 elif event_type is yaml.DocumentStartEvent:
                     documents += 1
                     if documents > 1:
-                        raise _Refused.at(
-                            result.span(event.start_mark),
-                            "frontmatter holds more than one YAML document",
-                            "remove the `...` line",
-                        )
+                        raise _Refused.at(result.span(event.start_mark), "FLU109 documents")
                 elif event_type is yaml.AliasEvent:
-                    raise _Refused.at(
-                        result.span(event.start_mark),
-                        f"YAML alias `*{event.anchor}` refused",
-                        "write the value out in full: SKILL.md frontmatter allows no anchors or aliases",
-                    )
+                    raise _Refused.at(result.span(event.start_mark), "FLU109 alias", anchor=event.anchor)
                 continue
             mark = event.start_mark
             parent = stack[-1] if stack else None
             if parent is not None and parent.mapping and parent.key is None:  # a key
                 if event_type is not scalar:
-                    raise _Refused.at(
-                        result.span(mark), "a mapping or sequence used as a key", "keys must be plain strings"
-                    )
+                    raise _Refused.at(result.span(mark), "FLU109 complex key")
                 key = event.value
                 if key in parent.container:
                     first = result.span(keys[(*parent.path, key)])
                     dotted = ".".join(str(p) for p in (*parent.path, key))
                     where = result.span(mark)
                     result.diagnostics.append(
-                        Diagnostic.make(
-                            "FLU108",
-                            result.path,
-                            f"duplicate key `{dotted}` (first on line {first.line})",
-                            "keep one of them: YAML readers disagree on which one wins",
-                            where.line,
-                            where.column,
-                        )
+                        diagnostic("FLU108", result.path, where.line, where.column, key=dotted, first=first.line)
                     )
                 parent.key = (key, mark)
                 continue
@@ -490,28 +428,15 @@ def _compose(parser: Any, result: Frontmatter) -> dict[str, Any] | None:
                 parent.container.append(value)  # type: ignore[union-attr]
             if event_type is not scalar:
                 if len(stack) >= MAX_NESTING:
-                    raise _Refused.at(
-                        result.span(mark),
-                        f"frontmatter nests deeper than {MAX_NESTING} levels",
-                        "flatten the structure: frontmatter values are strings and one level of metadata",
-                    )
+                    raise _Refused.at(result.span(mark), "FLU109 nesting", limit=MAX_NESTING)
                 stack.append(_Frame(value, node_path))
     finally:
         parser.dispose()
     if root is None or isinstance(root, dict):
         return root
     where = Span(2, 1)
-    kind = "a list" if isinstance(root, list) else "a plain string"
-    result.diagnostics.append(
-        Diagnostic.make(
-            "FLU107",
-            result.path,
-            f"frontmatter is {kind}, not a mapping of fields",
-            "write fields as `key: value` lines:\n" + _EXAMPLE,
-            where.line,
-            where.column,
-        )
-    )
+    key = "FLU107 list" if isinstance(root, list) else "FLU107 string"
+    result.diagnostics.append(diagnostic(key, result.path, where.line, where.column))
     return None
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flue_runtime.errors import UnsafeFileError
-from flue_runtime.format.diagnostics import Diagnostic, has_errors
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic, has_errors
 from flue_runtime.format.frontmatter import decode
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.secrets import allowed_secret, found_secret, is_secret_file, secret_file
@@ -105,21 +105,9 @@ def vet_markdown(
     text, decoded = decode(data, display)
     problems.extend(decoded)
     if found.size > LARGE_FILE:
-        problems.append(
-            Diagnostic.make(
-                "FLU305",
-                display,
-                f"large file packed ({found.size / (1024 * 1024):.1f} MiB)",
-                "keep markdown() targets small: they are read whole",
-            )
-        )
+        problems.append(diagnostic("FLU305 markdown", display, mib=found.size / (1024 * 1024)))
     return done(found.size, found.sha256, text, found.crc32)
 
 
 def too_large(display: str, size: int, limits: Limits) -> Diagnostic:
-    return Diagnostic.make(
-        "FLU311",
-        display,
-        f"{format_size(size)}, over the {format_size(limits.bundle_size)} limit; refused",
-        "keep markdown() targets small: they are read whole (or raise [tool.flue] max-bundle-size)",
-    )
+    return diagnostic("FLU311 markdown", display, size=format_size(size), limit=format_size(limits.bundle_size))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from flue_runtime.format.messages import piece
 from flue_runtime.format.schema import field_rule, field_validator
 
 __all__ = ["NAME_MAX", "is_valid_name", "name_problems", "suggest_name"]
@@ -28,27 +29,26 @@ def name_problems(name: str) -> list[str]:
     if not found:
         return []
     if not name:
-        return ["must not be empty"]
+        return [piece("name: empty")]
     problems: list[str] = []
     if len(name) > NAME_MAX:
-        problems.append(f"is {len(name)} characters long; the limit is {NAME_MAX}")
+        problems.append(piece("name: too long", length=len(name), limit=NAME_MAX))
     if any(c.isupper() for c in name):
-        problems.append("must be lowercase")
+        problems.append(piece("name: uppercase"))
     odd = sorted({c for c in name if not ("a" <= c <= "z" or "0" <= c <= "9" or c == "-") and not c.isupper()})
     non_ascii = [c for c in odd if not c.isascii()]
     other = [c for c in odd if c.isascii()]
     if non_ascii:
-        problems.append(
-            "may use only ASCII letters; " + ", ".join(f"`{c}` (U+{ord(c):04X})" for c in non_ascii) + " is not ASCII"
-        )
+        chars = ", ".join(piece("name: not ascii char", char=c, code=ord(c)) for c in non_ascii)
+        problems.append(piece("name: not ascii", chars=chars))
     if other:
-        problems.append("may hold only a-z, 0-9 and hyphens, not " + ", ".join(repr(c) for c in other))
+        problems.append(piece("name: other chars", chars=", ".join(repr(c) for c in other)))
     if name.startswith("-"):
-        problems.append("must not start with a hyphen")
+        problems.append(piece("name: leading hyphen"))
     if name.endswith("-"):
-        problems.append("must not end with a hyphen")
+        problems.append(piece("name: trailing hyphen"))
     if "--" in name:
-        problems.append("must not hold two hyphens in a row")
+        problems.append(piece("name: double hyphen"))
     # A rule added to the schema that the words above do not cover is still explained.
     return problems or [violation.message for violation in found]
 

@@ -30,7 +30,7 @@ import string
 import unicodedata
 from dataclasses import dataclass
 
-from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic
 
 __all__ = [
     "BACKUP_SUFFIXES",
@@ -41,7 +41,6 @@ __all__ = [
     "KEY",
     "MATERIAL",
     "NAME_CACHE",
-    "NO_PROJECT",
     "SECRET_DIRS",
     "SECRET_FILES",
     "SECRET_IN_FOLDERS",
@@ -563,72 +562,32 @@ def scan_content(data: bytes) -> Finding | None:
     return scan.finish()
 
 
-# --- the verdicts, one text and hint each ------------------------------------------------
+# --- the verdicts (their words: `messages.TEXTS`) -----------------------------------------
 # `in_project`: the skill belongs to a project, whose `[tool.flue] allow` can let a harmless
 # file through. Outside any project (a folder of skills, a workspace, `define_skill`) there
 # is no such list, so the hint says what to do instead.
 
-#: Why the hints outside a project do not point to `[tool.flue] allow`.
-NO_PROJECT = "this skill belongs to no project (no pyproject.toml), so no [tool.flue] allow can let it through"
-
 
 def secret_file(shown: str, name: str, *, in_project: bool) -> Diagnostic:
-    return Diagnostic.make(
-        "FLU302",
-        shown,
-        f"`{name}` looks like a secret; refused",
-        "move it out of the skill folder; if it is harmless (an example, a test key), "
-        + (
-            "list its path, relative to the project root, in [tool.flue] allow"
-            if in_project
-            else f"rename it so that it no longer looks like a secret: {NO_PROJECT}"
-        ),
-    )
+    return diagnostic("FLU302 file" if in_project else "FLU302 file, no project", shown, name=name)
 
 
 def secret_folder(shown: str, name: str, *, in_project: bool) -> Diagnostic:
-    return Diagnostic.make(
-        "FLU302",
-        shown,
-        f"`{name}/` holds credentials; refused",
-        f"move `{name}/` out of the skill folder "
-        + ("(add it to [tool.flue] allow only if it is test data)" if in_project else f"({NO_PROJECT})"),
-    )
+    return diagnostic("FLU302 folder" if in_project else "FLU302 folder, no project", shown, name=name)
+
+
+#: The words of a finding, by its code: in a project, and in none.
+_FOUND = {"FLU303": ("FLU303", "FLU303 no project"), "FLU315": ("FLU315", "FLU315 no project")}
 
 
 def found_secret(shown: str, found: Finding, *, in_project: bool) -> Diagnostic:
     """FLU303 for a private key, FLU315 for a credential token, at the line it starts on."""
-    if found.code == "FLU303":
-        return Diagnostic.make(
-            "FLU303",
-            shown,
-            f"holds {found.what}; refused",
-            "remove the key from the file; never ship private keys inside a package "
-            + ("(a throwaway test key may be listed in [tool.flue] allow)" if in_project else f"({NO_PROJECT})"),
-            found.line,
-        )
-    return Diagnostic.make(
-        "FLU315",
-        shown,
-        f"holds {found.what}; refused",
-        "revoke it (anyone who saw the file may have it) and read it from the environment instead; "
-        + (
-            "if it is not a live credential (a revoked or test value), list the file's path, relative to the "
-            "project root, in [tool.flue] allow"
-            if in_project
-            else f"if it is not a live credential, replace it with a placeholder such as YOUR_API_KEY ({NO_PROJECT})"
-        ),
-        found.line,
-    )
+    in_one, in_none = _FOUND[found.code]
+    return diagnostic(in_one if in_project else in_none, shown, found.line, what=found.what)
 
 
 def allowed_secret(shown: str, found: Finding | None = None) -> Diagnostic:
     """FLU306: a file packed although its name or content looks like a secret, because `allow` lists it."""
-    return Diagnostic.make(
-        "FLU306",
-        shown,
-        f"packed although it {'looks like a secret' if found is None else 'holds ' + found.what}: "
-        "allowed by [tool.flue] allow",
-        "remove it from [tool.flue] allow if this is not intended",
-        None if found is None else found.line,
-    )
+    if found is None:
+        return diagnostic("FLU306 name", shown)
+    return diagnostic("FLU306 content", shown, found.line, what=found.what)

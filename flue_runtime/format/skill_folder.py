@@ -15,7 +15,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from flue_runtime.format.diagnostics import Diagnostic, apply_strict, has_errors
+from flue_runtime.format.diagnostics import Diagnostic, apply_strict, diagnostic, has_errors
 from flue_runtime.format.records import SKILL_FILE, SkillMetadata, content_id
 from flue_runtime.format.trees import DiskTree, Tree
 from flue_runtime.format.validate import check_skill_md
@@ -99,13 +99,7 @@ def vet_tree(
         if entry.path.endswith(f"/{SKILL_FILE}"):
             inner = entry.path.rsplit("/", 2)[-2]
             diagnostics.append(
-                Diagnostic.make(
-                    "FLU212",
-                    f"{display}/{entry.path}",
-                    f"skill `{inner}` sits inside skill `{directory.name}` ({display}); "
-                    f"it is packed as a support file of `{directory.name}`, not as a skill of its own",
-                    f"move `{inner}` out of `{directory.name}` into a sibling folder",
-                )
+                diagnostic("FLU212", f"{display}/{entry.path}", inner=inner, outer=directory.name, display=display)
             )
     diagnostics = apply_strict(diagnostics, strict)
     if has_errors(diagnostics):
@@ -120,16 +114,5 @@ def _no_skill_file(tree: Tree, display: str, name: str) -> Diagnostic:
     except OSError:
         folder = False
     if folder:
-        return Diagnostic.make(
-            "FLU101",
-            f"{display}/{SKILL_FILE}",
-            f"`{SKILL_FILE}` is a folder, not a file",
-            f"a skill's {SKILL_FILE} is a file holding its frontmatter and instructions: rename this folder, "
-            f"then write the file (`flue-skills new {name}` shows its shape)",
-        )
-    return Diagnostic.make(
-        "FLU101",
-        display,
-        f"no {SKILL_FILE} in this skill folder",
-        f"a skill folder needs a {SKILL_FILE}; create one with `flue-skills new {name}`",
-    )
+        return diagnostic("FLU101 folder", f"{display}/{SKILL_FILE}", name=name)
+    return diagnostic("FLU101 missing", display, name=name)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from flue_runtime.errors import UnsafeFileError
+from flue_runtime.format.messages import piece
 from flue_runtime.format.records import ListedFile
 from flue_runtime.format.safe_read import FileBytes, inspect_bytes, read_regular
 
@@ -135,9 +136,9 @@ def listing_mismatch(listed: ListedFile, data: bytes, digest: str = "") -> str:
     """How `data` differs from what its source listed (the size first, then the SHA-256 when listed), or "".
     `digest`: the bytes' SHA-256 when the caller has it already."""
     if len(data) != listed.size:
-        return f"the source gave {len(data):,} bytes where its listing says {listed.size:,}"
+        return piece("listing: size", given=len(data), listed=listed.size)
     if listed.sha256 is not None and (digest or hashlib.sha256(data).hexdigest()) != listed.sha256:
-        return "the source gave bytes whose SHA-256 differs from its listing"
+        return piece("listing: digest")
     return ""
 
 

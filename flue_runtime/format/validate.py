@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from flue_runtime.format import schema
-from flue_runtime.format.diagnostics import Diagnostic, apply_strict, has_errors
+from flue_runtime.format.diagnostics import Diagnostic, apply_strict, diagnostic, has_errors
 from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT, Frontmatter, Span, parse
+from flue_runtime.format.messages import piece
 from flue_runtime.format.naming import NAME_MAX, is_valid_name, name_problems, suggest_name
 from flue_runtime.format.records import SKILL_FILE as SKILL_FILE
 from flue_runtime.format.records import SkillMetadata as SkillMetadata
@@ -63,34 +64,20 @@ def check_skill_file(file: Path, *, display: str | None = None, strict: bool = F
     """Read and check a SKILL.md on disk; the file must be named exactly `SKILL.md`."""
     shown = display or str(file)
     if file.name != SKILL_FILE:
-        problem = Diagnostic.make(
-            "FLU101",
-            shown,
-            f"a skill file must be named exactly `{SKILL_FILE}`, not `{file.name}`",
-            f"rename it to {SKILL_FILE}",
-        )
+        problem = diagnostic("FLU101 misnamed", shown, name=file.name)
         return SkillFile(shown, None, "", tuple(apply_strict([problem], strict)))
     try:
         data = file.read_bytes()
     except OSError as exc:
-        problem = Diagnostic.make(
-            "FLU110", shown, f"cannot read: {exc.strerror or exc}", "check the file's permissions"
-        )
+        problem = diagnostic("FLU110", shown, reason=exc.strerror or exc)
         return SkillFile(shown, None, "", (problem,))
     return check_skill_md(data, shown, file.parent.name, strict=strict)
 
 
-# --- field rules ------------------------------------------------------------------------
-
-_REQUIRED_HINTS = {
-    "name": "add `name: {directory}` (the skill directory's name)",
-    "description": "add `description: What the skill does and when to use it.`",
-}
+# --- field rules: a check per rule, in `FIELD_CHECKS` ---------------------------------------
 
 #: What `flue-skills new` writes without `--description`; a skill that still says it gets FLU213.
 PLACEHOLDER_DESCRIPTION = "Describe what this skill does and when the agent should use it."
-
-_METADATA_EXAMPLE = 'write metadata as a mapping of strings:\n  metadata:\n    author: example-org\n    version: "1.0"'
 
 #: Fields other agents define; they are not part of the spec, so portable skills keep them under `metadata`.
 _EXTENSION_FIELDS = {
@@ -108,15 +95,42 @@ _EXTENSION_FIELDS = {
 #: Existing `metadata:` entries a FLU210 hint repeats before it elides the rest.
 _SHOWN_ENTRIES = 3
 
+_NO_SPAN = Span(0, 0)
 
-def _kind(value: object) -> str:
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    return f"of type {type(value).__name__}"
+
+@dataclass(frozen=True)
+class _Fields:
+    """One frontmatter mapping under check: what the schema found wrong, and where each key and value is."""
+
+    data: Mapping[str, Any]
+    path: str
+    directory: str | None
+    front: Frontmatter | None
+    #: The schema's failures of a required field missing, and the others by the top-level field they are in.
+    missing: list[Violation]
+    by_field: dict[str, list[Violation]]
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any], path: str, directory: str | None, front: Frontmatter | None) -> _Fields:
+        missing: list[Violation] = []
+        by_field: dict[str, list[Violation]] = {}
+        for violation in schema.validator().violations(data):
+            if violation.keyword == "required" and not violation.path:
+                missing.append(violation)
+            elif violation.path:
+                by_field.setdefault(str(violation.path[0]), []).append(violation)
+        return cls(data, path, directory, front, missing, by_field)
+
+    def key_span(self, where: tuple[Any, ...]) -> Span:
+        return self.front.key_span(where) if self.front is not None else _NO_SPAN
+
+    def value_span(self, where: tuple[Any, ...]) -> Span:
+        return self.front.value_span(where) if self.front is not None else _NO_SPAN
+
+    def problem(self, key: str, where: Span, field: str, /, **values: Any) -> Diagnostic:
+        """The diagnostic `messages.TEXTS[key]` words, at `where` (no place: a mapping with no file)."""
+        line, column = (where.line, where.column) if where.line else (None, None)
+        return diagnostic(key, self.path, line, column, field=field, **values)
 
 
 def check_fields(
@@ -124,167 +138,203 @@ def check_fields(
 ) -> list[Diagnostic]:
     """Every field problem of a frontmatter mapping; `front` supplies lines and columns when there is a file.
 
-    The schema decides what is wrong (its compiled validator); this puts each failure into
-    a diagnostic with a stable code and a hint.
+    The schema decides what is wrong (its compiled validator); the checks of `FIELD_CHECKS`
+    put each failure into a diagnostic with a stable code and a hint, and add what a schema
+    cannot say.
     """
-    out: list[Diagnostic] = []
-    no_span = Span(0, 0)
+    fields = _Fields.of(data, path, directory, front)
+    return [problem for check in FIELD_CHECKS for problem in check(fields)]
 
-    def key_span(where: tuple[Any, ...]) -> Span:
-        return front.key_span(where) if front is not None else no_span
 
-    def value_span(where: tuple[Any, ...]) -> Span:
-        return front.value_span(where) if front is not None else no_span
+#: The required fields whose FLU201 hint is their own.
+_REQUIRED = {"name": "FLU201 name", "description": "FLU201 description"}
 
-    def add(code: str, message: str, hint: str, where: Span, field: str) -> None:
-        line, column = (where.line, where.column) if where.line else (None, None)
-        out.append(Diagnostic.make(code, path, message, hint, line, column, field=field))
 
-    by_field: dict[str, list[Violation]] = {}
-    for violation in schema.validator().violations(data):
-        if violation.keyword == "required" and not violation.path:
-            missing = str(violation.name)
-            hint = _REQUIRED_HINTS.get(missing, f"add `{missing}:`").format(directory=directory or "my-skill")
-            add("FLU201", f"required field `{missing}` is missing", hint, Span(1, 1) if front else no_span, missing)
-        elif violation.path:
-            by_field.setdefault(str(violation.path[0]), []).append(violation)
+def _required(fields: _Fields) -> list[Diagnostic]:
+    """FLU201: a required field missing (its hint from the table when it has one of its own)."""
+    where = Span(1, 1) if fields.front is not None else _NO_SPAN
+    directory = fields.directory or "my-skill"
+    problems = []
+    for violation in fields.missing:
+        missing = str(violation.name)
+        if missing in _REQUIRED:
+            problems.append(fields.problem(_REQUIRED[missing], where, missing, directory=directory))
+        else:
+            problems.append(fields.problem("FLU201", where, missing, key=missing))
+    return problems
 
-    for key, found in by_field.items():
-        value = data[key]
-        span = value_span((key,))
+
+def _schema_failures(fields: _Fields) -> list[Diagnostic]:
+    """FLU202-FLU209: what the schema found wrong in each field, one diagnostic per field (or per failure
+    where a field has no rule of its own)."""
+    problems = []
+    for key, found in fields.by_field.items():
         keywords = {v.keyword for v in found if len(v.path) == 1}
         if "type" in keywords:
-            add("FLU202", f"`{key}` must be {_expected(key)}, not {_kind(value)}", _type_hint(key, value), span, key)
-        elif key == "name" and keywords:
-            code = "FLU203" if keywords == {"maxLength"} else "FLU204"
-            add(code, f"name `{value}` " + "; ".join(name_problems(value)), _name_hint(value, directory), span, key)
-        elif key == "description" and keywords:
-            limit = next((v.expected for v in found if v.keyword == "maxLength"), None)
-            if limit is not None:
-                add(
-                    "FLU207",
-                    f"description is {len(value)} characters long; the limit is {limit}",
-                    "shorten it to what the skill does and when to use it; "
-                    "details belong in the body, which the agent reads on activation",
-                    span,
-                    key,
-                )
-            else:
-                add("FLU206", "description is empty", "say what the skill does and when to use it", span, key)
-        elif key == "compatibility" and keywords:
-            rule = schema.field_rule(key)
-            add(
-                "FLU208",
-                f"compatibility must be {rule['minLength']}-{rule['maxLength']} characters, not {len(value)}",
-                "state the environment needs briefly, e.g. `compatibility: Requires git and network access`",
-                span,
-                key,
-            )
+            problems.append(_wrong_type(fields, key))
+        elif keywords and key in _FIELD_RULES:
+            problems.append(_FIELD_RULES[key](fields, key, found))
         else:
-            for violation in found:
-                if key == "metadata" and violation.keyword == "type" and len(violation.path) == 2:
-                    sub = str(violation.path[1])
-                    add(
-                        "FLU209",
-                        f"metadata value `{sub}` is {_kind(violation.instance)}; metadata values must be strings",
-                        f'flatten it into string values (e.g. `{sub}.field: "value"`) or write it as one quoted string',
-                        value_span(violation.path),
-                        key,
-                    )
-                else:  # a rule the schema gained that has no code of its own yet
-                    dotted = ".".join(str(part) for part in violation.path)
-                    add(
-                        "FLU202",
-                        f"`{dotted}` {violation.message}",
-                        "see `flue-skills schema` for the rules",
-                        value_span(violation.path),
-                        key,
-                    )
+            problems.extend(_other_failure(fields, key, violation) for violation in found)
+    return problems
 
-    name = data.get("name")
-    if directory is not None and isinstance(name, str) and name.strip() and name != directory:
-        # Said of an invalid name too: renaming the folder to it would not do, and the reference validator says both.
-        invalid = "name" in by_field
-        add(
-            "FLU205",
-            f"name `{name}` differs from its directory `{directory}`",
-            (f"set `name: {directory}`" if is_valid_name(directory) else _name_hint(name, directory))
-            if invalid
-            else f"rename the directory to `{name}` or set `name: {directory}`",
-            value_span(("name",)),
-            "name",
-        )
 
-    description = data.get("description")
+def _wrong_type(fields: _Fields, key: str) -> Diagnostic:
+    """FLU202: a field that is not a string (or `metadata`, not a mapping)."""
+    value = fields.data[key]
+    expected = piece("expected metadata" if key == "metadata" else "expected")
+    hint = _type_hint(key, value)
+    return fields.problem(
+        "FLU202", fields.value_span((key,)), key, key=key, expected=expected, kind=_kind(value), hint=hint
+    )
+
+
+def _bad_name(fields: _Fields, key: str, found: list[Violation]) -> Diagnostic:
+    """FLU203 (too long, and only that), FLU204: the name rule, in words, and a name that would do."""
+    value = fields.data[key]
+    too_long = {v.keyword for v in found if len(v.path) == 1} == {"maxLength"}
+    problems = "; ".join(name_problems(value))
+    hint = _name_hint(value, fields.directory)
+    where = fields.value_span((key,))
+    return fields.problem("FLU203" if too_long else "FLU204", where, key, name=value, problems=problems, hint=hint)
+
+
+def _bad_description(fields: _Fields, key: str, found: list[Violation]) -> Diagnostic:
+    """FLU207 when too long, else FLU206: empty."""
+    limit = next((v.expected for v in found if v.keyword == "maxLength"), None)
+    where = fields.value_span((key,))
+    if limit is None:
+        return fields.problem("FLU206", where, key)
+    return fields.problem("FLU207", where, key, length=len(fields.data[key]), limit=limit)
+
+
+def _bad_compatibility(fields: _Fields, key: str, found: list[Violation]) -> Diagnostic:
+    """FLU208: empty or too long, with the schema's bounds."""
+    rule = schema.field_rule(key)
+    length = len(fields.data[key])
+    where = fields.value_span((key,))
+    return fields.problem("FLU208", where, key, minimum=rule["minLength"], maximum=rule["maxLength"], length=length)
+
+
+#: The fields whose schema failures have codes of their own (a wrong type is FLU202 for any field).
+_FIELD_RULES: dict[str, Callable[[_Fields, str, list[Violation]], Diagnostic]] = {
+    "name": _bad_name,
+    "description": _bad_description,
+    "compatibility": _bad_compatibility,
+}
+
+
+def _other_failure(fields: _Fields, key: str, violation: Violation) -> Diagnostic:
+    """FLU209 for a `metadata` value that is not a string; FLU202 for a rule the schema gained that has
+    no code of its own yet."""
+    where = fields.value_span(violation.path)
+    if key == "metadata" and violation.keyword == "type" and len(violation.path) == 2:
+        return fields.problem("FLU209", where, key, key=str(violation.path[1]), kind=_kind(violation.instance))
+    dotted = ".".join(str(part) for part in violation.path)
+    return fields.problem("FLU202 rule", where, key, key=dotted, reason=violation.message)
+
+
+def _name_is_folder(fields: _Fields) -> list[Diagnostic]:
+    """FLU205: `name` must be the folder's name. Said of an invalid name too: renaming the folder to it
+    would not do, and the reference validator says both."""
+    name, directory = fields.data.get("name"), fields.directory
+    if directory is None or not isinstance(name, str) or not name.strip() or name == directory:
+        return []
+    if "name" not in fields.by_field:
+        hint = piece("FLU205 rename", name=name, directory=directory)
+    elif is_valid_name(directory):
+        hint = piece("FLU205 set", directory=directory)
+    else:
+        hint = _name_hint(name, directory)
+    where = fields.value_span(("name",))
+    return [fields.problem("FLU205", where, "name", name=name, directory=directory, hint=hint)]
+
+
+def _placeholder(fields: _Fields) -> list[Diagnostic]:
+    """FLU213: the description `flue-skills new` wrote, unchanged (whitespace aside)."""
+    description = fields.data.get("description")
     if isinstance(description, str) and " ".join(description.split()) == PLACEHOLDER_DESCRIPTION:
-        add(
-            "FLU213",
-            "description is still the placeholder `flue-skills new` wrote",
-            "replace it with what the skill does and when the agent should use it: "
-            "the catalog line is all the model sees when it decides whether to activate the skill",
-            value_span(("description",)),
-            "description",
-        )
+        return [fields.problem("FLU213", fields.value_span(("description",)), "description")]
+    return []
 
-    tools = data.get("allowed-tools")
-    if isinstance(tools, str) and "," in tools:
-        add(
-            "FLU211",
-            "allowed-tools looks comma-separated; the spec separates tools with spaces",
-            _tool_list_hint(_comma_separated(tools)),
-            value_span(("allowed-tools",)),
-            "allowed-tools",
-        )
 
+def _comma_tools(fields: _Fields) -> list[Diagnostic]:
+    """FLU211: `allowed-tools` written with commas, as other formats do; the spec separates with spaces."""
+    tools = fields.data.get("allowed-tools")
+    if not isinstance(tools, str) or "," not in tools:
+        return []
+    hint = _tool_list_hint(_comma_separated(tools))
+    return [fields.problem("FLU211", fields.value_span(("allowed-tools",)), "allowed-tools", hint=hint)]
+
+
+def _unknown_fields(fields: _Fields) -> list[Diagnostic]:
+    """FLU210: a field the spec does not define, with where it belongs instead."""
     known = schema.known_fields()
-    for key in data:
-        if key not in known:
-            hint = _unknown_hint(key, data, known, front)
-            add("FLU210", f"unknown field `{key}`", hint, key_span((key,)), key)
-    return out
+    return [
+        fields.problem("FLU210", fields.key_span((key,)), key, key=key, hint=_unknown_hint(key, fields, known))
+        for key in fields.data
+        if key not in known
+    ]
 
 
-def _expected(key: str) -> str:
-    return "a mapping of strings" if key == "metadata" else "a string"
+#: Every field check, in the order its problems are reported (`check_skill_md` then sorts them by place).
+FIELD_CHECKS: tuple[Callable[[_Fields], list[Diagnostic]], ...] = (
+    _required,  # FLU201
+    _schema_failures,  # FLU202-FLU209
+    _name_is_folder,  # FLU205
+    _placeholder,  # FLU213
+    _comma_tools,  # FLU211
+    _unknown_fields,  # FLU210
+)
+
+
+# --- the words of hints put together from pieces (`messages.PIECES`) --------------------------
+
+
+#: How a value that is not what the schema wants is described, by its type.
+_KINDS = ((dict, "kind dict"), (list, "kind list"), (str, "kind str"))
+
+
+def _kind(value: object) -> str:
+    for kind, key in _KINDS:
+        if isinstance(value, kind):
+            return piece(key)
+    return piece("kind", type=type(value).__name__)
 
 
 def _name_hint(name: str, directory: str | None) -> str:
     """The folder's own name first when it is valid: renaming one line beats renaming a folder."""
     suggestion = suggest_name(name)
     if directory is not None and is_valid_name(directory):
-        hint = f"use `name: {directory}`, the folder's name"
+        hint = piece("name: use folder", directory=directory)
         if suggestion and suggestion != directory:
-            hint += f"; or use `name: {suggestion}` and rename the folder to `{suggestion}`"
+            hint += piece("name: or suggestion", suggestion=suggestion)
         return hint
     if suggestion:
-        return f"use `name: {suggestion}` and name the directory `{suggestion}`"
-    return f"use 1-{NAME_MAX} lowercase letters, digits and single hyphens, e.g. `pdf-tools`"
+        return piece("name: suggestion", suggestion=suggestion)
+    return piece("name: rule", limit=NAME_MAX)
 
 
 def _type_hint(key: str, value: object) -> str:
     if key == "metadata":
-        return _METADATA_EXAMPLE
+        return piece("FLU202 metadata")
     if key == "allowed-tools" and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return _tool_list_hint(value)
     if key == "allowed-tools":
-        return "write it as a space-separated string: `allowed-tools: Read Write`"
-    return f"write `{key}` as one string (quote it if it holds `: ` or starts with a special character)"
+        return piece("FLU202 allowed-tools")
+    return piece("FLU202 string", key=key)
 
 
 def _tool_list_hint(tools: list[str]) -> str:
     """Joining the list is the fix, unless a tool holds a space: then joining would change the tools."""
     spaced = [tool for tool in tools if len(tool.split()) > 1]
     if not spaced:
-        return f"write it as a space-separated string: `allowed-tools: {' '.join(t.strip() for t in tools)}`"
+        return piece("tools: joined", tools=" ".join(t.strip() for t in tools))
     first = spaced[0]
-    pieces = " and ".join(f"`{piece}`" for piece in first.split())
+    pieces = piece("tools: and").join(piece("tools: piece", piece=part) for part in first.split())
     plain = [tool.strip() for tool in tools if tool not in spaced and tool.strip()]
-    keep = f" (the others can stay: `allowed-tools: {' '.join(plain)}`)" if plain else ""
-    return (
-        f"`allowed-tools` is one string of space-separated tools: joined, `{first}` would read as {pieces}, "
-        f"which changes what the tools are. Write the tools the skill needs without spaces{keep}, "
-        "or leave `allowed-tools` out (experimental; no agent has to enforce it)"
-    )
+    keep = piece("tools: others", tools=" ".join(plain)) if plain else ""
+    return piece("tools: spaced", first=first, pieces=pieces, keep=keep)
 
 
 def _comma_separated(tools: str) -> list[str]:
@@ -311,27 +361,22 @@ def _close_field(key: str, known: frozenset[str]) -> str | None:
     return close[0] if close else None
 
 
-def _unknown_hint(key: str, data: Mapping[str, Any], known: frozenset[str], front: Frontmatter | None) -> str:
+def _unknown_hint(key: str, fields: _Fields, known: frozenset[str]) -> str:
     close = _close_field(key, known)
     if close:
-        return f"did you mean `{close}`?"
+        return piece("FLU210 typo", close=close)
     if key in _EXTENSION_FIELDS:
-        return (
-            f"`{key}` is another agent's extension, not part of the Agent Skills spec; other agents ignore it. "
-            "Keep it if you target that agent, or move it under `metadata:`"
-        )
+        return piece("FLU210 extension", key=key)
+    data, front = fields.data, fields.front
     existing = data.get("metadata")
     existing = existing if isinstance(existing, dict) else {}
-    where = f" (line {front.key_span(('metadata',)).line})" if front is not None and "metadata" in data else ""
+    where = ""
+    if front is not None and "metadata" in data:
+        where = piece("FLU210 line", line=front.key_span(("metadata",)).line)
     if key in existing:
-        return (
-            f"not part of the Agent Skills spec, and `metadata:`{where} already holds `{key}`: "
-            "keep one of the two, under `metadata:`"
-        )
-    lead = f"add it to the `metadata:` block{where}" if "metadata" in data else "move it under `metadata:`"
-    return f"not part of the Agent Skills spec; {lead}, whose values are strings:\n" + _metadata_block(
-        existing, key, data[key]
-    )
+        return piece("FLU210 twice", where=where, key=key)
+    lead = piece("FLU210 add", where=where) if "metadata" in data else piece("FLU210 move")
+    return piece("FLU210 block", lead=lead, block=_metadata_block(existing, key, data[key]))
 
 
 def _metadata_block(existing: Mapping[str, Any], key: str, value: object) -> str:
@@ -341,7 +386,7 @@ def _metadata_block(existing: Mapping[str, Any], key: str, value: object) -> str
     lines += [f"  {_yaml_key(k)}: {_yaml_string(v, keep_plain=True)}" for k, v in shown]
     if len(existing) > len(shown):
         more = len(existing) - len(shown)
-        lines.append(f"  # ... {more} more {'entry' if more == 1 else 'entries'}")
+        lines.append(piece("FLU210 one more" if more == 1 else "FLU210 more", more=more))
     if isinstance(value, dict):
         lines += [f"  {_yaml_key(f'{key}.{k}')}: {_yaml_string(v)}" for k, v in value.items()]
     else:

@@ -19,13 +19,15 @@ import re
 import stat
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from enum import Enum
+from typing import NamedTuple
 
 from flue_runtime.errors import SkillPathError, UnsafeFileError
-from flue_runtime.format.diagnostics import Diagnostic, printable
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic, printable
 from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import PackedFile as PackedFile
-from flue_runtime.format.safe_read import kind
+from flue_runtime.format.safe_read import FileBytes, kind
 from flue_runtime.format.secrets import (
     NAME_CACHE,
     allowed_secret,
@@ -35,7 +37,7 @@ from flue_runtime.format.secrets import (
     secret_file,
     secret_folder,
 )
-from flue_runtime.format.trees import Tree
+from flue_runtime.format.trees import Stat, Tree
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -191,149 +193,320 @@ def walk(
     The walk is iterative (any nesting depth the OS allows) and bounded: it stops at
     `limits.skill_files` files (FLU310), and once the files add up to more than
     `limits.bundle_size` bytes it reads no more of them (FLU311), so a hostile folder
-    costs time in proportion to the limits, not to its size.
+    costs time in proportion to the limits, not to its size. What becomes of each entry is
+    decided by `ENTRY_STEPS`, in order.
     """
-    result = Walk()
-    count = 0
-    total = 0
-    in_project = allow is not None
-    allow = allow or ()
-
-    def shown(rel: str) -> str:
-        return f"{display}/{rel}" if rel else display
-
-    def report(code: str, rel: str, message: str, hint: str) -> None:
-        result.diagnostics.append(Diagnostic.make(code, shown(rel), message, hint))
-
+    walking = _Walking(tree, display, allow, large_file, limits, keep)
     pending: list[str] = [""]
-    while pending:
-        rel_dir = pending.pop()
+    while pending and not walking.result.stopped:
+        pending.extend(reversed(walking.folder(pending.pop())))
+    return walking.finish()
+
+
+class Action(Enum):
+    """What the walk does with an entry."""
+
+    KEEP = "keep"  # pack the file (with any warnings)
+    SKIP = "skip"  # leave it out: noise (with a warning), or a file past the size limit (reported at the end)
+    REFUSE = "refuse"  # leave it out, with an error
+    DESCEND = "descend"  # a folder: walk what it holds
+    STOP = "stop"  # the file-count limit: walk no further
+
+
+class Verdict(NamedTuple):
+    """What becomes of one entry, and what the walk reports about it."""
+
+    action: Action
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+def _refuse(diagnostic: Diagnostic) -> Verdict:
+    return Verdict(Action.REFUSE, (diagnostic,))
+
+
+_DESCEND = Verdict(Action.DESCEND)
+_SKIP = Verdict(Action.SKIP)
+
+
+@dataclass(slots=True)
+class Entry:
+    """One name in a folder of the tree, and what the steps before learned of it."""
+
+    folder: str
+    name: str
+    #: The path from the tree's root.
+    rel: str
+    info: Stat = Stat(0, 0)
+    #: The file's name looks like a secret's (whether or not `allow` lets it through).
+    secret_name: bool = False
+    read: FileBytes = FileBytes(0)
+
+
+class _Walking:
+    """One walk's settings and running totals; the steps read and update them."""
+
+    def __init__(
+        self,
+        tree: Tree,
+        display: str,
+        allow: Collection[str] | None,
+        large_file: int,
+        limits: Limits,
+        keep: Collection[str],
+    ) -> None:
+        self.tree, self.display, self.large_file, self.limits, self.keep = tree, display, large_file, limits, keep
+        self.in_project = allow is not None
+        self.allow = allow or ()
+        self.result = Walk()
+        self.count = 0  # files met that may be packed
+        self.total = 0  # their bytes
+
+    def shown(self, rel: str) -> str:
+        return f"{self.display}/{rel}" if rel else self.display
+
+    def folder(self, rel_dir: str) -> list[str]:
+        """Judge every entry of the folder `rel_dir`; returns its subfolders to walk (none once stopped)."""
         try:
-            names = sorted(tree.names(rel_dir))
+            names = sorted(self.tree.names(rel_dir))
         except OSError as exc:
-            result.diagnostics.append(unreadable(shown(rel_dir), exc, "list this folder"))
-            continue
-        subdirs: list[str] = []
+            self.result.diagnostics.append(unreadable(self.shown(rel_dir), exc, "list this folder"))
+            return []
+        subfolders: list[str] = []
         for name in names:
-            rel = f"{rel_dir}/{name}" if rel_dir else name
-            problem = name_problem(name)
-            if problem:
-                report(
-                    "FLU309",
-                    rel,
-                    f"name refused ({problem}): no path to it could ever be read at run time",
-                    "rename it to plain text: no control characters (newlines, tabs), backslashes, "
-                    "percent-encoded or look-alike dots and slashes, valid UTF-8, at most 255 bytes",
+            entry = Entry(rel_dir, name, f"{rel_dir}/{name}" if rel_dir else name)
+            action, diagnostics = _judge(ENTRY_STEPS, self, entry)
+            self.result.diagnostics.extend(diagnostics)
+            if action is Action.KEEP:
+                self._pack(entry)
+            elif action is Action.DESCEND:
+                subfolders.append(entry.rel)
+            elif action is Action.STOP:
+                self.result.stopped = True
+                return []
+        return subfolders
+
+    def _pack(self, entry: Entry) -> None:
+        found = entry.read
+        if found.data is not None:
+            self.result.kept[entry.rel] = found.data
+        self.result.files.append(PackedFile(entry.rel, found.size, found.sha256, found.crc32))
+
+    def finish(self) -> Walk:
+        """The checks of the whole tree, once every entry is judged: its size, and names that clash by case."""
+        result = self.result
+        if self.total > self.limits.bundle_size:
+            limit = self.limits.bundle_size
+            result.diagnostics.append(
+                diagnostic(
+                    "FLU311",
+                    self.display,
+                    total=format_size(self.total),
+                    limit=format_size(limit),
+                    suggested=format_size(_suggest(self.total, limit)),
                 )
-                continue
-            try:
-                info = tree.stat(rel)
-            except OSError as exc:
-                result.diagnostics.append(unreadable(shown(rel), exc, "stat"))
-                continue
-            if stat.S_ISLNK(info.mode):
-                result.diagnostics.append(link_refused(shown(rel), tree.link_target(rel)))
-                continue
-            if stat.S_ISDIR(info.mode):
-                if is_secret_dir(name) and rel not in allow:
-                    result.diagnostics.append(secret_folder(shown(rel), name, in_project=in_project))
-                elif rel.count("/") + 1 > MAX_FOLDER_DEPTH:
-                    report(
-                        "FLU313",
-                        rel,
-                        f"folder nested more than {MAX_FOLDER_DEPTH} levels deep inside the skill; refused",
-                        "flatten the folder tree: installers (pip, setuptools on Python 3.11) cannot write "
-                        "paths nested about 1,000 levels deep, and no skill needs more than a few",
-                    )
-                elif is_noise_dir(name):
-                    report(
-                        "FLU304",
-                        rel,
-                        f"`{name}/` skipped: tool output, not part of a skill",
-                        f"delete `{name}/` from the skill folder",
-                    )
-                else:
-                    subdirs.append(rel)
-                continue
-            if not stat.S_ISREG(info.mode):
-                result.diagnostics.append(not_regular(shown(rel), info.mode))
-                continue
-            allowed_here = rel in allow
-            secret_name = is_secret_file(name, rel_dir.rpartition("/")[2])
-            if secret_name and not allowed_here:
-                result.diagnostics.append(secret_file(shown(rel), name, in_project=in_project))
-                continue
-            if is_noise_file(name):
-                report("FLU304", rel, f"`{name}` skipped: editor, OS, VCS or compiler litter", f"delete `{name}`")
-                continue
-            count += 1
-            if count > limits.skill_files:
-                report(
-                    "FLU310",
-                    "",
-                    f"more than {limits.skill_files:,} files in one skill; refused (the walk stopped at {printable(rel)})",
-                    "a skill is instructions and a few support files: leave out what the agent does not read, "
-                    f"or raise the limit in pyproject.toml: [tool.flue] max-skill-files = {_suggest(count, limits.skill_files)}",
-                )
-                result.stopped = True
-                pending.clear()
-                break
-            if total + info.size > limits.bundle_size:
-                total += info.size  # over the limit: refused anyway, so the rest is not read
-                continue
-            try:
-                found = tree.read(rel, limit=limits.bundle_size - total, keep=rel in keep)
-            except UnsafeFileError as exc:
-                if exc.code == "FLU311":  # grew since the lstat: over the limit after all
-                    total = limits.bundle_size + 1
-                else:
-                    result.diagnostics.append(refused(shown(rel), exc))
-                continue
-            except OSError as exc:
-                result.diagnostics.append(unreadable(shown(rel), exc))
-                continue
-            total += found.size
-            if found.secret is not None and not allowed_here:
-                result.diagnostics.append(found_secret(shown(rel), found.secret, in_project=in_project))
-                continue
-            if allowed_here and (secret_name or found.secret is not None):
-                result.diagnostics.append(allowed_secret(shown(rel), found.secret))
-            if found.size > large_file:
-                report(
-                    "FLU305",
-                    rel,
-                    f"large file packed ({found.size / (1024 * 1024):.1f} MiB)",
-                    "large assets make every install slower; keep them out of skills if the agent does not need them",
-                )
-            if info.nlink > 1:
-                result.diagnostics.append(hard_linked(shown(rel), info.nlink))
-            if found.data is not None:
-                result.kept[rel] = found.data
-            result.files.append(PackedFile(rel, found.size, found.sha256, found.crc32))
-        if not result.stopped:
-            pending.extend(reversed(subdirs))
-    if total > limits.bundle_size:
-        report(
-            "FLU311",
-            "",
-            f"skill files add up to {format_size(total)}, over the {format_size(limits.bundle_size)} limit; refused",
-            "large data does not belong in a skill every install downloads; leave it out, or raise the limit in "
-            f'pyproject.toml: [tool.flue] max-bundle-size = "{format_size(_suggest(total, limits.bundle_size))}"',
+            )
+        result.files.sort(key=lambda f: f.path)
+        _case_clashes(result, self.shown)
+        return result
+
+
+#: One step of judging an entry: a verdict, or None to let the next step judge.
+Step = Callable[[_Walking, Entry], "Verdict | None"]
+
+
+def _judge(steps: tuple[Step, ...], walking: _Walking, entry: Entry) -> Verdict:
+    """The verdict of the first step that has one (the last step of `ENTRY_STEPS` always does)."""
+    for step in steps:
+        verdict = step(walking, entry)
+        if verdict is not None:
+            return verdict
+    return _DESCEND  # (only `FOLDER_STEPS` runs out of steps: a folder none refuses is walked)
+
+
+# --- the steps, in the order `ENTRY_STEPS` lists them ---------------------------------------
+
+
+def _unservable_name(walking: _Walking, entry: Entry) -> Verdict | None:
+    """FLU309: a name no path read at run time could reach; judged before any system call on it."""
+    problem = name_problem(entry.name)
+    return _refuse(diagnostic("FLU309", walking.shown(entry.rel), problem=problem)) if problem else None
+
+
+def _examined(walking: _Walking, entry: Entry) -> Verdict | None:
+    """`lstat` the entry (never what a link points to); FLU308 when it cannot be."""
+    try:
+        entry.info = walking.tree.stat(entry.rel)
+    except OSError as exc:
+        return _refuse(unreadable(walking.shown(entry.rel), exc, "stat"))
+    return None
+
+
+def _symbolic_link(walking: _Walking, entry: Entry) -> Verdict | None:
+    """FLU301: a link is never followed, wherever it points."""
+    if stat.S_ISLNK(entry.info.mode):
+        return _refuse(link_refused(walking.shown(entry.rel), walking.tree.link_target(entry.rel)))
+    return None
+
+
+def _folder(walking: _Walking, entry: Entry) -> Verdict | None:
+    """A folder is judged by `FOLDER_STEPS`; one none of them refuses or skips is walked."""
+    return _judge(FOLDER_STEPS, walking, entry) if stat.S_ISDIR(entry.info.mode) else None
+
+
+def _secret_folder(walking: _Walking, entry: Entry) -> Verdict | None:
+    """FLU302: a folder of credentials (`.ssh/`, ...) unless `allow` lists it."""
+    if is_secret_dir(entry.name) and entry.rel not in walking.allow:
+        return _refuse(secret_folder(walking.shown(entry.rel), entry.name, in_project=walking.in_project))
+    return None
+
+
+def _too_deep(walking: _Walking, entry: Entry) -> Verdict | None:
+    """FLU313: nested deeper than installers can write."""
+    if entry.rel.count("/") + 1 > MAX_FOLDER_DEPTH:
+        return _refuse(diagnostic("FLU313", walking.shown(entry.rel), limit=MAX_FOLDER_DEPTH))
+    return None
+
+
+def _noise_folder(walking: _Walking, entry: Entry) -> Verdict | None:
+    """FLU304: tool output, skipped and never entered."""
+    if is_noise_dir(entry.name):
+        return Verdict(Action.SKIP, (diagnostic("FLU304 folder", walking.shown(entry.rel), name=entry.name),))
+    return None
+
+
+def _special_file(walking: _Walking, entry: Entry) -> Verdict | None:
+    """FLU307: a FIFO, socket or device."""
+    if not stat.S_ISREG(entry.info.mode):
+        return _refuse(not_regular(walking.shown(entry.rel), entry.info.mode))
+    return None
+
+
+def _secret_name(walking: _Walking, entry: Entry) -> Verdict | None:
+    """FLU302: a file named like a secret (`.env`, `id_rsa`, ...) unless `allow` lists it."""
+    entry.secret_name = is_secret_file(entry.name, entry.folder.rpartition("/")[2])
+    if entry.secret_name and entry.rel not in walking.allow:
+        return _refuse(secret_file(walking.shown(entry.rel), entry.name, in_project=walking.in_project))
+    return None
+
+
+def _noise_file(walking: _Walking, entry: Entry) -> Verdict | None:
+    """FLU304: editor, OS, VCS or compiler litter, skipped (after the secret name: `.env~` is refused)."""
+    if is_noise_file(entry.name):
+        return Verdict(Action.SKIP, (diagnostic("FLU304 file", walking.shown(entry.rel), name=entry.name),))
+    return None
+
+
+def _file_count(walking: _Walking, entry: Entry) -> Verdict | None:
+    """FLU310: one file more than `limits.skill_files`, and the walk stops."""
+    walking.count += 1
+    limit = walking.limits.skill_files
+    if walking.count <= limit:
+        return None
+    stop = diagnostic(
+        "FLU310",
+        walking.display,
+        limit=limit,
+        path=printable(entry.rel),
+        suggested=_suggest(walking.count, limit),
+    )
+    return Verdict(Action.STOP, (stop,))
+
+
+def _bundle_size(walking: _Walking, entry: Entry) -> Verdict | None:
+    """A file past `limits.bundle_size` is counted but never read: `finish` refuses the total (FLU311)."""
+    if walking.total + entry.info.size > walking.limits.bundle_size:
+        walking.total += entry.info.size
+        return _SKIP
+    return None
+
+
+def _read(walking: _Walking, entry: Entry) -> Verdict | None:
+    """Read, hash and scan the file, at most to the bytes left under the size limit; FLU308 when it cannot be."""
+    limits = walking.limits
+    try:
+        entry.read = walking.tree.read(
+            entry.rel, limit=limits.bundle_size - walking.total, keep=entry.rel in walking.keep
         )
-    result.files.sort(key=lambda f: f.path)
-    _case_clashes(result, shown)
-    return result
+    except UnsafeFileError as exc:
+        if exc.code != "FLU311":
+            return _refuse(refused(walking.shown(entry.rel), exc))
+        walking.total = limits.bundle_size + 1  # grew since the lstat: over the limit after all
+        return _SKIP
+    except OSError as exc:
+        return _refuse(unreadable(walking.shown(entry.rel), exc))
+    walking.total += entry.read.size
+    return None
+
+
+def _secret_content(walking: _Walking, entry: Entry) -> Verdict | None:
+    """FLU303, FLU315: a private key or credential token in the bytes, unless `allow` lists the file."""
+    secret = entry.read.secret
+    if secret is not None and entry.rel not in walking.allow:
+        return _refuse(found_secret(walking.shown(entry.rel), secret, in_project=walking.in_project))
+    return None
+
+
+def _kept(walking: _Walking, entry: Entry) -> Verdict:
+    """The file is packed, with a warning for each of `WARNINGS` that has one."""
+    found = (warn(walking, entry) for warn in WARNINGS)
+    return Verdict(Action.KEEP, tuple(warning for warning in found if warning is not None))
+
+
+def _allowed_secret(walking: _Walking, entry: Entry) -> Diagnostic | None:
+    """FLU306: packed although it looks like a secret, because `allow` lists it."""
+    secret = entry.read.secret
+    if (entry.secret_name or secret is not None) and entry.rel in walking.allow:
+        return allowed_secret(walking.shown(entry.rel), secret)
+    return None
+
+
+def _large_file(walking: _Walking, entry: Entry) -> Diagnostic | None:
+    """FLU305: a large file slows every install."""
+    size = entry.read.size
+    return (
+        diagnostic("FLU305", walking.shown(entry.rel), mib=size / (1024 * 1024)) if size > walking.large_file else None
+    )
+
+
+def _hard_linked(walking: _Walking, entry: Entry) -> Diagnostic | None:
+    """FLU314: another name shares the file's bytes."""
+    return hard_linked(walking.shown(entry.rel), entry.info.nlink) if entry.info.nlink > 1 else None
+
+
+#: What becomes of an entry: the first step with a verdict decides. Its name first (no system
+#: call), then what `lstat` says; a folder's own rules; then a file's, the cheap ones before its
+#: bytes are read. The last step always keeps the file.
+ENTRY_STEPS: tuple[Step, ...] = (
+    _unservable_name,  # FLU309
+    _examined,  # FLU308 (lstat)
+    _symbolic_link,  # FLU301
+    _folder,  # FOLDER_STEPS, or walked
+    _special_file,  # FLU307
+    _secret_name,  # FLU302
+    _noise_file,  # FLU304
+    _file_count,  # FLU310: stop
+    _bundle_size,  # skipped unread (FLU311 at the end)
+    _read,  # FLU308, FLU301, FLU307, FLU311 (what the read itself met)
+    _secret_content,  # FLU303, FLU315
+    _kept,  # packed, with WARNINGS
+)
+#: What refuses or skips a folder; one none of these judges is walked.
+FOLDER_STEPS: tuple[Step, ...] = (
+    _secret_folder,  # FLU302
+    _too_deep,  # FLU313
+    _noise_folder,  # FLU304
+)
+#: The warnings a packed file may get, in the order they are reported.
+WARNINGS: tuple[Callable[[_Walking, Entry], Diagnostic | None], ...] = (
+    _allowed_secret,  # FLU306
+    _large_file,  # FLU305
+    _hard_linked,  # FLU314
+)
 
 
 def hard_linked(shown: str, names: int) -> Diagnostic:
     """FLU314: a file with `names` > 1 hard links (`st_nlink`): its bytes can change from outside the skill."""
-    return Diagnostic.make(
-        "FLU314",
-        shown,
-        f"hard-linked file packed: {names} names share these bytes, so a change made through "
-        "another name, outside the skill too, changes what ships",
-        "replace it with a copy of its own (`cp --remove-destination SOURCE FILE`); strict mode refuses it",
-    )
+    return diagnostic("FLU314", shown, names=names)
 
 
 def allowed_paths(root: str | os.PathLike[str], allow: Collection[str | os.PathLike[str]]) -> frozenset[str]:
@@ -364,44 +537,26 @@ def _case_clashes(result: Walk, shown: Callable[[str], str]) -> None:
         first = seen.setdefault(key, entry.path)
         if first != entry.path:
             result.diagnostics.append(
-                Diagnostic.make(
-                    "FLU312",
-                    shown(entry.path),
-                    f"`{printable(entry.path)}` and `{printable(first)}` differ only in case: installed on a "
-                    "case-insensitive file system (macOS, Windows), one overwrites the other",
-                    "rename one of them",
-                )
+                diagnostic("FLU312", shown(entry.path), path=printable(entry.path), first=printable(first))
             )
 
 
-# --- what an entry that cannot be packed gets: one text and hint each ---------------------
+# --- what an entry that cannot be packed gets (the words: `messages.TEXTS`) ----------------
 
 
 def link_refused(shown: str, target: str = "") -> Diagnostic:
     """FLU301: an entry that is a symbolic link (`target`: where it points, when known)."""
-    to = f" to `{target}`" if target else ""
-    return Diagnostic.make(
-        "FLU301",
-        shown,
-        f"symbolic link{to} refused: a link is never followed into a bundle",
-        "replace the link with a copy of the file or folder it points to",
-    )
+    return diagnostic("FLU301 to", shown, target=target) if target else diagnostic("FLU301", shown)
 
 
 def not_regular(shown: str, mode: int | None = None) -> Diagnostic:
     """FLU307: a FIFO, socket or device (`mode` from `lstat`/`fstat`, when known)."""
-    what = f" ({kind(mode)})" if mode is not None else ""
-    return Diagnostic.make(
-        "FLU307",
-        shown,
-        f"not a regular file{what}; refused",
-        "only regular files and folders are read or packed; remove it",
-    )
+    return diagnostic("FLU307", shown) if mode is None else diagnostic("FLU307 kind", shown, kind=kind(mode))
 
 
 def unreadable(shown: str, exc: OSError, action: str = "read") -> Diagnostic:
     """FLU308: the OS refused to `action` (read, stat, list) the entry."""
-    return Diagnostic.make("FLU308", shown, f"cannot {action}: {exc.strerror or exc}", "make it readable, or remove it")
+    return diagnostic("FLU308", shown, action=action, reason=exc.strerror or exc)
 
 
 def refused(shown: str, exc: UnsafeFileError | OSError) -> Diagnostic:
@@ -411,10 +566,5 @@ def refused(shown: str, exc: UnsafeFileError | OSError) -> Diagnostic:
             return link_refused(shown)
         if exc.code == "FLU307":
             return not_regular(shown, exc.mode)
-        return Diagnostic.make(
-            "FLU311",
-            shown,
-            f"{exc.reason}; refused",
-            "keep large data out of skills, or raise the limit: [tool.flue] max-bundle-size",
-        )
+        return diagnostic("FLU311 file", shown, reason=exc.reason)
     return unreadable(shown, exc)

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from flue_runtime.errors import SkillError
-from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.diagnostics import diagnostic
 from flue_runtime.format.frontmatter import Frontmatter
 
 __all__ = ["typed"]
@@ -77,7 +77,7 @@ def typed(parsed: Frontmatter) -> dict[str, Any]:
             if isinstance(value, (dict, list)):
                 stack.append([value, _NO_KEY])
     except yaml.YAMLError as exc:  # never seen: the strict reader's own parser read this text
-        problem = Diagnostic.make("FLU106", parsed.path, f"invalid YAML: {exc}", "", parsed.first_line, 1)
+        problem = diagnostic("FLU106 other", parsed.path, parsed.first_line, 1, problem=exc)
         raise SkillError([problem], parsed.path) from None
     finally:
         parser.dispose()

@@ -12,13 +12,14 @@ from __future__ import annotations
 import hashlib
 import threading
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
-from typing import Protocol
 
 from flue_runtime.errors import SkillDefinitionError, SkillPathError, SkillWarning
-from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic, printable
 from flue_runtime.format.frontmatter import yaml_quote
+from flue_runtime.format.messages import piece
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.trees import MemoryTree
 from flue_runtime.format.validate import SKILL_FILE, SkillMetadata, check_fields
@@ -26,10 +27,6 @@ from flue_runtime.format.vetting import PackedFile, walk
 from flue_runtime.mount.reference import MountedSource, SkillReference
 
 __all__ = ["define_skill", "render_skill_md"]
-
-
-class _Problem(Protocol):
-    def __call__(self, field: str, message: str, hint: str = "", code: str = "FLU202") -> None: ...
 
 
 def define_skill(
@@ -46,10 +43,7 @@ def define_skill(
     """A skill defined in code; raises `SkillDefinitionError` listing every problem."""
     where = f"define_skill(name={name!r})"
     problems: list[Diagnostic] = []
-
-    def problem(field: str, message: str, hint: str = "", code: str = "FLU202") -> None:
-        d = Diagnostic.make(code, where, message, hint)
-        problems.append(Diagnostic(d.path, d.code, d.message, d.hint, severity=d.severity, field=field))
+    problem = problems.append
 
     fields: dict[str, object] = {"name": name, "description": description}
     for key, value in (("license", license), ("compatibility", compatibility)):
@@ -59,7 +53,7 @@ def define_skill(
         if isinstance(metadata, Mapping) and all(isinstance(k, str) for k in metadata):
             fields["metadata"] = dict(metadata)
         else:
-            problem("metadata", f"`metadata` must be a mapping of strings, not {type(metadata).__name__}")
+            problem(diagnostic("FLU202 define metadata", where, field="metadata", type=type(metadata).__name__))
     if allowed_tools is not None:
         if isinstance(allowed_tools, str):
             fields["allowed-tools"] = allowed_tools
@@ -68,27 +62,23 @@ def define_skill(
         ):
             fields["allowed-tools"] = " ".join(allowed_tools)
         else:
-            problem("allowed-tools", "`allowed_tools` must be a string or a list of tool names without spaces")
+            problem(diagnostic("FLU202 define allowed_tools", where, field="allowed-tools"))
     if not isinstance(instructions, str):
-        problem("instructions", f"`instructions` must be a string, not {type(instructions).__name__}")
+        problem(diagnostic("FLU202 define instructions", where, field="instructions", type=type(instructions).__name__))
     elif not instructions.strip():
-        problem(
-            "instructions",
-            "`instructions` is blank: activating the skill would give the model nothing to follow",
-            "write the steps the model should take once it activates the skill (the body of its SKILL.md)",
-        )
+        problem(diagnostic("FLU202 define blank", where, field="instructions"))
     field_warnings = []
     for d in check_fields(fields, where, None):
         if d.is_error:
             problems.append(d)
         else:  # FLU211, FLU213: what check and the builds would say of the same SKILL.md
             field_warnings.append(f"{d.code} {d.message}" + (f" ({d.hint})" if d.hint else ""))
-    packed_files, notices = _check_files(files, problem)
+    packed_files, notices = _check_files(files, where, problem)
     notices = field_warnings + notices
     for key, given in [*fields.items(), ("instructions", instructions)]:
         texts = list(given.values()) if isinstance(given, dict) else [given]
         if any(isinstance(text, str) and not _encodable(text) for text in texts):
-            problem(key, f"`{key}` holds a lone surrogate, which UTF-8 cannot encode")
+            problem(diagnostic("FLU202 define surrogate", where, field=key, key=key))
     for notice in notices:
         warnings.warn(f"{where}: {notice}", SkillWarning, stacklevel=2)
     if problems:
@@ -97,54 +87,54 @@ def define_skill(
     return SkillReference(frozen, _DefinedSource(frozen, instructions, packed_files))
 
 
-def _check_files(files: Mapping[str, str | bytes] | None, problem: _Problem) -> tuple[Mapping[str, bytes], list[str]]:
+def _check_files(
+    files: Mapping[str, str | bytes] | None, where: str, problem: Callable[[Diagnostic], None]
+) -> tuple[Mapping[str, bytes], list[str]]:
     """The files that pass the argument's own checks, then the packing rules' walk (secrets, keys, noise,
     limits: the codes a folder on disk gets), and the warnings the walk gave."""
     if files is None:
         return MappingProxyType({}), []
     if not isinstance(files, Mapping):
-        problem("files", f"`files` must be a mapping of relative paths to str or bytes, not {type(files).__name__}")
+        problem(diagnostic("FLU202 define files", where, field="files", type=type(files).__name__))
         return MappingProxyType({}), []
     given: dict[str, bytes] = {}
     for path, content in files.items():
         try:
             clean = skill_path(path)
         except SkillPathError as exc:
-            problem(
-                "files",
-                f"files[{path!r}]: {exc.reason}",
-                "use a relative POSIX path without `..`, like 'docs/reference.md'",
-            )
+            problem(diagnostic("FLU202 define file path", where, field="files", path=path, reason=exc.reason))
             continue
         if clean == SKILL_FILE:
-            problem(
-                "files",
-                f"files[{path!r}]: SKILL.md is generated from the other arguments",
-                "pass the body as `instructions`",
-            )
+            problem(diagnostic("FLU202 define SKILL.md", where, field="files", path=path))
             continue
         if isinstance(content, str):
             if not _encodable(content):
-                problem("files", f"files[{path!r}]: holds a lone surrogate, which UTF-8 cannot encode")
+                problem(diagnostic("FLU202 define file surrogate", where, field="files", path=path))
                 continue
             data = content.encode("utf-8")
         elif isinstance(content, (bytes, bytearray, memoryview)):
             data = bytes(content)
         else:
-            problem("files", f"files[{path!r}]: content must be str or bytes, not {type(content).__name__}")
+            problem(
+                diagnostic("FLU202 define file content", where, field="files", path=path, type=type(content).__name__)
+            )
             continue
         given[clean] = data
     folders = {path[:index] for path in given for index, char in enumerate(path) if char == "/"}
     for path in sorted(folders & given.keys()):
-        problem("files", f"files[{path!r}]: is a file and also a folder of other files")
+        problem(diagnostic("FLU202 define file and folder", where, field="files", path=path))
         del given[path]
     walked = walk(MemoryTree(given), display="files")
     notices = []
     for d in walked.diagnostics:
         rel = d.path.removeprefix("files").removeprefix("/")
-        message = f"files[{rel!r}]: {d.message}" if rel else f"files: {d.message}"
-        if d.is_error:
-            problem("files", message, d.hint, d.code)
+        message = (
+            piece("define: file", path=rel, message=d.message) if rel else piece("define: files", message=d.message)
+        )
+        if d.is_error:  # the walk's words, said of the argument
+            problem(
+                replace(d, path=printable(where), message=printable(message), line=None, column=None, field="files")
+            )
         else:
             notices.append(f"{d.code} {message}")
     return MappingProxyType({f.path: given[f.path] for f in walked.files}), notices

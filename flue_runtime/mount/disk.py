@@ -20,7 +20,7 @@ from pathlib import Path
 
 from flue_runtime.errors import SkillError, UnsafeFileError
 from flue_runtime.format.config import FlueConfig, project_config
-from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.diagnostics import diagnostic
 from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.paths import display_path
 from flue_runtime.format.safe_read import read_regular
@@ -169,13 +169,7 @@ class DiskSource(MountedSource):
             try:
                 info = os.lstat(current)
             except FileNotFoundError:
-                raise SkillError(
-                    [
-                        Diagnostic.make(
-                            "FLU308", shown, "was removed since the skill was loaded", "resolve the skill again"
-                        )
-                    ]
-                ) from None
+                raise SkillError([diagnostic("FLU308 removed", shown)]) from None
             except OSError as exc:
                 raise SkillError([unreadable(shown, exc, "stat")]) from None
             if stat.S_ISLNK(info.st_mode):

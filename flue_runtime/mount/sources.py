@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from flue_runtime.errors import SkillPathError, SkillSourceError, SkillWarning
-from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile
 from flue_runtime.format.safe_read import inspect_bytes
@@ -167,9 +167,8 @@ def _listing(source: SkillSource, shown: str, limits: Limits) -> tuple[dict[str,
     folder), read no further than one entry past the file limit (the walk says FLU310)."""
     problems: list[Diagnostic] = []
 
-    def problem(path: str, message: str, hint: str, code: str = "FLU309") -> None:
-        where = f"{shown}/{path}" if path else shown
-        problems.append(Diagnostic.make(code, where, message, hint))
+    def at(path: str) -> str:
+        return f"{shown}/{path}" if path else shown
 
     found: dict[str, ListedFile] = {}
     try:
@@ -177,25 +176,19 @@ def _listing(source: SkillSource, shown: str, limits: Limits) -> tuple[dict[str,
             if count > limits.skill_files:
                 break
             if not isinstance(entry, ListedFile):
-                problem(
-                    "", f"listing() gave {type(entry).__name__}, not ListedFile", "list ListedFile(path, size, sha256)"
-                )
+                problems.append(diagnostic("FLU309 listing", shown, type=type(entry).__name__))
                 continue
             try:
                 path = skill_path(entry.path)
             except SkillPathError as exc:
-                problem(
-                    "",
-                    f"listed path {exc.path[:200]!r} refused: {exc.reason}",
-                    "list paths relative to the skill folder",
-                )
+                problems.append(diagnostic("FLU309 listed path", shown, path=exc.path[:200], reason=exc.reason))
                 continue
             if isinstance(entry.size, bool) or not isinstance(entry.size, int) or entry.size < 0:
-                problem(path, f"listed size {entry.size!r} is not a byte count", "list each file's size in bytes")
+                problems.append(diagnostic("FLU309 listed size", at(path), size=entry.size))
             elif entry.sha256 is not None and not (isinstance(entry.sha256, str) and _SHA256.fullmatch(entry.sha256)):
-                problem(path, "listed SHA-256 is not 64 lowercase hex digits", "list the hex digest, or None")
+                problems.append(diagnostic("FLU309 listed digest", at(path)))
             elif path in found:
-                problem(path, "listed twice", "list each file once")
+                problems.append(diagnostic("FLU309 listed twice", at(path)))
             else:
                 found[path] = entry
     except Exception as exc:
@@ -204,7 +197,7 @@ def _listing(source: SkillSource, shown: str, limits: Limits) -> tuple[dict[str,
         parent = path.rpartition("/")[0]
         while parent:
             if parent in found:
-                problem(parent, "listed as a file and as the folder of other files", "list each path once")
+                problems.append(diagnostic("FLU309 file and folder", at(parent)))
                 del found[parent]
             parent = parent.rpartition("/")[0]
     return found, problems
@@ -255,17 +248,7 @@ class _LoadedSource(MountedSource):
         found = inspect_bytes(data, digest=True, scan=scan) if len(data) == packed.size else None
         problem = listing_mismatch(listed, data, found.sha256 if found else "")
         if problem:
-            raise SkillSourceError(
-                self._shown,
-                [
-                    Diagnostic.make(
-                        "FLU308",
-                        self._where(path),
-                        f"{problem}: refused",
-                        "the source changed since it was loaded; load it again",
-                    )
-                ],
-            )
+            raise SkillSourceError(self._shown, [diagnostic("FLU308 changed", self._where(path), problem=problem)])
         assert found is not None
         if found.secret is not None:
             raise SkillSourceError(self._shown, [found_secret(self._where(path), found.secret, in_project=False)])

@@ -53,6 +53,19 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
+#: sqlite's primary result codes for "another connection holds the lock": SQLITE_BUSY between
+#: connections, SQLITE_LOCKED (a table or the schema) within one.
+_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+
+
+def is_busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether `exc` is a lock held elsewhere, worth waiting out, by sqlite's result code: its message is
+    words for people (and an error about a table called `locked` would match them)."""
+    # Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE, ...) keep the primary code in the low
+    # byte; an error the sqlite3 module raises itself carries no code.
+    code: int | None = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and (code & 0xFF) in _BUSY_CODES
+
 
 class SQLiteStore:
     """Sessions in a SQLite file; safe to share between threads, tasks and processes."""
@@ -111,7 +124,7 @@ class SQLiteStore:
             try:
                 return action()
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc):
+                if not is_busy(exc):
                     raise
                 if time.monotonic() > deadline:
                     raise locked_too_long(str(self.path), self.busy_timeout, "SQLiteStore") from exc
