@@ -191,6 +191,19 @@ def rss(pid: int) -> tuple[int, int]:
     return total, peak
 
 
+def cpu(pid: int) -> float:
+    """CPU seconds (user and system) `pid` and every process below it have used."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for one in [pid, *descendants(pid)]:
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
 def descendants(pid: int) -> list[int]:
     found: list[int] = []
     for task in Path(f"/proc/{pid}/task").glob("*"):
@@ -422,8 +435,15 @@ def measure_size(size: int, servers: list[Server], scale: Scale, work: Path) -> 
     mix = workload(entries, scale.per_level, seed=3)
     for clients in LEVELS:
         for server in servers:
+            assert server.process is not None
+            used = cpu(server.process.pid)
             got = asyncio.run(load(server.url, mix, clients))
-            results[server.key][f"load_{clients}"] = {"rps": got["rps"], **summary(got["latencies"])}
+            used = cpu(server.process.pid) - used
+            results[server.key][f"load_{clients}"] = {
+                "rps": got["rps"],
+                "cpu_per_request_s": used / len(mix),
+                **summary(got["latencies"]),
+            }
             kept[server.key] += got["kept"]
     for server in servers:
         assert server.process is not None
@@ -561,6 +581,13 @@ def table(data: dict[str, Any], keys: list[str]) -> Table:
             versus_floor=f"{rps / s['floor'][level]['rps']:.2f}× (throughput)" if has_floor else "",
             target="≥ the peer's" if has_peer else "",
             met=(rps >= s["peer"][level]["rps"]) if has_peer else None,
+        )
+        used = s["flue"][level]["cpu_per_request_s"]
+        add(
+            f"{clients} concurrent client{'s' if clients > 1 else ''}: server CPU per request",
+            per(lambda r, at=level: f"{r[at]['cpu_per_request_s'] * 1e3:.2f} ms"),
+            versus_peer=slower("flue", used, "peer", lambda r, at=level: r[at]["cpu_per_request_s"]),
+            versus_floor=slower("flue", used, "floor", lambda r, at=level: r[at]["cpu_per_request_s"]),
         )
         p99 = s["flue"][level]["p99"]
         floor = s["floor"][level]["p99"] if has_floor else None

@@ -68,6 +68,7 @@ def test_generators_are_deterministic(tmp_path: Path) -> None:
         generate.make_scan_project(tmp_path / name / "scan", modules=30, size_mb=0.1, references=6, skills=3)
         generate.make_pack_project(tmp_path / name / "pack", skills=4, files=5, binary_every=2)
         generate.make_skill_corpus(tmp_path / name / "corpus", skills=12)
+        generate.make_serving_folder(tmp_path / name / "serving", skills=3)
 
     def tree(root: Path) -> dict[str, bytes]:
         return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
