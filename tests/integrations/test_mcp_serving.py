@@ -29,8 +29,10 @@ import anyio
 import pytest
 from mcp import Client
 from mcpclient import verified_skills
+from support.paths import README
 from support.projects import write_skill
 
+from flue_build.cli import _parser
 from flue_build.cli.http_guard import TOKEN_ENV
 from flue_build.cli.serve_http import listening_socket
 from flue_runtime.mcp.host import check_entry, verify_file, verify_skill_md
@@ -58,8 +60,15 @@ def env(**extra: str) -> dict[str, str]:
 @contextmanager
 def serving(skills: Path, *args: str, **extra: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
     """`flue-skills mcp SKILLS ARGS --http 127.0.0.1:0` running: the process and the port it announced."""
+    with running([str(skills), *args, "--http", "127.0.0.1:0"], **extra) as started:
+        yield started
+
+
+@contextmanager
+def running(args: list[str], **extra: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """`flue-skills mcp ARGS` (serving HTTP on 127.0.0.1) running: the process and the port it announced."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "flue_build", "mcp", str(skills), *args, "--http", "127.0.0.1:0"],
+        [sys.executable, "-m", "flue_build", "mcp", *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -300,3 +309,35 @@ def test_every_accepted_connection_has_nagle_off() -> None:
     before = socket.socket(socket.AF_INET, socket.SOCK_STREAM)  # how serve.py made it before
     before.bind(("127.0.0.1", 0))
     assert asyncio.run(nodelay_of(before)) == 0
+
+
+def test_the_readme_deployment_runs_as_shown_on_loopback(skills: Path) -> None:
+    """The README's container: its command's flags are what the CLI takes, and the same command (on 127.0.0.1,
+    two workers on this machine's cores, a folder for the package) serves what its health check asks for, which
+    fails without the token. The image itself is not built here (no container runtime)."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("### Serving skills to a team over HTTP") :].split("\n### ", 1)[0]
+    [dockerfile] = re.findall(r"```dockerfile\n(.*?)```", section, re.DOTALL)
+    [command] = [json.loads(line[4:]) for line in dockerfile.splitlines() if line.startswith("CMD ")]
+    [check] = [
+        line.split('python -c "', 1)[1][:-1] for line in dockerfile.splitlines() if line.startswith("HEALTHCHECK")
+    ]
+    parsed = _parser().parse_args(command[1:])
+    assert (command[0], parsed.command, parsed.target) == ("flue-skills", "mcp", "acme_support")
+    assert (parsed.http, parsed.allow_remote, parsed.workers) == (("0.0.0.0", 8000), True, 4)
+
+    args = [str(skills) if word == "acme_support" else word for word in command[2:]]
+    args[args.index("0.0.0.0:8000")] = "127.0.0.1:0"
+    args[args.index("4")] = "2"
+    with running(args, **{TOKEN_ENV: TOKEN}) as (_, port):
+        probe = check.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+
+        def health(**extra: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [sys.executable, "-c", probe], capture_output=True, text=True, env=env(**extra), timeout=120
+            )
+
+        assert health(**{TOKEN_ENV: TOKEN}).returncode == 0
+        refused = health(**{TOKEN_ENV: "another-token-of-some-length-000"})
+        assert refused.returncode != 0 and "401" in refused.stderr
+        assert health().returncode != 0  # no token in the environment
