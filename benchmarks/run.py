@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import re
 import resource
 import shutil
@@ -974,9 +975,45 @@ def bench_validate(ctx: Context) -> Section:
         ratio(floor_cpu, ours_cpu),
     )
     data["floor_cpu_s"] = floor_cpu
+    _check_a_few(ctx, section, data)
     _first_validation(ctx, section, data)
     section.data = data
     return section
+
+
+def _check_a_few(ctx: Context, section: Section, data: dict[str, Any]) -> None:
+    """What a pre-commit hook costs: `flue-skills check` on three skills against one run of the reference
+    validator's command on one, each a fresh process (start-up and imports included), wall time."""
+    rng = random.Random(generate.SEED + 5)
+    folder = ctx.work / "a-few-skills"
+    if folder.exists():
+        shutil.rmtree(folder)
+    few = [folder / generate.skill_name(n) for n in range(3)]
+    for skill in few:  # a SKILL.md and three support files each, as the pack project's skills
+        generate.write_skill(skill, rng, skill.name, files=4, binary=False)
+    commands = {"check": Command([sys.executable, "-m", "flue_build", "check", *map(str, few)], child_env())}
+    reference = ctx.skills_ref_python
+    if reference:
+        validate = [reference, "-m", "skills_ref.cli", "validate", str(few[0])]
+        commands["skills_ref"] = Command(validate, child_env())
+    rounds = ctx.scale.rounds_validate * 2
+    res = interleave(commands, rounds, ctx.scale.warmup, parse=False)
+    ours = statistics.median(res["check"].seconds)
+    data["check_three_s"] = ours
+    if not reference:
+        section.row("`flue-skills check` on 3 skills, a fresh process (wall)", ms(ours))
+        return
+    theirs = statistics.median(res["skills_ref"].seconds)
+    data["skills_ref_one_s"] = theirs
+    section.row(
+        "`flue-skills check` on 3 skills (what a pre-commit hook runs) against one `skills-ref validate` of 1 "
+        f"skill, fresh processes, wall (median of {rounds})",
+        ms(ours),
+        ms(theirs),
+        ratio(ours, theirs),
+        "≤ 1 (no slower)",
+        ours <= theirs,
+    )
 
 
 def _skills_ref_version(python: str) -> str:
