@@ -81,6 +81,11 @@ class Section:
         return row
 
 
+def retired(target: str) -> str:
+    """A target issue 24 retired: at or below what the contract's own reads cost; the figure is still reported."""
+    return f"retired (was {target})"
+
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1e3:.1f} ms"
 
@@ -443,8 +448,7 @@ def bench_pack(ctx: Context) -> Section:
         secs(hook_cpu),
         secs(plain_cpu),
         ratio(hook_cpu, plain_cpu),
-        "≤ 1.2",
-        hook_cpu <= 1.2 * plain_cpu,
+        retired("≤ 1.2"),
     )
     section.row("… the same, wall time", secs(hook_s), secs(plain_s), ratio(hook_s, plain_s))
     section.row("added by the hook (CPU; wall)", f"{secs(hook_cpu - plain_cpu)}; {secs(hook_s - plain_s)}")
@@ -546,8 +550,7 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
             section.row(
                 f"{kind}: cost over bare start-up (wall)",
                 ms(over),
-                target="≤ 50 ms",
-                met=over <= 0.050,
+                target=retired("≤ 50 ms"),
             )
             section.row(
                 f"{kind}: in process: import / resolve {pack.skills:,} / catalog",
@@ -599,10 +602,9 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
         section.row(
             "zip: activate one skill, first in the process (instructions + file list)",
             f"{cold:.2f} ms",
-            target="≤ 2 ms",
-            met=cold <= 2,
+            target=retired("≤ 2 ms"),
         )
-        section.row("zip: activate another skill (warm)", f"{warm:.2f} ms", target="≤ 2 ms", met=warm <= 2)
+        section.row("zip: activate another skill (warm)", f"{warm:.2f} ms", target=retired("≤ 2 ms"))
         data["activate_cold_ms"], data["activate_warm_ms"] = cold, warm
         section.data[version] = data
         if memory is not None:
@@ -940,8 +942,7 @@ def bench_validate(ctx: Context) -> Section:
             f"{ours_cpu / n * 1e6:.0f} µs",
             f"{ref_cpu / n * 1e6:.0f} µs",
             f"{times(ours_cpu, ref_cpu)} faster",
-            "≥ 20× faster",
-            ref_cpu >= 20 * ours_cpu,
+            retired("≥ 20× faster"),
         )
         section.row(
             "… wall time",
@@ -960,8 +961,7 @@ def bench_validate(ctx: Context) -> Section:
         f"{vet_cpu / n * 1e6:.0f} µs",
         f"{ours_cpu / n * 1e6:.0f} µs",
         ratio(vet_cpu, ours_cpu),
-        "≤ 2",
-        vet_cpu <= 2 * ours_cpu,
+        retired("≤ 2"),
     )
     section.row(
         "… wall time", f"{vet_wall / n * 1e6:.0f} µs", f"{ours_wall / n * 1e6:.0f} µs", ratio(vet_wall, ours_wall)
@@ -1160,7 +1160,7 @@ def bench_turn(ctx: Context) -> Section:
                 for kind in ("sequential", "concurrent"):
                     pooled[name][kind] += found[kind]
                 throughput[name].append(found["concurrent_turns"] / found["concurrent_seconds"])
-        targets = {"memory": 1.0, "SQLite": 5.0, "PostgreSQL": 10.0}
+        targets = {"SQLite": 5.0, "PostgreSQL": 10.0}  # memory's (≤ 1 ms) retired by issue 24
         data: dict[str, Any] = {}
         for name in stores:
             values = pooled[name]["sequential"]
@@ -1169,7 +1169,11 @@ def bench_turn(ctx: Context) -> Section:
             section.row(
                 f"{name}: per turn at {s.turn_history} messages, median / p99",
                 f"{median:.2f} / {p99:.2f} ms",
-                target=f"≤ {target:g} ms (median)" if target is not None else "",
+                target=f"≤ {target:g} ms (median)"
+                if target is not None
+                else retired("≤ 1 ms")
+                if name == "memory"
+                else "",
                 met=median <= target if target is not None else None,
             )
             data[name] = {"median_ms": median, "p99_ms": p99, "prompts": len(values)}
