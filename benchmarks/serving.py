@@ -654,6 +654,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peer-venv", type=Path, default=DEFAULT_PEER_VENV, help="where the peer's venv is kept")
     parser.add_argument("--peer-base-python", default=str(DEFAULT_PEER_BASE), help="a Python >= 3.12 for that venv")
     parser.add_argument("--flue-args", default="", help="extra flags for `flue-skills mcp`, e.g. '--stateless'")
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="FLAGS",
+        help="serve with `flue-skills mcp FLAGS` too, in a column of its own (repeatable), e.g. '--workers 2'",
+    )
     parser.add_argument("--workdir", type=Path, help="keep inputs and server logs here (default: a temporary folder)")
     parser.add_argument("--report", type=Path, help="write the markdown report here too")
     parser.add_argument("--json", type=Path, help="write the raw figures here")
@@ -683,6 +690,9 @@ def main(argv: list[str] | None = None) -> int:
         ).stdout.strip()
         context[PEER] = f"{peer[1]}, Python {version}, venv {args.peer_venv}"
     keys.append("floor")
+    extras = {f"flue {flags}": flags.split() for flags in args.also}
+    keys += list(extras)
+    LABELS.update({key: f"flue-skills mcp {flags}" for key, flags in zip(extras, args.also)})
     context["client"] = f"httpx {httpx.__version__}, protocol {MODERN}, in this process"
     context["started"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"inputs and logs: {work}", file=sys.stderr)
@@ -720,6 +730,9 @@ def main(argv: list[str] | None = None) -> int:
                 work / "logs" / f"floor-{size}.log",
             )
         )
+        for key, flags in extras.items():
+            command = [sys.executable, "-m", "flue_build", "mcp", "{folder}", "--http", "127.0.0.1:{port}", *flags]
+            servers.append(Server(key, command, work / "logs" / f"{key.replace(' ', '')}-{size}.log"))
         print(f"serving {size} skills: {', '.join(s.key for s in servers)}", file=sys.stderr)
         try:
             runs.append(measure_size(size, servers, scale, work))
