@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import socket
+
     from starlette.types import ASGIApp
 
     from flue_build.cli.serve_http import Serving
@@ -163,6 +163,8 @@ async def serve_http(app: ASGIApp, sock: socket.socket, announce: Callable[[], N
 def serve_workers(serving: Serving, sock: socket.socket, workers: int, announce: Callable[[], None]) -> int:
     """`workers` processes accepting on `sock`, each running `serve_http.worker_app` (uvicorn's supervisor
     restarts one that dies); announced once every one serves. Ends at SIGINT or SIGTERM, stopping them all."""
+    import time
+
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
@@ -196,6 +198,8 @@ def serve_workers(serving: Serving, sock: socket.socket, workers: int, announce:
 
 
 def _announce(serving: Serving, family: socket.AddressFamily, count: int, workers: int) -> None:
+    import socket
+
     from flue_build.cli.http_guard import TOKEN_ENV, is_loopback
 
     shown = f"[{serving.host}]" if family == socket.AF_INET6 else serving.host
