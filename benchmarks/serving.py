@@ -89,11 +89,12 @@ class Scale:
     listings: int  # repeated skills/list
     reads: int  # sequential reads of each kind
     per_level: int  # requests per concurrency level
+    load_rounds: int  # ... in this many parts, the servers taking turns
     flat_repeats: int  # the load's reads again, for memory
 
 
-FULL = Scale(sizes=(200, 2000), start_rounds=3, listings=20, reads=300, per_level=1500, flat_repeats=2)
-QUICK = Scale(sizes=(20,), start_rounds=1, listings=2, reads=10, per_level=40, flat_repeats=1)
+FULL = Scale(sizes=(200, 2000), start_rounds=3, listings=20, reads=300, per_level=1500, load_rounds=5, flat_repeats=2)
+QUICK = Scale(sizes=(20,), start_rounds=1, listings=2, reads=10, per_level=40, load_rounds=1, flat_repeats=1)
 
 
 # --- servers -------------------------------------------------------------------------------------
@@ -433,18 +434,25 @@ def measure_size(size: int, servers: list[Server], scale: Scale, work: Path) -> 
         results[server.key]["rss_after_reads"] = rss(server.process.pid)[0]
 
     mix = workload(entries, scale.per_level, seed=3)
+    part = -(-len(mix) // scale.load_rounds)
     for clients in LEVELS:
-        for server in servers:
-            assert server.process is not None
-            used = cpu(server.process.pid)
-            got = asyncio.run(load(server.url, mix, clients))
-            used = cpu(server.process.pid) - used
-            results[server.key][f"load_{clients}"] = {
-                "rps": got["rps"],
-                "cpu_per_request_s": used / len(mix),
+        pooled: dict[str, dict[str, Any]] = {s.key: {"wall": 0.0, "cpu": 0.0, "latencies": []} for s in servers}
+        for round_ in range(scale.load_rounds):  # a part of the reads per server in turn, the order rotated
+            shift = round_ % len(servers)
+            for server in servers[shift:] + servers[:shift]:
+                assert server.process is not None
+                used = cpu(server.process.pid)
+                got = asyncio.run(load(server.url, mix[round_ * part : (round_ + 1) * part], clients))
+                pooled[server.key]["cpu"] += cpu(server.process.pid) - used
+                pooled[server.key]["wall"] += got["wall"]
+                pooled[server.key]["latencies"] += got["latencies"]
+                kept[server.key] += got["kept"]
+        for key, got in pooled.items():
+            results[key][f"load_{clients}"] = {
+                "rps": len(mix) / got["wall"],
+                "cpu_per_request_s": got["cpu"] / len(mix),
                 **summary(got["latencies"]),
             }
-            kept[server.key] += got["kept"]
     for server in servers:
         assert server.process is not None
         before = rss(server.process.pid)[0]

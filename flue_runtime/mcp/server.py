@@ -51,6 +51,8 @@ TTL_MS = 300_000
 #: The protocol revision that defines `resultType` and the cache hints `ttlMs`/`cacheScope` (the
 #: base schema's `Result` and `CacheableResult`), and the one the Skills extension is written against.
 CACHEABLE_SINCE = "2026-07-28"
+#: A file up to this size is read on the event loop (a SKILL.md, a reference page); a larger one in a thread.
+INLINE_READ = 64 * 1024
 
 
 class GetSkillParams(RequestParams):
@@ -152,11 +154,15 @@ class SkillsExtension(Extension):
         is_skill_md = packed.path == SKILL_FILE
 
         async def read() -> str | bytes:
-            """A kept file answers at once; another is read in a worker thread (reads block), then kept."""
+            """A kept file answers at once; another is read (then kept): a small one right here, as handing it to
+            a worker thread costs more than the read; a large one in a worker thread, not to stall other clients."""
             data = self.contents.kept(skill, packed)
             if data is None:
                 try:
-                    data = await anyio.to_thread.run_sync(self.contents.read, skill, packed, uri)
+                    if packed.size <= INLINE_READ:
+                        data = self.contents.read(skill, packed, uri)
+                    else:
+                        data = await anyio.to_thread.run_sync(self.contents.read, skill, packed, uri)
                 except FlueError as exc:
                     raise ResourceError(f"{uri}: {exc}") from None
             return _shown(data)
