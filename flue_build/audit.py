@@ -1,19 +1,31 @@
 """The last line of defence: a built artifact holds exactly what was vetted of every skill folder.
 
-Read back from the finished wheel or sdist, whatever put each entry there (the backend's
-walk, a force-include, shared data, data files, another hook):
+Read back from the finished wheel or sdist, independently of the route that put each member
+there (the backend's walk, force-include, shared data, data files, license-files,
+script-files, another hook, a custom command):
 
-- every entry inside a `_flue_skills/` folder is a planned bundle file or manifest with the
+- every member inside a `_flue_skills/` folder is a planned bundle file or manifest with the
   planned bytes, and every planned file is there;
 - nothing remains in a referenced skill's original folder (a wheel ships the bundled copy);
-- every entry whose origin (from the backend's own file mapping) lies in a skill folder,
-  wherever in the archive it landed, is a file the vetting kept, with the recorded bytes.
+- a member whose origin (from the backend's own file mapping, or for an sdist the file at
+  its own path) lies in a skill folder is a file the vetting kept, with the recorded bytes;
+- and whatever the routes the build knows of: a member whose path ends in
+  `<skill folder name>/<path of a file in it>`, or whose bytes equal those of a file under a
+  skill folder (`flue_build.inventory`: every file, noise included), is a vetted copy of
+  such a file. Bytes are matched for files of at least `CONTENT_MATCH` bytes, or of the same
+  name and not empty: a smaller file says too little to tell a copy from a coincidence
+  (`{}`, `pip`, a newline). A member the backend generates itself (`METADATA`, `WHEEL`,
+  `RECORD` and the like in `.dist-info/` and `.egg-info/`, an sdist's `PKG-INFO` and
+  `setup.cfg`) is matched by path only. A member that is a copy of a file of the project outside every skill folder (its
+  origin, with the same bytes) is the project's own: the skill rules do not apply to it.
 
 A wheel is checked without inflating it: its `RECORD` holds the SHA-256 the backend
 computed from the very bytes it wrote, and its central directory the size and CRC-32 of
 each entry as stored; both must equal what the vetting recorded, so a file swapped during
 the build (SHA-256) and an entry rewritten after `RECORD` was written (CRC-32) are both
-caught. An entry the `RECORD` does not list, and every sdist entry, is inflated and hashed.
+caught. A member that may hold a skill file's bytes (same size, and the same CRC-32 or
+`RECORD` digest) is inflated and hashed, as is an entry the `RECORD` does not list and every
+sdist member that needs a digest.
 
 A wrong file in an artifact is the worst outcome of a build: the caller deletes it.
 """
@@ -32,19 +44,35 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 
+from flue_build.inventory import Inventory, SkillFile
 from flue_build.pack import BundlePlan
 from flue_build.shipping import SkillFolders
+from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic
 from flue_runtime.format.manifest import BUNDLE_DIR
+from flue_runtime.format.paths import is_inside
+from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.vetting import format_size
 
 _CHUNK = 1 << 20
-_HINT = (
+#: The smallest file matched by its bytes alone, under any name: a line holding a 40-character
+#: key is longer; shorter files (`{}`, `pip`, a newline) coincide too often to tell a copy apart.
+CONTENT_MATCH = 32
+#: The route of a member no build setting the hook knows of put there.
+UNKNOWN_ROUTE = "an unknown route (another build hook or a custom command)"
+_BAD_BUNDLE_HINT = (
     "a conflicting build configuration (force-include, shared-data, data-files, artifacts, another hook) "
     "or a bug; the artifact was deleted"
 )
+
+
+class Origin(NamedTuple):
+    """Where the backend took a member from, and the route (build setting) that put it there."""
+
+    source: Path
+    route: str
 
 
 @dataclass(frozen=True)
@@ -66,20 +94,36 @@ class _Entry:
     ) -> None:
         self.name, self.size, self.crc32 = name, size, crc32
         self._sha256 = listed
+        self._read: str | None = None
         self._opener = opener
 
     def sha256(self) -> str | None:
-        if self._sha256 is None:
+        """The SHA-256 `RECORD` lists, or else of the bytes."""
+        return self._sha256 if self._sha256 is not None else self.read_sha256()
+
+    def read_sha256(self) -> str | None:
+        """The SHA-256 of the bytes as stored, whatever `RECORD` says."""
+        if self._read is None:
             handle = self._opener()
             if handle is not None:
                 with handle:
-                    self._sha256 = _sha256(handle)
-        return self._sha256
+                    self._read = _sha256(handle)
+        return self._read
 
     def matches(self, vetted: _Vetted) -> bool:
         if self.size != vetted.size or (self.crc32 is not None and self.crc32 != vetted.crc32):
             return False
         return self.sha256() == vetted.sha256
+
+    def may_equal(self, size: int, sha256: str, crc32: int) -> bool:
+        """Whether the bytes may be those of a file with this size and digests: the stored CRC-32 or the
+        listed SHA-256 agrees (either is enough to look, so neither alone can hide a copy), then the
+        bytes are hashed to be sure."""
+        if self.size != size:
+            return False
+        if self.crc32 is not None and self.crc32 != crc32 and self._sha256 != sha256:
+            return False
+        return self.read_sha256() == sha256
 
 
 @dataclass
@@ -134,15 +178,18 @@ def audit(
     artifact: Path,
     bundles: Sequence[BundlePlan] = (),
     original_prefixes: Sequence[str] = (),
-    origins: Mapping[str, Path] | None = None,
+    origins: Mapping[str, Origin] | None = None,
     folders: SkillFolders | None = None,
     tree: Path | None = None,
+    inventory: Inventory | None = None,
 ) -> Audit:
     """Problems in `artifact` (a `.whl`, or an sdist whose entries are named without their top
     folder), and what it ships. `original_prefixes`: archive paths (`pkg/skills/refunds/`) that
-    must stay empty; `origins`: archive path → the file the backend took it from; `tree`: for an
-    sdist, the project folder: every entry also stands for the file at its own path there,
-    since that is what it becomes when the sdist is unpacked and built."""
+    must stay empty; `origins`: archive path → the file the backend took it from and the route;
+    `tree`: for an sdist, the project folder: every entry also stands for the file at its own path
+    there, since that is what it becomes when the sdist is unpacked and built. With `folders`,
+    every other member is also matched against every file under the project's skill folders
+    (`inventory`, listed now when not given)."""
     expected: dict[str, _Vetted] = {}
     for bundle in bundles:
         expected[bundle.manifest_path] = _Vetted(
@@ -154,11 +201,19 @@ def audit(
     shipped = result.shipped
     shown = artifact.name
 
-    def report(entry: str, message: str) -> None:
-        result.problems.append(Diagnostic.make("FLU409", f"{shown}/{entry}", message, _HINT))
+    def report(entry: str, message: str, hint: str = _BAD_BUNDLE_HINT) -> None:
+        result.problems.append(Diagnostic.make("FLU409", f"{shown}/{entry}", message, hint))
 
+    members = None
+    if folders is not None:
+        root = folders.collection.root
+        if inventory is None:
+            met = [*folders.unreferenced, *(f for f in folders.collection.skills if is_inside(root, f))]
+            inventory = Inventory(root, met)
+        members = _Members(folders, inventory, origins or {}, tree, shipped, result.problems)
     seen: set[str] = set()
-    for entry in _entries(artifact, report):
+
+    def check(entry: _Entry) -> None:
         name = entry.name
         if name in expected:
             seen.add(name)
@@ -166,24 +221,23 @@ def audit(
                 report(name, "bytes differ from the vetted file (changed during the build?)")
             else:
                 _tally_bundled(shipped, name, entry.size)
-            continue
+            return
         if f"/{BUNDLE_DIR}/" in f"/{name}":
             report(name, "not a vetted file, yet it sits in a skill bundle")
-            continue
+            return
         if any(name.startswith(prefix) for prefix in original_prefixes):
             report(name, "left in a referenced skill's original folder; only the bundled copy may ship")
-            continue
-        if folders is None:
-            continue
-        for origin in dict.fromkeys(
-            o for o in (origins.get(name) if origins else None, tree / name if tree else None) if o
-        ):
-            result.problems += [d for d in folders.meet([origin]) if d.is_error]  # another hook's folder: vetted now
-            problem = _from_skill_folder(folders, origin, entry)
-            if problem:
-                report(name, problem)
-                break
-            _tally_plain(shipped, folders, origin, entry.size, sdist=tree is not None)
+            return
+        if members is not None:
+            found = members.check(entry, wheel=tree is None)
+            if found is not None:
+                report(name, *found)
+
+    for entry in _entries(artifact, report):
+        try:
+            check(entry)
+        except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, zlib.error) as exc:
+            report(entry.name, f"cannot be read back ({exc}): no installer could either")
     for name in sorted(set(expected) - seen):
         report(name, "a vetted file is missing from the artifact")
     return result
@@ -214,20 +268,173 @@ def _tally_plain(shipped: Shipped, folders: SkillFolders, origin: Path, size: in
         shipped.plain.setdefault(os.fspath(folder), []).append(size)
 
 
-def _from_skill_folder(folders: SkillFolders, origin: Path, entry: _Entry) -> str | None:
-    """What is wrong with an entry taken from `origin`, if that lies in a skill folder."""
-    folder = folders.folder_of(origin)
-    if folder is None:
-        if folders.folder_of(Path(os.path.realpath(origin))) is not None:
-            return f"taken from {origin}, a symbolic link into a skill folder"
-        return None
-    recorded = folders.recorded(origin)
-    where = folders.collection.display(folder)
-    if recorded is None:
-        return f"taken from the skill folder {where} but not a file its vetting kept (noise, refused or excluded)"
-    if not entry.matches(_Vetted(recorded.size, recorded.sha256, recorded.crc32)):
-        return f"taken from the skill folder {where} but its bytes differ from the vetted file"
-    return None
+class _Members:
+    """Each member that is not a bundle file, checked against the skill folders: through its origin
+    when the backend says where it came from, then by its path and by its bytes."""
+
+    def __init__(
+        self,
+        folders: SkillFolders,
+        inventory: Inventory,
+        origins: Mapping[str, Origin],
+        tree: Path | None,
+        shipped: Shipped,
+        problems: list[Diagnostic],
+    ) -> None:
+        self.folders, self.inventory, self.origins, self.tree = folders, inventory, origins, tree
+        self.shipped, self.problems = shipped, problems
+        self._own: dict[Path, _Vetted | None] = {}
+
+    def check(self, entry: _Entry, *, wheel: bool) -> tuple[str, str] | None:
+        """What is wrong with `entry` (message, hint), if anything."""
+        origin = self.origins.get(entry.name)
+        route = origin.route if origin is not None else UNKNOWN_ROUTE
+        sources = [o for o in (origin.source if origin else None, self.tree / entry.name if self.tree else None) if o]
+        for source in dict.fromkeys(sources):
+            folder = self.folders.folder_of(source)
+            if folder is None:
+                if self.folders.folder_of(Path(os.path.realpath(source))) is not None:
+                    return self._problem(
+                        f"taken from {self._shown(source)}, a symbolic link into a skill folder", route
+                    )
+                continue  # outside every skill folder: the project's own file, if the bytes agree (below)
+            self._meet(source)
+            recorded = self.folders.recorded(source)
+            if recorded is None:
+                return self._problem(f"is {self._about(source)}", route)
+            if not entry.matches(_Vetted(recorded.size, recorded.sha256, recorded.crc32)):
+                return self._problem(f"is {self._about(source)}, but these bytes differ from it", route)
+            _tally_plain(self.shipped, self.folders, source, entry.size, sdist=self.tree is not None)
+            return None
+        problem = self._matched(entry, sources, route, wheel=wheel)
+        markdown = next((s for s in sources if s in self.folders.collection.markdown), None)
+        if problem is None and markdown is not None:
+            _tally_plain(self.shipped, self.folders, markdown, entry.size, sdist=self.tree is not None)
+        return problem
+
+    def _matched(self, entry: _Entry, sources: list[Path], route: str, *, wheel: bool) -> tuple[str, str] | None:
+        """What is wrong with `entry` by its path and its bytes, whatever its origin said."""
+        named = self.inventory.named(entry.name)
+        same = [] if named else self._same_bytes(entry, wheel=wheel)
+        if not named and not same:
+            return None
+        if any(self._own_copy(entry, source) for source in sources):
+            return None  # a copy of the project's own file outside every skill folder
+        for item, through in named:
+            self._meet(item.source)
+            recorded = self.folders.recorded(item.source)
+            if (
+                not through
+                and recorded is not None
+                and entry.matches(_Vetted(recorded.size, recorded.sha256, recorded.crc32))
+            ):
+                return None
+        for item in same:
+            self._meet(item.source)
+            recorded = self.folders.recorded(item.source)
+            if recorded is not None and recorded.sha256 == entry.read_sha256():
+                return None  # the bytes of a vetted file
+        if named:
+            item, through = max(named, key=lambda found: _common_tail(entry.name, found[0]))
+            if through:
+                return self._problem(f"lies below {self._about(item.source)}", route)
+            return self._problem(f"ends in the path of {self._about(item.source)}", route)
+        return self._problem(f"holds the bytes of {self._about(same[0].source)}", route)
+
+    def _same_bytes(self, entry: _Entry, *, wheel: bool) -> list[SkillFile]:
+        """The files under skill folders whose bytes the entry holds (see `CONTENT_MATCH`)."""
+        if _generated(entry.name, wheel=wheel):
+            return []
+        base = entry.name.rsplit("/", 1)[-1]
+        found = []
+        for item in self.inventory.sized(entry.size):
+            if entry.size < CONTENT_MATCH and item.path.rsplit("/", 1)[-1] != base:
+                continue
+            digest = self.inventory.digest(item)
+            if digest is not None and entry.may_equal(item.size, digest.sha256, digest.crc32):
+                found.append(item)
+        return found
+
+    def _own_copy(self, entry: _Entry, source: Path) -> bool:
+        """Whether `entry` holds the bytes of `source`, a regular file outside every skill folder."""
+        if source not in self._own:
+            own = None
+            if (
+                self.folders.folder_of(source) is None
+                and self.folders.folder_of(Path(os.path.realpath(source))) is None
+            ):
+                try:
+                    found = read_regular(source, keep=False, digest=True)
+                except (OSError, UnsafeFileError):
+                    pass
+                else:
+                    own = _Vetted(found.size, found.sha256, found.crc32)
+            self._own[source] = own
+        own = self._own[source]
+        return own is not None and entry.matches(own)
+
+    def _meet(self, path: Path) -> None:
+        """Vet the skill folder of `path` now if the build has not (a folder only this route reached)."""
+        self.problems += [d for d in self.folders.meet([path]) if d.is_error]
+
+    def _shown(self, path: Path) -> str:
+        return self.folders.collection.display(path)
+
+    def _about(self, path: Path) -> str:
+        """`path`, its skill folder, and what the vetting made of it."""
+        folder = self.folders.folder_of(path)
+        where = f" of the skill folder {self._shown(folder)}" if folder is not None else ""
+        verdict = "a vetted file" if self.folders.ships(path) else self.folders.why_not(path)
+        return f"{self._shown(path)}{where}: {verdict}"
+
+    @staticmethod
+    def _problem(what: str, route: str) -> tuple[str, str]:
+        if route == UNKNOWN_ROUTE:
+            fix = "find what put it there (a build hook, a custom command) and stop it"
+        else:
+            fix = f"take it out of {route}"
+        return (
+            f"{what}; carried by {route}",
+            f"only a vetted copy of a skill's file may ship: {fix}, or move the file out of the skill folder; "
+            "the artifact was deleted",
+        )
+
+
+def _common_tail(member: str, item: SkillFile) -> int:
+    """How many path segments `member` shares with the end of `item`'s path in its project."""
+    ours, theirs = member.split("/"), item.source.as_posix().split("/")
+    count = 0
+    while count < min(len(ours), len(theirs)) and ours[-1 - count] == theirs[-1 - count]:
+        count += 1
+    return count
+
+
+#: What the backends write themselves into `.dist-info/` (a wheel) and `.egg-info/` (setuptools' sdist).
+_METADATA = frozenset(
+    {
+        "METADATA",
+        "WHEEL",
+        "RECORD",
+        "entry_points.txt",
+        "top_level.txt",
+        "dependency_links.txt",
+        "namespace_packages.txt",
+        "PKG-INFO",
+        "SOURCES.txt",
+        "requires.txt",
+        "not-zip-safe",
+        "zip-safe",
+    }
+)
+
+
+def _generated(name: str, *, wheel: bool) -> bool:
+    """A member the backend writes itself (`_METADATA` in `.dist-info/` or `.egg-info/`; an sdist's
+    `PKG-INFO` and `setup.cfg`): its bytes are the backend's, whatever a skill's `.venv/` holds."""
+    folder, _, base = name.rpartition("/")
+    if folder.rsplit("/", 1)[-1].endswith((".dist-info", ".egg-info")):
+        return base in _METADATA
+    return not wheel and name in ("PKG-INFO", "setup.cfg")
 
 
 def _entries(artifact: Path, report: Callable[[str, str], None]) -> Iterator[_Entry]:

@@ -12,6 +12,11 @@ exclude; `finish` audits the finished artifact, deleting it on any surprise.
   the run time reads skills from the source tree.
 - sdist: every vetted file of a referenced skill and every markdown target is
   force-included at its own path, so a wheel built from the sdist has the skills.
+
+The audit knows where hatchling took each member from and by which setting (the walk,
+force-include, shared data and scripts, extra metadata, license-files, SBOMs, the readme),
+to name it; it does not rely on knowing: every member is also matched against every file
+under the project's skill folders.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flue_build.audit import audit
+from flue_build.audit import Origin, audit
 from flue_build.backends import hatchling_rules
 from flue_build.backends.hatchling_rules import Placed
 from flue_build.collect import collect
@@ -102,10 +107,12 @@ def finish(prepared: Prepared, build_config: Any, build_data: dict[str, Any], ar
         builder = build_config.builder
         # Where everything else forced into the artifact comes from (another hook's, the project's own).
         others = {k: v for k, v in build_data["force_include"].items() if prepared.forced.get(k) != v}
+        wheel = prepared.target == "wheel"
         placed = prepared.placed + hatchling_rules.forced(builder, {"force_include": others})
-        if prepared.target == "wheel":
+        if wheel:
             placed += hatchling_rules.wheel_extras(builder, build_data)
-        origins = {item.archive: item.source for item in placed}
+        placed += hatchling_rules.metadata_files(builder, wheel)
+        origins = {item.archive: Origin(item.source, item.route) for item in placed}
     finally:
         if prepared.staging is not None:
             shutil.rmtree(prepared.staging, ignore_errors=True)

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from flue_build.audit import Origin
     from flue_runtime.format.diagnostics import Diagnostic
 
 _STATE = "_flue_skills_state"
@@ -171,7 +172,7 @@ def _context(dist: Any) -> str:
 
 
 def _audit(
-    state: _State, archive: Path, origins: dict[str, Path], bundles: Any = (), prefixes: Any = (), sdist: bool = False
+    state: _State, archive: Path, origins: dict[str, Origin], bundles: Any = (), prefixes: Any = (), sdist: bool = False
 ) -> None:
     """Audit one finished archive; delete it and fail the build on any problem."""
     from flue_build.audit import audit
@@ -198,7 +199,8 @@ class _EggInfo:
         state = _state(self.distribution, report=False)  # type: ignore[attr-defined]
         files = list(self.filelist.files)
         state.vet(state.root / f for f in files)
-        kept = [f for f in files if state.folders.ships(state.root / f)]
+        named = _named_files(self.distribution, state.root)  # type: ignore[attr-defined]
+        kept = [f for f in files if state.folders.ships(state.root / f) or _normal(f) in named]
         if len(kept) != len(files):
             self.filelist.files = kept
             manifest = os.path.join(self.egg_info, "SOURCES.txt")  # type: ignore[attr-defined]
@@ -263,14 +265,17 @@ class _BdistWheel:
         wheels = [Path(f) for kind, _, f in getattr(dist, "dist_files", []) if kind == "bdist_wheel"]
         if not wheels:
             return
+        from flue_build.audit import Origin
+
         build_py = self.get_finalized_command("build_py")  # type: ignore[attr-defined]
         build_lib = state.root / build_py.build_lib
         origins = {
-            Path(os.path.relpath(target, build_lib)).as_posix(): source
+            Path(os.path.relpath(target, build_lib)).as_posix(): Origin(source, _PACKAGES)
             for source, target in _build_outputs(build_py, state.root).items()
         }
-        prefix = f"{getattr(self, 'data_dir', '')}/data/"
-        origins.update((dest, source) for source, dest in _data_files(dist, state.root, prefix))
+        name = getattr(self, "wheel_dist_name", "")
+        for source, dest, route in _explicit_files(dist, state.root, f"{name}.data/", f"{name}.dist-info/licenses/"):
+            origins[dest] = Origin(source, route)
         _audit(state, wheels[-1], origins, plan(state.collection), state.original_dests())
 
 
@@ -291,19 +296,25 @@ class _Sdist:
     vetted file of a referenced skill and markdown target the project's rules do not exclude."""
 
     def make_distribution(self) -> None:
+        from flue_build.audit import Origin
         from flue_build.pack import sdist_files
 
-        state = _state(self.distribution)  # type: ignore[attr-defined]
+        dist = self.distribution  # type: ignore[attr-defined]
+        state = _state(dist)
         filelist = self.filelist  # type: ignore[attr-defined]
         state.vet(state.root / f for f in filelist.files)
-        filelist.files = [f for f in filelist.files if state.folders.ships(state.root / f)]
+        named = _named_files(dist, state.root)
+        filelist.files = [f for f in filelist.files if state.folders.ships(state.root / f) or _normal(f) in named]
         present = {os.path.normpath(f) for f in filelist.files}
         for path in sdist_files(state.collection):
             relative = os.path.relpath(path, state.root)
             if os.path.normpath(relative) not in present:
                 filelist.append(relative)
         super().make_distribution()  # type: ignore[misc]
-        origins = {Path(os.path.normpath(f)).as_posix(): state.root / f for f in filelist.files}
+        origins = {_normal(f): Origin(state.root / f, _FILE_LIST) for f in filelist.files}
+        for source, dest, route in _explicit_files(dist, state.root, None, ""):
+            if dest in origins:
+                origins[dest] = Origin(source, route)
         for archive in getattr(self, "archive_files", None) or []:
             _audit(state, Path(archive), origins, sdist=True)
 
@@ -330,6 +341,48 @@ def _data_files(dist: Any, root: Path, prefix: str) -> list[tuple[Path, str]]:
         for name in files:
             out.append((root / name, f"{prefix}{Path(folder, os.path.basename(name)).as_posix()}"))
     return out
+
+
+#: The routes of what setuptools puts into an artifact, as an audit failure names them.
+_PACKAGES = "packages and package data (build_py)"
+_FILE_LIST = "the sdist file list (MANIFEST.in, package data, VCS file finders)"
+
+
+def _explicit_files(dist: Any, root: Path, data: str | None, licenses: str) -> list[tuple[Path, str, str]]:
+    """The files the configuration names one by one, whatever the file list holds: (absolute source,
+    archive path, route). In a wheel (`data`: its `.data/` folder) `data-files` and `script-files`
+    land in the data folder by file name, `license-files` under `licenses` at their own paths; in
+    an sdist (`data` None) each lands at its own path."""
+    out = []
+    for source, dest in _data_files(dist, root, f"{data}data/" if data is not None else ""):
+        out.append((source, dest if data is not None else _normal(os.path.relpath(source, root)), "data-files"))
+    for name in getattr(dist, "scripts", None) or []:
+        dest = f"{data}scripts/{os.path.basename(name)}" if data is not None else _normal(name)
+        out.append((root / name, dest, "script-files"))
+    for name in getattr(dist.metadata, "license_files", None) or []:
+        dest = f"{licenses}{_license_path(name)}" if data is not None else _normal(name)
+        out.append((root / name, dest, "license-files"))
+    return out
+
+
+def _license_path(name: str) -> str:
+    """Where setuptools puts a license file under `.dist-info/licenses/` (`_safe_license_file`: its own
+    path, or its name for a path out of the project)."""
+    normal = _normal(name)
+    return os.path.basename(normal) if "../" in normal else normal
+
+
+def _named_files(dist: Any, root: Path) -> set[str]:
+    """The project-relative paths of every file the configuration names one by one (`license-files`,
+    `script-files`, `data-files`): kept in the sdist's file list whatever they are, so that a file
+    of a skill folder the vetting did not keep fails the sdist's audit, naming its setting, instead
+    of leaving an sdist whose metadata names a file it lacks."""
+    return {_normal(os.path.relpath(source, root)) for source, _, _ in _explicit_files(dist, root, None, "")}
+
+
+def _normal(path: str) -> str:
+    """A project-relative path as an archive names it: normalised, POSIX."""
+    return Path(os.path.normpath(path)).as_posix()
 
 
 def _remove(path: Path) -> None:

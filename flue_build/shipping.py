@@ -23,6 +23,7 @@ from flue_runtime.format.markdown_file import MarkdownFile
 from flue_runtime.format.paths import display_path, is_inside
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
+from flue_runtime.format.vetting import is_noise_dir, is_noise_file
 
 #: Why the project's own rules leave a file (absolute path) out of an artifact, e.g.
 #: "excluded by .gitignore line 3 (`*.draft.md`)"; None when they keep it.
@@ -136,6 +137,25 @@ class SkillFolders:
     def ships(self, path: Path) -> bool:
         """True when `path` is outside every skill folder, or a file the vetting kept."""
         return self.folder_of(path) is None or self.recorded(path) is not None
+
+    def why_not(self, path: Path) -> str:
+        """Why a file of a skill folder that the vetting did not keep may not ship, in a few words."""
+        folder = self.folder_of(path)
+        if folder is None:
+            return "outside every skill folder"
+        parts = Path(os.path.abspath(path)).relative_to(folder).parts
+        if any(is_noise_dir(part) for part in parts[:-1]):
+            return "inside a noise folder, never vetted"
+        if os.path.islink(path):
+            return "a symbolic link, never followed"
+        vetted = self.skill(folder)
+        shown = display_path(path, self.collection.root)
+        codes = sorted({d.code for d in vetted.diagnostics if d.is_error and d.path == shown} if vetted else ())
+        if codes:
+            return f"refused by the vetting, {', '.join(codes)}"
+        if is_noise_file(parts[-1]):
+            return "noise, never vetted"
+        return "not a file the vetting kept"
 
 
 def without_excluded(

@@ -21,7 +21,10 @@ _LAZY = {
     "SkillMetadata": "flue_runtime.format.records",
     "check_skill_md": "flue_runtime.format.validate",
     "SkillReference": "flue_runtime.mount.reference",
-    "SkillSource": "flue_runtime.mount.reference",
+    "SkillSource": "flue_runtime.mount.sources",
+    "ListedFile": "flue_runtime.format.records",
+    "load_skill": "flue_runtime.mount.sources",
+    "skills_of": "flue_runtime.mount.distribution",
     "define_skill": "flue_runtime.mount.define",
     "SkillTree": "flue_runtime.mount.vfs",
     "skill": "flue_runtime.mount.resolve",
@@ -61,13 +64,16 @@ if TYPE_CHECKING:  # what __getattr__ loads, re-exported for type checkers (`X a
     from flue_runtime.agents.tools import Tool as Tool
     from flue_runtime.format.diagnostics import Diagnostic as Diagnostic
     from flue_runtime.format.diagnostics import Severity as Severity
+    from flue_runtime.format.records import ListedFile as ListedFile
     from flue_runtime.format.records import SkillMetadata as SkillMetadata
     from flue_runtime.format.validate import check_skill_md as check_skill_md
     from flue_runtime.mount.define import define_skill as define_skill
+    from flue_runtime.mount.distribution import skills_of as skills_of
     from flue_runtime.mount.reference import SkillReference as SkillReference
-    from flue_runtime.mount.reference import SkillSource as SkillSource
     from flue_runtime.mount.resolve import markdown as markdown
     from flue_runtime.mount.resolve import skill as skill
+    from flue_runtime.mount.sources import SkillSource as SkillSource
+    from flue_runtime.mount.sources import load_skill as load_skill
     from flue_runtime.mount.vfs import SkillTree as SkillTree
 
 

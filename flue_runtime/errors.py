@@ -23,6 +23,7 @@ __all__ = [
     "NotInstalledError",
     "PageError",
     "ReadOnlyError",
+    "RemoteSkillsError",
     "ResourceNotFoundError",
     "SandboxError",
     "SchemaError",
@@ -33,6 +34,7 @@ __all__ = [
     "SkillError",
     "SkillNotFoundError",
     "SkillPathError",
+    "SkillSourceError",
     "SkillVerificationError",
     "SkillWarning",
     "SpecError",
@@ -96,6 +98,20 @@ class SkillDefinitionError(SkillError):
         count = len(lines)
         plural = "s" if count != 1 else ""
         self.args = (f"invalid define_skill(name={name!r}): {count} problem{plural}\n" + "\n".join(lines),)
+
+
+class SkillSourceError(SkillError):
+    """A skill from a `SkillSource` (`load_skill`) that cannot be mounted or read: refused by the build's rules at
+    load, a file whose bytes differ at read from what its source listed, a private key found in a file read late,
+    or a source that failed. `source` is the source's `describe()`; `diagnostics` holds every problem. Nothing of
+    a skill refused at load is mounted."""
+
+    def __init__(self, source: str, diagnostics: Sequence[Diagnostic] = (), reason: str = "") -> None:
+        named = all(d.path.startswith(source) for d in diagnostics) and bool(diagnostics)
+        super().__init__(diagnostics, "" if named else source)  # (a location that names the source says it once)
+        self.source = source
+        if reason:
+            self.args = (f"{source}: {reason}",)
 
 
 class SkillPathError(FlueError, ValueError):
@@ -303,3 +319,13 @@ class SkillVerificationError(FlueError):
     def __init__(self, skill: str, what: str, reason: str) -> None:
         self.skill, self.what, self.reason = skill, what, reason
         super().__init__(f"{skill}: {reason}" if what == skill else f"{skill}: {what}: {reason}")
+
+
+class RemoteSkillsError(FlueError):
+    """`flue_runtime.mcp.remote_skills(target)`: the MCP server cannot be used: unreachable, not started, no answer
+    within the timeout, no Skills extension, a listing that is not one, or the connection closed by `close()`.
+    `server` names it (an URL without credentials, or the command); nothing of the call is mounted."""
+
+    def __init__(self, server: str, reason: str) -> None:
+        self.server, self.reason = server, reason
+        super().__init__(f"{server}: {reason}")

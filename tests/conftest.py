@@ -21,6 +21,7 @@ REAL_BUILDS = frozenset(
         # tests/integrations
         "installed",
         "demo",
+        "raw_installed",
         # tests/hostile
         "hostile",
         "hostile_builds",

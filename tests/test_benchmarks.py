@@ -74,3 +74,26 @@ def test_generators_are_deterministic(tmp_path: Path) -> None:
         return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
     assert tree(tmp_path / "a") == tree(tmp_path / "b")
+
+
+def test_the_secrets_recall_benchmark_runs_on_the_planted_set_and_a_corpus(tmp_path: Path) -> None:
+    """Our scan alone (detect-secrets is the benchmark's own install): every planted secret found, nothing else
+    flagged, and a folder given as a corpus scanned file by file."""
+    corpus = tmp_path / "corpus"
+    (corpus / "skill").mkdir(parents=True)
+    (corpus / "skill" / "SKILL.md").write_text("---\nname: skill\ndescription: A skill.\n---\nBody.\n")
+    (corpus / "skill" / ".env").write_text("TOKEN=x\n")
+    results = tmp_path / "recall.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "secrets_recall.py"), "--without-baseline", "--json", str(results)]
+        + ["--corpus", str(corpus)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    data = json.loads(results.read_text())
+    assert {row["class"] for row in data["planted"]} >= {"private key in base64", "credential token"}
+    assert all(row["found"]["flue-skills"] == (row["files"] if row["secret"] else 0) for row in data["planted"])
+    [scanned] = data["corpora"]
+    assert (scanned["files"], scanned["skills"], scanned["by_name"]) == (2, 1, ["skill/.env"])

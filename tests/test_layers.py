@@ -19,7 +19,7 @@ RUNTIME_LAYERS = [
 BUILD_LAYERS = [
     ("flue_build.fswalk", "flue_build.report"),
     ("flue_build.scan", "flue_build.backends"),
-    ("flue_build.collect", "flue_build.shipping", "flue_build.project"),
+    ("flue_build.collect", "flue_build.shipping", "flue_build.project", "flue_build.inventory"),
     ("flue_build.pack",),
     ("flue_build.audit",),
     ("flue_build.cli", "flue_build.setuptools_plugin", "flue_build.hatchling_build", "flue_build.__main__"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import re
 import shutil
 import tempfile
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.hostile import planted
 from support.paths import FIXTURES
 
 from flue_runtime.errors import BundleError
@@ -21,7 +23,7 @@ from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.trees import DiskTree
 from flue_runtime.format.vetting import walk
 
-PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
+PEM = planted.shaped_pem(random.Random(1), "OPENSSH PRIVATE KEY")
 
 
 @pytest.fixture
@@ -147,6 +149,21 @@ def test_allow_lets_one_named_file_through_with_a_notice(skill: Path) -> None:
     (skill / ".env").write_text("API_KEY=real\n")
     vetted = vet_skill(skill, display="s", allow=[skill / ".env.example"])
     assert {d.path: d.code for d in vetted.diagnostics} == {"s/.env": "FLU302", "s/.env.example": "FLU306"}
+
+
+def test_allow_covers_a_key_or_token_in_content_and_says_what_it_holds(skill: Path) -> None:
+    (skill / "recorded.json").write_text(
+        planted.TOKEN_CONTEXTS["JSON"](planted.TOKENS["Slack bot token"](random.Random(1)))
+    )
+    (skill / "test-key.txt").write_text(PEM)
+    assert codes_by_path(skill) == {"s/recorded.json": "FLU315", "s/test-key.txt": "FLU303"}
+    vetted = vet_skill(skill, display="s", allow=[skill / "recorded.json", skill / "test-key.txt"])
+    assert vetted.ok
+    assert [d.format().splitlines()[0] for d in vetted.diagnostics] == [
+        "s/recorded.json:3:1: FLU306 warning: packed although it holds a Slack token: allowed by [tool.flue] allow",
+        "s/test-key.txt:1:1: FLU306 warning: packed although it holds a PEM private key: allowed by [tool.flue] allow",
+    ]
+    assert {"recorded.json", "test-key.txt"} <= {f.path for f in vetted.files}
 
 
 def test_fifo_is_refused_without_hanging(skill: Path) -> None:
@@ -320,19 +337,20 @@ def test_a_hard_linked_file_is_packed_with_a_warning_and_refused_under_strict(sk
     assert not strict.ok and [(d.code, d.is_error) for d in strict.diagnostics] == [("FLU314", True)]
 
 
-def test_noise_is_looked_at_not_packed(skill: Path, tmp_path: Path) -> None:
-    """Under a noise folder every entry is examined (links, FIFOs, secrets' names); nothing there is packed."""
+def test_a_noise_folder_is_skipped_never_entered(skill: Path, tmp_path: Path) -> None:
+    """What `npm install` leaves in a JS skill (`node_modules/.bin` links, a `.env` a package ships, a
+    FIFO, a secret's name) is neither vetted nor packed: one warning names the folder. The build's
+    audit, not the vetting, proves none of it reaches an artifact (tests/hostile/test_audit_routes.py)."""
     modules = skill / "node_modules" / "pkg"
     modules.mkdir(parents=True)
-    (modules / "index.js").write_text("x")
+    (modules / "cli.js").write_text("x")
+    (skill / "node_modules" / ".bin").mkdir()
+    os.symlink("../pkg/cli.js", skill / "node_modules" / ".bin" / "pkg")
     os.mkfifo(modules / "pipe")
     os.symlink(tmp_path, modules / "out")
     (modules / ".npmrc").write_text("//registry/:_authToken=x\n")
+    (skill / "node_modules" / ".env").write_text("API_KEY=live\n")
     vetted = vet_skill(skill, display="s")
-    assert sorted((d.path, d.code) for d in vetted.diagnostics) == [
-        ("s/node_modules", "FLU304"),
-        ("s/node_modules/pkg/.npmrc", "FLU302"),
-        ("s/node_modules/pkg/out", "FLU301"),
-        ("s/node_modules/pkg/pipe", "FLU307"),
-    ]
+    assert vetted.ok
+    assert [(d.path, d.code, d.is_error) for d in vetted.diagnostics] == [("s/node_modules", "FLU304", False)]
     assert [f.path for f in vetted.files] == ["SKILL.md", "reference.md", "scripts/extract.py"]

@@ -4,29 +4,31 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 from pathlib import Path
 
 import pytest
+from support.hostile import planted
 
 from flue_build.scan.scanner import scan_file
 from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.safe_read import CHUNK, read_regular
 
-KEY = b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
+KEY = planted.shaped_pem(random.Random(1), "OPENSSH PRIVATE KEY").encode()
 
 
 def test_bytes_hash_and_key_scan_in_one_read(tmp_path: Path) -> None:
     data = os.urandom(CHUNK + 123) + KEY
     (tmp_path / "f").write_bytes(data)
     found = read_regular(tmp_path / "f", digest=True, scan=True)
-    assert (found.size, found.data, found.sha256, found.has_key) == (
+    assert (found.size, found.data, found.sha256, found.secret is not None) == (
         len(data),
         data,
         hashlib.sha256(data).hexdigest(),
         True,
     )
     light = read_regular(tmp_path / "f", keep=False)
-    assert (light.size, light.data, light.sha256, light.has_key) == (len(data), None, "", False)
+    assert (light.size, light.data, light.sha256, light.secret) == (len(data), None, "", None)
 
 
 def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:

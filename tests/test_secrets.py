@@ -1,10 +1,26 @@
-"""What a secret is (flue_runtime.format.secrets): names, backups, look-alike spellings, PEM keys in any encoding."""
+"""What a secret is (flue_runtime.format.secrets): names, backups, look-alike spellings; private keys through
+any container and in any encoding; credential tokens at full length, and what is neither (issue 20, item 2)."""
 
 from __future__ import annotations
 
-import pytest
+import os
+import random
+import tracemalloc
+from pathlib import Path
 
-from flue_runtime.format.secrets import KeyScan, holds_private_key, is_secret_dir, is_secret_file
+import pytest
+from support.hostile import planted
+from support.paths import ROOT
+
+from flue_runtime.format.safe_read import CHUNK
+from flue_runtime.format.secrets import (
+    ContentScan,
+    Finding,
+    is_secret_dir,
+    is_secret_file,
+    placeholder,
+    scan_content,
+)
 
 REFUSED_NAMES = [
     # Flue's list
@@ -55,6 +71,22 @@ REFUSED_NAMES = [
     "\uff0e\uff45\uff4e\uff56",  # full-width ".env"
     ".\uff45\uff4e\uff56",
     "\uff43redentials",
+    # issue 20: credential files that tools write
+    "kubeconfig",
+    "kubeconfig.yaml",
+    "prod.kubeconfig",
+    "putty.ppk",
+    "service-account.json",
+    "my_service_account_key.json",
+    "serviceAccountKey.json",
+    "demo-firebase-adminsdk-ab12c-0123456789.json",
+    "application_default_credentials.json",
+    "accessTokens.json",
+    "msal_token_cache.json",
+    "prod.env",
+    "my.env",
+    ".flaskenv",
+    "prod.env.bak",
 ]
 
 HARMLESS_NAMES = [
@@ -66,11 +98,16 @@ HARMLESS_NAMES = [
     "credentials.md",
     "id_rsa.pub",
     "env",
-    "my.env",
     "keys.md",
     "config",
     "environment.md",
     "pem-notes.txt",
+    "kubeconfig.md",
+    "environment.yml",
+    "config.json",
+    "service.json",
+    "account.json",
+    "docker-compose.yml",
 ]
 
 
@@ -89,69 +126,281 @@ def test_refused_folders(name: str) -> None:
     assert is_secret_dir(name)
 
 
-@pytest.mark.parametrize("name", ["aws", "ssh", "docs", ".github"])
+@pytest.mark.parametrize("name", ["aws", "ssh", "docs", ".github", ".docker", ".kube"])
 def test_harmless_folders(name: str) -> None:
     assert not is_secret_dir(name)
 
 
-RSA = (
-    "-----BEGIN RSA PRIVATE KEY-----\n"
-    "MIIEowIBAAKCAQEAx7Ju0k8Jq3vQ2fL1hT8W3z5nYp0aRk9mD7cVs2eXbF6gH1iJ\n"
-    "kLmN0pQrStUvWxYz0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKL\n"
-    "-----END RSA PRIVATE KEY-----\n"
+@pytest.mark.parametrize(
+    ("folder", "name"),
+    [(".docker", "config.json"), (".Docker", "config.json.bak"), (".kube", "config"), (".kube", "CONFIG")],
 )
-KEYS = {
-    "rsa": RSA,
-    "short material": "-----BEGIN EC PRIVATE KEY-----\nMHcC\n",
-    "openssh": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
-    "pkcs8 in json": '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n"}',
-    "encrypted, with armor headers": (
-        "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0123456789ABCDEF\n\n"
-        "MIIEowIBAAKCAQEAx7Ju0k8Jq3vQ2fL1hT8W\n"
-    ),
-    "pgp, with a version line": "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\nlQOYBGZ8b2QBCADQx7Ju\n=Ab1c\n",
-    "crlf": RSA.replace("\n", "\r\n"),
-    "one line": "KEY=-----BEGIN RSA PRIVATE KEY-----MIIEowIBAAKCAQEAx7Ju0k8Jq3vQ2fL1hT8W3z5nYp0aRk9-----END RSA PRIVATE KEY-----",
-    "inside prose": "Our test key:\n\n```\n" + RSA + "```\n",
-}
-PROSE = {
-    "checklist": "# Security checklist\n\n- [ ] No file contains `-----BEGIN RSA PRIVATE KEY-----`\n",
-    "header alone on a line": "Look for this line:\n\n-----BEGIN RSA PRIVATE KEY-----\n\nIt starts a key; never commit it.\n",
-    "placeholder": "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----\n",
-    "truncated example": "-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----\n",
-    "angle brackets": "-----BEGIN PRIVATE KEY-----\n<your key here>\n-----END PRIVATE KEY-----\n",
-    "empty block": "-----BEGIN OPENSSH PRIVATE KEY-----\n-----END OPENSSH PRIVATE KEY-----\n",
-    "a table": "| line | meaning |\n|---|---|\n| -----BEGIN EC PRIVATE KEY----- | an EC key starts |\n",
-    "a public key": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAx7Ju0k8Jq3vQ2fL1hT8W\n",
-}
-ENCODINGS = ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be", "latin-1"]
+def test_files_a_tool_keeps_in_its_folder_are_refused_there(folder: str, name: str) -> None:
+    assert is_secret_file(name, folder)
+    assert not is_secret_file(name, "settings")
 
 
-@pytest.mark.parametrize("encoding", ENCODINGS)
-@pytest.mark.parametrize("label", list(KEYS))
-def test_a_key_is_found_in_any_common_encoding(label: str, encoding: str) -> None:
-    assert holds_private_key(KEYS[label].encode(encoding))
+# --- private keys, through their containers ---------------------------------------------------
+
+CONTAINERS = list(planted.CONTAINERS)
+KINDS = ["rsa pkcs1", "rsa pkcs8", "ec sec1", "ed25519 pkcs8", "ed25519 openssh", "rsa pkcs8 encrypted"]
+KINDS += ["rsa pkcs1 encrypted", "pgp block"]
 
 
-@pytest.mark.parametrize("encoding", ENCODINGS)
-@pytest.mark.parametrize("label", list(PROSE))
+@pytest.fixture(scope="module")
+def keys() -> dict[str, str]:
+    """Real keys, made for this run (none is committed)."""
+    made = planted.real_keys()
+    assert sorted(made) == sorted(KINDS)
+    return made
+
+
+def encodings(container: str) -> list[str]:
+    return ["utf-8", "latin-1"] if container in planted.ASCII_ONLY else list(planted.ENCODINGS)
+
+
+def key_found(data: bytes) -> Finding:
+    found = scan_content(data)
+    assert found is not None and found.code == "FLU303", found
+    return found
+
+
+@pytest.mark.parametrize("container", CONTAINERS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_kind_of_key_is_found_in_every_container(keys: dict[str, str], kind: str, container: str) -> None:
+    key_found(planted.CONTAINERS[container](keys[kind]).encode())
+
+
+@pytest.mark.parametrize(
+    ("container", "encoding"), [(c, e) for c in CONTAINERS for e in encodings(c)], ids=lambda value: str(value)
+)
+def test_a_key_is_found_through_its_container_in_any_common_encoding(
+    keys: dict[str, str], container: str, encoding: str
+) -> None:
+    data = planted.CONTAINERS[container](keys["rsa pkcs1"]).encode(encoding)
+    key_found(data)
+
+
+@pytest.mark.parametrize("container", CONTAINERS)
+def test_a_key_shaped_without_a_key_is_found_the_same(container: str) -> None:
+    """The corpus's keys (`shaped_pem`, random material): the scanner cannot tell them from real ones."""
+    key_found(planted.CONTAINERS[container](planted.shaped_pem(random.Random(5))).encode())
+
+
+@pytest.mark.parametrize("container", CONTAINERS)
+def test_the_smallest_key_is_found_even_when_its_line_starts_and_ends_in_symbols(container: str) -> None:
+    """A PKCS#8 Ed25519 key is one line of 64 characters; `/` or `+` at either end could be taken for a
+    container's (a `//` comment, a `+` concatenation)."""
+    rng = random.Random(9)
+    body = "/" + "".join(rng.choice(planted.ALNUM) for _ in range(62)) + "+"
+    key_found(
+        planted.CONTAINERS[container](f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n").encode()
+    )
+
+
+@pytest.mark.parametrize("encoding", list(planted.ENCODINGS))
+@pytest.mark.parametrize("label", list(planted.PROSE))
 def test_a_header_quoted_in_prose_is_not_a_key(label: str, encoding: str) -> None:
-    assert not holds_private_key(PROSE[label].encode(encoding))
+    assert scan_content(planted.PROSE[label].encode(encoding)) is None
+
+
+@pytest.mark.parametrize("label", list(planted.PROSE))
+@pytest.mark.parametrize("container", ["markdown quote (> )", "shell comment (# )", "notebook cell", "JSON string"])
+def test_prose_in_a_container_is_still_prose(label: str, container: str) -> None:
+    assert scan_content(planted.CONTAINERS[container](planted.PROSE[label]).encode()) is None
+
+
+# --- credential tokens --------------------------------------------------------------------------
+
+TOKENS = list(planted.TOKENS)
+WHAT = {
+    "AWS key pair": "an AWS access key pair",
+    "GitHub token": "a GitHub token",
+    "GitHub fine-grained token": "a GitHub fine-grained token",
+    "Slack bot token": "a Slack token",
+    "Slack webhook": "a Slack webhook URL",
+    "Stripe live key": "a Stripe live key",
+    "OpenAI project key": "an OpenAI API key",
+    "OpenAI legacy key": "an OpenAI API key",
+    "Anthropic key": "an Anthropic API key",
+}
+
+
+def token(kind: str, seed: int = 1) -> str:
+    """A token of `kind`, random at full length (seeded: the same every run, so no run can differ)."""
+    return planted.TOKENS[kind](random.Random(seed))
+
+
+@pytest.mark.parametrize("context", list(planted.TOKEN_CONTEXTS))
+@pytest.mark.parametrize("kind", TOKENS)
+def test_every_token_format_is_found_in_every_context(kind: str, context: str) -> None:
+    for seed in range(5):
+        found = scan_content(planted.TOKEN_CONTEXTS[context](token(kind, seed)).encode())
+        assert found is not None and (found.code, found.what) == ("FLU315", WHAT[kind]), (seed, found)
+
+
+@pytest.mark.parametrize("label", list(planted.PLACEHOLDERS))
+def test_placeholders_and_documented_examples_are_not_tokens(label: str) -> None:
+    assert scan_content(planted.PLACEHOLDERS[label].encode()) is None
+    for context in planted.TOKEN_CONTEXTS.values():
+        assert scan_content(context(planted.PLACEHOLDERS[label].strip()).encode()) is None
+
+
+@pytest.mark.parametrize("kind", ["GitHub token", "GitHub fine-grained token", "Slack webhook", "Anthropic key"])
+def test_a_token_cut_short_is_not_a_token(kind: str) -> None:
+    full = token(kind)
+    cut = full[:-3] if kind != "Anthropic key" else full[:50]
+    assert scan_content(f"TOKEN={full}\n".encode()) is not None
+    assert scan_content(f"TOKEN={cut}\n".encode()) is None
+
+
+def test_an_aws_key_pair_needs_both_halves_near_each_other() -> None:
+    pair = token("AWS key pair")
+    key_id, secret = (line.split(" = ")[1] for line in pair.splitlines()[1:])
+    assert scan_content(pair.encode()) == Finding("FLU315", "an AWS access key pair", 3)  # the secret's line
+    assert scan_content(f"AWS_ACCESS_KEY_ID={key_id}\n".encode()) is None  # an id names a key; it opens nothing
+    assert scan_content(f"AWS_SECRET_ACCESS_KEY={secret}\n".encode()) is None  # 40 characters alone: anything
+    far = f"AWS_ACCESS_KEY_ID={key_id}\n" + "filler line of prose\n" * 100 + f"AWS_SECRET_ACCESS_KEY={secret}\n"
+    assert scan_content(far.encode()) is None
+    assert scan_content(f"{secret}\n{key_id}\n".encode()) is not None  # the secret first: found all the same
+
+
+def test_a_git_commit_hash_is_no_aws_secret() -> None:
+    key_id = token("AWS key pair").splitlines()[1].split(" = ")[1]
+    text = f"AWS_ACCESS_KEY_ID={key_id}\ncommit = {'0123456789abcdef' * 2}01234567\n"
+    assert scan_content(text.encode()) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "gh" + "p_" + "x" * 36,
+        "sk" + "_live_" + "abcdefghijklmnopqrstuvwx",
+        "AK" + "IAIOSFODNN7EXAMPLE",
+        "sk-" + "ant-api03-" + "YOUR_KEY_HERE" * 8,
+        "gh" + "p_" + "aB" * 18,
+    ],
+)
+def test_placeholder_spots_stand_ins(text: str) -> None:
+    assert placeholder(text.encode())
+
+
+@pytest.mark.parametrize("kind", TOKENS)
+def test_random_tokens_are_no_placeholders(kind: str) -> None:
+    assert not any(placeholder(token(kind, seed).encode()) for seed in range(50))
+
+
+# --- streaming: chunks, lines, memory ----------------------------------------------------------
+
+
+def scan_in_two(data: bytes, cut: int) -> Finding | None:
+    scan = ContentScan()
+    scan.feed(data[:cut])
+    scan.feed(data[cut:])
+    return scan.finish()
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16-le", "utf-16-be", "utf-32-be"])
-def test_a_key_split_between_any_two_chunks_is_found(encoding: str) -> None:
-    data = ("x" * 3000 + RSA).encode(encoding)
-    start = data.index("-----BEGIN".encode(encoding.replace("-sig", "")))
+def test_a_key_split_between_any_two_chunks_is_found(keys: dict[str, str], encoding: str) -> None:
+    data = ("x" * 30_000 + "\n" + keys["rsa pkcs1"]).encode(encoding)
+    start = data.index("-----BEGIN".encode(encoding))
     for cut in range(start - 5, start + 400, 3):
-        scan = KeyScan()
-        scan.feed(data[:cut])
-        scan.feed(data[cut:])
-        assert scan.finish(), cut
+        assert scan_in_two(data, cut) is not None, cut
+
+
+@pytest.mark.parametrize("container", ["notebook cell", "base64", "double-escaped JSON"])
+def test_a_key_in_a_container_split_between_two_chunks_is_found(keys: dict[str, str], container: str) -> None:
+    data = ("y" * 30_000 + "\n" + planted.CONTAINERS[container](keys["ec sec1"])).encode()
+    for cut in range(29_990, 30_400, 7):
+        assert scan_in_two(data, cut) is not None, cut
+
+
+@pytest.mark.parametrize("kind", TOKENS)
+def test_a_token_split_between_two_chunks_is_found(kind: str) -> None:
+    data = ("z " * 15_000 + "\n" + planted.TOKEN_CONTEXTS["YAML"](token(kind))).encode()
+    start = 30_001
+    for cut in range(start - 40, start + 260, 5):
+        found = scan_in_two(data, cut)
+        assert found is not None and found.what == WHAT[kind], cut
+
+
+@pytest.mark.parametrize("filler", ["hex digests", "base64 wrapped at 76"])
+@pytest.mark.parametrize("secret", ["base64 key", "AWS pair as bare lines", "GitHub token", "Slack webhook"])
+def test_a_secret_among_many_lines_of_base64_or_hex_is_found(keys: dict[str, str], filler: str, secret: str) -> None:
+    """Lines that are each one long run (a list of digests, wrapped base64) are looked at a block at a time:
+    what a block can hold is still found, and what follows it."""
+    rng = random.Random(4)
+    if filler == "hex digests":
+        lines = "".join(rng.randbytes(32).hex() + "\n" for _ in range(300))
+    else:
+        lines = planted.CONTAINERS["base64 wrapped at 76"](planted._random(rng, planted.ALNUM, 20_000))
+    pair = token("AWS key pair").splitlines()[1:]
+    inside = {
+        "base64 key": planted.CONTAINERS["base64 wrapped at 76"](keys["ec sec1"]),
+        "AWS pair as bare lines": "\n".join(line.split(" = ")[1] for line in pair) + "\n",
+        "GitHub token": token("GitHub token") + "\n",
+        "Slack webhook": token("Slack webhook") + "\n",
+    }[secret]
+    found = scan_content((lines + inside + lines).encode())
+    assert found is not None and found.line == lines.count("\n") + 1 + (secret == "AWS pair as bare lines"), found
+
+
+def test_a_finding_names_its_line_past_the_first_chunks(keys: dict[str, str]) -> None:
+    filler = "a line of prose that goes on for a while\n" * 60_000  # 2.4 MiB: three chunks
+    for secret, line in (
+        (keys["rsa pkcs1"], 60_002),
+        (planted.TOKEN_CONTEXTS[".env line"](token("GitHub token")), 60_002),
+    ):
+        data = (filler + "\n" + secret).encode()
+        scan = ContentScan()
+        for at in range(0, len(data), CHUNK):
+            scan.feed(data[at : at + CHUNK])
+        found = scan.finish()
+        assert found is not None and found.line == line
 
 
 def test_a_streamed_scan_of_prose_finds_nothing() -> None:
-    scan = KeyScan()
+    scan = ContentScan()
     for _ in range(50):
-        scan.feed(PROSE["checklist"].encode() * 20)
-    assert not scan.finish()
+        scan.feed(planted.PROSE["checklist"].encode() * 20)
+    assert scan.finish() is None
+
+
+def test_memory_stays_bounded_by_the_chunk_whatever_the_file_size(keys: dict[str, str]) -> None:
+    """64 MiB of text, in the chunks `read_regular` reads: what the scan keeps is bounded by a chunk,
+    not by the file, and a key at the end is still found."""
+    chunk = (b"A line of prose, with `code`, -----BEGIN and sk-... in it.\n" * (CHUNK // 50 + 1))[:CHUNK]
+    scan = ContentScan()
+    tracemalloc.start()
+    try:
+        for _ in range(64):
+            scan.feed(chunk)
+        scan.feed(keys["ed25519 openssh"].encode())
+        found = scan.finish()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found is not None and found.code == "FLU303"
+    assert peak < 4 * CHUNK, peak
+
+
+# --- no false alarm on the project's own files --------------------------------------------------
+
+
+def own_files() -> list[Path]:
+    """Every regular file of the project's fixtures and examples (what the issue asks), its docs too."""
+    found = []
+    for top in ("fixtures", "examples", "docs"):
+        for folder, _, names in os.walk(ROOT / top):
+            found += [Path(folder, name) for name in names if Path(folder, name).is_file()]
+    return found + [ROOT / "README.md", ROOT / "SECURITY.md", ROOT / "BENCHMARKS.md"]
+
+
+def test_the_projects_own_fixtures_examples_and_docs_hold_no_key_or_token() -> None:
+    files = own_files()
+    assert len(files) > 50
+    assert [
+        (str(path.relative_to(ROOT)), scan_content(path.read_bytes()))
+        for path in files
+        if scan_content(path.read_bytes())
+    ] == []

@@ -27,12 +27,14 @@ PASSES = 3
 
 def floor_check() -> Callable[[Path], bool]:
     """The least any whole-folder vetting does, with no rule applied: list every folder, `lstat` every
-    entry, read every file (open, fstat, read, close), hash it and search it for the PEM marker in each
-    encoding the key scan knows; then the SKILL.md check. Its cost against `frontmatter` bounds the ratio."""
+    entry, read every file (open, fstat, read, close), hash it, search it for the PEM marker in each
+    encoding the key scan knows and, in text, for runs of token characters (the one `translate` and
+    `find` the secrets scan makes); then the SKILL.md check. Its cost against `frontmatter` bounds the ratio."""
     import hashlib
     import os
     import stat
 
+    from flue_runtime.format.secrets import _RUN, _RUN_TABLE
     from flue_runtime.format.validate import check_skill_md
 
     markers = ["-----BEGIN".encode(codec) for codec in ("latin-1", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")]
@@ -59,8 +61,11 @@ def floor_check() -> Callable[[Path], bool]:
                 finally:
                     os.close(fd)
                 hashlib.sha256(data).hexdigest()
-                for marker in markers if b"\0" in data else markers[:1]:
+                text = b"\0" not in data
+                for marker in markers[:1] if text else markers:
                     data.find(marker)
+                if text:
+                    data.translate(_RUN_TABLE).find(_RUN)
                 if name == "SKILL.md" and current == str(folder):
                     skill_md = data
         return bool(check_skill_md(skill_md, f"{folder.name}/SKILL.md", folder.name).diagnostics)

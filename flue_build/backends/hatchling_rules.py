@@ -51,19 +51,22 @@ def _static_metadata(root: str) -> Any:
 
 
 class Placed(NamedTuple):
-    """A file the target selects: its absolute source, its path inside the artifact, and the
+    """A file the target selects: its absolute source, its path inside the artifact, the
     distribution path hatchling's reserved paths are keyed by (the same, but for a wheel's
-    shared data, scripts and extra metadata, which land under a prefix)."""
+    shared data, scripts and extra metadata, which land under a prefix), and the setting that
+    selected it (what an audit failure names)."""
 
     source: Path
     archive: str
     distribution: str
+    route: str
 
 
 def walked(builder: Any) -> list[Placed]:
     """What the target's walk selects (`packages`, `only-include`, `include`, `exclude`, VCS ignore files)."""
     return [
-        Placed(Path(f.path), f.distribution_path, f.distribution_path) for f in builder.recurse_selected_project_files()
+        Placed(Path(f.path), f.distribution_path, f.distribution_path, "the walk (packages, include, exclude)")
+        for f in builder.recurse_selected_project_files()
     ]
 
 
@@ -84,7 +87,7 @@ def skill_files(root: str) -> list[Path]:
 def configured(builder: Any, wheel: bool) -> list[Placed]:
     """What the target's configuration adds to its walk: `force-include`, and for a wheel its extras."""
     forced = builder.recurse_forced_files(builder.config.force_include)
-    files = [Placed(Path(f.path), f.distribution_path, f.distribution_path) for f in forced]
+    files = [Placed(Path(f.path), f.distribution_path, f.distribution_path, "force-include") for f in forced]
     return files + (wheel_extras(builder) if wheel else [])
 
 
@@ -103,7 +106,7 @@ def wheel_extras(builder: Any, build_data: Mapping[str, Any] | None = None) -> l
         if build_data is not None:
             mapping.update(normalize_inclusion_map(build_data.get(key, {}), builder.root))
         out += [
-            Placed(Path(f.path), prefix + f.distribution_path, f.distribution_path)
+            Placed(Path(f.path), prefix + f.distribution_path, f.distribution_path, key.replace("_", "-"))
             for f in builder.recurse_explicit_files(mapping)
         ]
     return out
@@ -115,8 +118,30 @@ def forced(builder: Any, build_data: Mapping[str, Any]) -> list[Placed]:
 
     mapping = normalize_inclusion_map(build_data.get("force_include", {}), builder.root)
     return [
-        Placed(Path(f.path), f.distribution_path, f.distribution_path) for f in builder.recurse_forced_files(mapping)
+        Placed(Path(f.path), f.distribution_path, f.distribution_path, "force-include")
+        for f in builder.recurse_forced_files(mapping)
     ]
+
+
+def metadata_files(builder: Any, wheel: bool) -> list[Placed]:
+    """What `[project]` metadata adds whatever the target's selection: `license-files` (in a wheel's
+    `.dist-info/licenses/`, at their own paths in an sdist), a wheel's `sbom-files`, an sdist's readme."""
+    root = Path(builder.root)
+    core = builder.metadata.core
+    project = builder.artifact_project_id
+    out: list[Placed] = []
+    for relative in core.license_files:
+        shown = Path(relative).as_posix()
+        archive = f"{project}.dist-info/licenses/{shown}" if wheel else shown
+        out.append(Placed(root / relative, archive, archive, "license-files"))
+    if wheel:
+        for relative in getattr(builder.config, "sbom_files", ()):
+            archive = f"{project}.dist-info/sboms/{os.path.basename(relative)}"
+            out.append(Placed(root / relative, archive, archive, "sbom-files"))
+    elif core.readme_path:
+        shown = Path(core.readme_path).as_posix()
+        out.append(Placed(root / core.readme_path, shown, shown, "readme"))
+    return out
 
 
 class Exclusions:

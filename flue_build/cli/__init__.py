@@ -145,8 +145,9 @@ def _config_failed(command: str, exc: ConfigError) -> int:
 def _ls(args: argparse.Namespace) -> int:
     from flue_build.cli import ls as listing
 
+    notes: list[str] = []
     try:
-        skills = listing.list_target(args.target)
+        skills = listing.list_target(args.target, notes)
     except ListError as exc:
         print(error_line("ls", exc), file=sys.stderr)
         return 1
@@ -156,6 +157,8 @@ def _ls(args: argparse.Namespace) -> int:
         print(exc.report(), file=sys.stderr)
         print(error_line("ls", exc), file=sys.stderr)
         return 1
+    for note in notes:  # raw skill folders of a distribution built without the hook: skipped, or warned about
+        print(f"flue-skills ls: warning: {printable(note)}", file=sys.stderr)
     if args.format == "json":
         print(listing.format_json(skills))
     else:

@@ -19,12 +19,16 @@ import re
 import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flue_runtime.errors import BundleError, ListError, NotInstalledError, UnsafeFileError
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.diagnostics import printable, printable_json
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, MANIFEST_LIMIT, Manifest
 from flue_runtime.format.vetting import format_size
+
+if TYPE_CHECKING:
+    from flue_runtime.mount.reference import SkillReference
 
 _SUFFIX = f"/{BUNDLE_DIR}/{MANIFEST_FILE}"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -43,15 +47,17 @@ class ListedSkill:
     exports: tuple[str, ...] | None = None
 
 
-def list_target(target: str) -> list[ListedSkill]:
-    """The skills `target` ships: a `.whl` file, a project folder (with pyproject.toml) or an installed package."""
+def list_target(target: str, notes: list[str] | None = None) -> list[ListedSkill]:
+    """The skills `target` ships: a `.whl` file, a project folder (with pyproject.toml) or an installed package.
+    `notes` receives a line for each raw skill folder of an installed distribution skipped (with why) and each
+    warning its vetting gave."""
     try:
-        return _list(target)
+        return _list(target, [] if notes is None else notes)
     except BundleError as exc:  # a manifest or an archive that is not what a build writes
         raise ListError(str(exc)) from None
 
 
-def _list(target: str) -> list[ListedSkill]:
+def _list(target: str, notes: list[str]) -> list[ListedSkill]:
     path = Path(target)
     if path.suffix == ".whl":
         if not path.is_file():
@@ -61,7 +67,8 @@ def _list(target: str) -> list[ListedSkill]:
         return from_project(path)
     if _NAME.match(target):
         try:
-            return from_installed(target)
+            listed, _ = installed(target, notes)
+            return listed
         except NotInstalledError:
             if not path.is_dir():
                 raise
@@ -141,6 +148,12 @@ def from_project(root: Path) -> list[ListedSkill]:
 
 def from_installed(name: str) -> list[ListedSkill]:
     """An importable package (its bundle, or its regular subpackages' for a namespace) or a distribution name."""
+    return installed(name, [])[0]
+
+
+def installed(name: str, notes: list[str]) -> tuple[list[ListedSkill], list[SkillReference] | None]:
+    """`from_installed`, and the skills themselves when they are raw skill folders of a distribution built without
+    the hook (vetted now: `flue_runtime.mount.distribution`), whose skipped folders and warnings go to `notes`."""
     from flue_runtime.errors import BundleError
     from flue_runtime.mount.bundled import bundle_of, is_regular_package, module_spec
 
@@ -154,15 +167,18 @@ def from_installed(name: str) -> list[ListedSkill]:
             if not bundles:
                 source = _editable_project(name)
                 if source is not None:
-                    return from_project(source)
+                    return from_project(source), None
+                raw = _raw(name, notes, package=name.split(".")[0])
+                if raw is not None:
+                    return raw
                 raise ListError(
-                    f"package {name!r} ({', '.join(spec.submodule_search_locations)}) has no skill bundle: "
-                    "it was built without the flue-skills hook"
+                    f"package {name!r} ({', '.join(spec.submodule_search_locations)}) has no skill bundle "
+                    "(it was built without the flue-skills hook) and no skill folder among its distribution's files"
                 )
-            return from_manifests([b.manifest for b in bundles])
+            return from_manifests([b.manifest for b in bundles]), None
     except BundleError as exc:
         raise ListError(str(exc)) from None
-    return _from_distribution(name)
+    return _from_distribution(name, notes)
 
 
 def _editable_project(name: str) -> Path | None:
@@ -198,7 +214,7 @@ def _regular_children(name: str, locations: list[str]) -> list[str]:
     return found
 
 
-def _from_distribution(name: str) -> list[ListedSkill]:
+def _from_distribution(name: str, notes: list[str]) -> tuple[list[ListedSkill], list[SkillReference] | None]:
     from importlib.metadata import PackageNotFoundError, distribution
 
     try:
@@ -216,9 +232,39 @@ def _from_distribution(name: str) -> list[ListedSkill]:
     if not manifests:
         source = _editable_project(name)
         if source is not None:
-            return from_project(source)
-        raise ListError(f"distribution {name!r} installs no skill bundle (built without the flue-skills hook)")
-    return from_manifests(manifests)
+            return from_project(source), None
+        raw = _raw(name, notes)
+        if raw is not None:
+            return raw
+        raise ListError(
+            f"distribution {name!r} installs no skill bundle (built without the flue-skills hook) "
+            "and no skill folder among its files"
+        )
+    return from_manifests(manifests), None
+
+
+def _raw(
+    name: str, notes: list[str], package: str | None = None
+) -> tuple[list[ListedSkill], list[SkillReference]] | None:
+    """The raw skill folders of distribution `name` (or of the distribution of package `package`), vetted now by
+    the build's rules; None when it lists no folder holding a SKILL.md, nor refused one."""
+    from flue_runtime.errors import SkillNotFoundError
+    from flue_runtime.mount.distribution import find_skills
+
+    try:
+        found = find_skills(name if package is None else package, package)
+    except SkillNotFoundError:
+        return None
+    if not found.skills and not found.notes:
+        return None
+    if not found.skills:
+        raise ListError(f"{name}: no skill folder among its files passes the rules ({'; '.join(found.notes)})")
+    notes.extend(found.notes)
+    listed = [
+        ListedSkill(found.where[s], s.name, s.description, len(s.files), sum(f.size for f in s.files), s.id)
+        for s in found.skills
+    ]
+    return sorted(listed, key=lambda s: (s.package, s.name, s.id)), found.skills
 
 
 def _read_manifest(path: str) -> bytes:

@@ -3,7 +3,8 @@
 - an installed package or distribution: every skill in its bundles, found as `flue-skills ls`
   finds them (so whatever `ls` learns to list, these commands serve: the skills it exports
   with `[tool.flue] exports` among them), read through the package's loader and checked
-  against the manifest;
+  against the manifest; for a distribution built without the hook, every skill folder among
+  its files, vetted by the build's rules when loaded (one refused is skipped with the reason);
 - `module:agent`: the skills the agent mounts when rendered once with empty state (this
   imports the module and calls the agent function, as the harness would);
 - a folder: a skill folder, or a folder of skill folders, each vetted by the build's rules
@@ -44,8 +45,9 @@ def resolve_target(target: str) -> Target:
     if _AGENT.match(target) and not path.exists():
         return _unique(target, agent_skills(target), ())
     if _NAME.match(target):
+        notes: list[str] = []
         try:
-            return _unique(target, installed_skills(target), ())
+            return _unique(target, installed_skills(target, notes), notes)
         except ListError:
             if not path.is_dir():
                 raise
@@ -55,19 +57,24 @@ def resolve_target(target: str) -> Target:
     raise TargetError(f"{target}: not an installed package or distribution, a MODULE:AGENT, or a folder of skills")
 
 
-def installed_skills(name: str) -> list[SkillReference]:
+def installed_skills(name: str, notes: list[str] | None = None) -> list[SkillReference]:
     """Every skill installed package or distribution `name` ships, as `flue-skills ls` lists them.
 
     From its bundles, read through the package's loader and checked against the manifest; an
     entry recorded with a `source` folder (an editable build), or an editable install without
-    a bundle, is read from the project's folder through `vet_skill`, as `skill()` would.
+    a bundle, is read from the project's folder through `vet_skill`, as `skill()` would; a
+    distribution built without the hook, from the skill folders among its files, each vetted by
+    the build's rules (`flue_runtime.mount.distribution`): one refused is skipped, `notes` says why.
     """
-    from flue_build.cli.ls import from_installed
+    from flue_build.cli.ls import installed
     from flue_runtime.mount.bundled import bundle_of
 
+    listing, raw = installed(name, notes if notes is not None else [])
+    if raw is not None:  # raw skill folders of a distribution built without the hook, vetted as they were listed
+        return raw
     found: list[SkillReference] = []
     from_source: dict[str, Path] | None = None
-    for listed in from_installed(name):
+    for listed in listing:
         bundle = bundle_of(listed.package)
         if bundle is not None and listed.id in bundle.manifest.skill_ids():
             source = bundle.skill_entry(listed.id).source

@@ -103,30 +103,40 @@ def use_state(key: str, default: Any = None) -> Any:
     return _render("use_state").state.get(key, default)
 
 
-def use_skill(skill: SkillReference | Mapping[str, Any]) -> SkillReference:
+def use_skill(skill: SkillReference | Mapping[str, Any], *, name: str | None = None) -> SkillReference:
     """Mount a skill: its catalog line goes into the prompt, its files under /.flue/skills/<name>/.
 
-    `skill` is a `SkillReference` (from `skill()` or `define_skill()`), or a mapping with
-    `define_skill`'s keys, held to the same rules. What is mounted is the skill as it is now
+    `skill` is a `SkillReference` (from `skill()`, `define_skill()`, `load_skill()` or `skills_of()`), or a
+    mapping with `define_skill`'s keys, held to the same rules. What is mounted is the skill as it is now
     (`SkillReference.current()`): a folder read from disk in dev mode is vetted again at every
     render, and one that no longer passes raises its `SkillError` here, as at import.
+
+    `name`: mount it under this name instead of its own (`SkillReference.renamed`): checked by the skill
+    name rule; the instructions and files are unchanged. Two skills under one name in a render still raise.
     """
     current = _render("use_skill")
     if isinstance(skill, Mapping):
         skill = _defined(skill)
     if not isinstance(skill, SkillReference):
+        hint = (
+            "; a skill source is vetted and mounted by flue_runtime.load_skill(source) first"
+            if all(hasattr(skill, member) for member in ("listing", "read", "describe"))
+            else ""
+        )
         raise HookError(
-            "use_skill() takes a SkillReference (from skill(), define_skill()) or a mapping of define_skill's "
-            f"arguments, not {type(skill).__name__}"
+            "use_skill() takes a SkillReference (from skill(), define_skill(), load_skill()) or a mapping of "
+            f"define_skill's arguments, not {type(skill).__name__}{hint}"
         )
     skill = skill.current()
+    if name is not None:
+        skill = skill.renamed(name)
     mounted = current.skill_names.get(skill.name)
     if mounted is not None:
         same = "the same skill" if mounted == skill else f"another skill with that name ({mounted.origin})"
         raise HookError(
             f"skill {skill.name!r} is mounted twice in one render: {same} was mounted before. "
             "Mount it once: call use_skill for it in a single place (a shared custom hook called once), "
-            "or give one of the two skills another name"
+            "or mount one of the two under another name: use_skill(ref, name=...)"
         )
     current.skills.append(skill)
     current.skill_names[skill.name] = skill

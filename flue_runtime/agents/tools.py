@@ -1,26 +1,29 @@
 """Tools: a name, a description, a JSON-schema parameter spec any provider takes, and a function.
 
-A typed Python function becomes a tool: its signature gives the schema, its docstring
-the description (first paragraph) and the parameter descriptions (an `Args:` section).
-A parameter annotated `ToolContext` is left out of the schema: the harness fills it in.
+A typed Python function becomes a tool: its signature gives the schema (`tool_schema`), its docstring
+the description (first paragraph) and the parameter descriptions (an `Args:` section), and each call's
+arguments reach it as the declared types. A parameter annotated `ToolContext` is left out of the
+schema: the harness fills it in. A `Tool` made with a schema of its own (hand-written, a pydantic
+model's, an MCP server's) gets all of JSON Schema through jsonschema (`json_schema`); the harness's
+own tool definitions use the compact validator.
 """
 
 from __future__ import annotations
 
-import enum
 import inspect
+import itertools
 import json
 import re
-import types
 import typing
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any
 
-from flue_runtime.agents.context import ToolContext
+from flue_runtime.agents.json_schema import JsonSchema, compile_schema, cut, describe_schema, place
+from flue_runtime.agents.tool_schema import Mismatch, parameters_of
 from flue_runtime.errors import SchemaError, ToolArgumentError, ToolDefinitionError
-from flue_runtime.format.schema_validator import Validator, Violation, describe
+from flue_runtime.format.schema_validator import Validator, Violation
 
 ToolFunction = Callable[..., Any]
 #: Names the harness itself provides; a user tool may not take them.
@@ -38,26 +41,38 @@ class Tool:
     function: Callable[..., Any | Awaitable[Any]]
     #: The parameter that receives the running session's `ToolContext`, if the function has one.
     context: str | None = None
-    #: `parameters` compiled, here unless given (the harness compiles its constant definitions once
-    #: per process, not at every turn); a keyword the validator cannot honour is refused here, not ignored later.
-    validator: Validator | None = field(default=None, repr=False, compare=False)
+    #: `parameters` compiled: given for the harness's own definitions and for typed functions (the compact
+    #: validator where it honours every keyword), else compiled here with jsonschema; a schema that is not
+    #: valid JSON Schema, not an object at the top or refers outside itself is refused here.
+    validator: Validator | JsonSchema | None = field(default=None, repr=False, compare=False)
+    #: Valid arguments turned into the types the function declares (a typed function's; else as sent).
+    convert: Callable[[Mapping[str, Any]], dict[str, Any]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.validator is not None:
-            return
-        try:
-            validator = Validator(self.parameters)
-        except SchemaError as exc:
-            raise ToolDefinitionError(f"tool {self.name!r}: its parameter schema {exc}") from exc
-        object.__setattr__(self, "validator", validator)
+        if self.validator is None:
+            object.__setattr__(self, "validator", _compiled(self.name, self.parameters))
 
     def spec(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
     def check_arguments(self, arguments: object) -> dict[str, Any]:
-        """The arguments as keyword arguments, or `ToolArgumentError` saying what is wrong."""
+        """The arguments as keyword arguments of the declared types, or `ToolArgumentError` saying what is wrong."""
         assert self.validator is not None  # compiled in __post_init__
-        return check_arguments(self.name, self.validator, arguments)
+        checked = check_arguments(self.name, self.validator, arguments)
+        if self.convert is None:
+            return checked
+        try:
+            return self.convert(checked)
+        except Mismatch as exc:  # a check beyond the schema: a pydantic validator, a dataclass's __post_init__
+            raise ToolArgumentError(f"{self.name}: " + "; ".join(_bounded(map(cut, exc.problems)))) from None
+
+
+def _compiled(name: str, parameters: object) -> JsonSchema:
+    """A user-supplied schema compiled with jsonschema, or `ToolDefinitionError` naming the tool and the place."""
+    try:
+        return compile_schema(parameters)
+    except SchemaError as exc:
+        raise ToolDefinitionError(f"tool {name!r}: its parameter schema {exc}") from exc
 
 
 def defined_tool(spec: Mapping[str, Any], function: Callable[..., Any | Awaitable[Any]]) -> Tool:
@@ -89,22 +104,20 @@ def tool_from_function(function: ToolFunction | Tool, name: str | None = None, d
         made = {}
     key = (name, description)
     if key not in made:
-        tool = _described(function, name, description)
-        made[key] = (tool.name, tool.description, tool.parameters, tool.context, tool.validator)
-    tool_name, text, parameters, context, validator = made[key]
-    return Tool(tool_name, text, parameters, function, context, validator)
+        made[key] = _described(function, name, description)
+    tool = made[key]
+    return Tool(tool.name, tool.description, tool.parameters, function, tool.context, tool.validator, tool.convert)
 
 
-#: Each function's tool definitions by (name, description) given, without the function (so an entry
-#: goes when its function does).
-_MADE: weakref.WeakKeyDictionary[
-    Callable[..., Any],
-    dict[tuple[str | None, str | None], tuple[str, str, dict[str, Any], str | None, Validator | None]],
-] = weakref.WeakKeyDictionary()
+#: Each function's tool definitions by (name, description) given, calling a stand-in (so an entry goes
+#: when its function does).
+_MADE: weakref.WeakKeyDictionary[Callable[..., Any], dict[tuple[str | None, str | None], Tool]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _described(function: ToolFunction, name: str | None, description: str | None) -> Tool:
-    """The tool a function's signature, type hints and docstring describe."""
+    """The tool a function's signature, type hints and docstring describe (calling nothing: a definition)."""
     tool_name: str = name or str(getattr(function, "__name__", ""))
     if not _NAME.match(tool_name):
         raise ToolDefinitionError(
@@ -115,38 +128,31 @@ def _described(function: ToolFunction, name: str | None, description: str | None
         hints = typing.get_type_hints(function)
     except Exception as exc:  # unresolvable forward references
         raise ToolDefinitionError(f"tool {tool_name!r}: cannot read its type hints: {exc}") from exc
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    context: str | None = None
-    for param in inspect.signature(function).parameters.values():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise ToolDefinitionError(
-                f"tool {tool_name!r}: *args and **kwargs cannot be described to a model; name each parameter"
-            )
-        if param.name not in hints:
-            raise ToolDefinitionError(f"tool {tool_name!r}: parameter {param.name!r} needs a type annotation")
-        if hints[param.name] is ToolContext:
-            if context is not None:
-                raise ToolDefinitionError(f"tool {tool_name!r}: only one parameter can take the ToolContext")
-            context = param.name
-            continue
-        schema, _ = _schema_for(hints[param.name], f"tool {tool_name!r}, parameter {param.name!r}")
-        if param.name in arg_docs:
-            schema["description"] = arg_docs[param.name]
-        if param.default is not param.empty and isinstance(param.default, (str, int, float, bool)):
-            schema["default"] = param.default.value if isinstance(param.default, enum.Enum) else param.default
-        properties[param.name] = schema
-        if param.default is param.empty:
-            required.append(param.name)
-    parameters: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
-    if required:
-        parameters["required"] = required
+    described = parameters_of(function, hints, arg_docs, f"tool {tool_name!r}")
     text = description or summary
     if not text:
         raise ToolDefinitionError(
             f"tool {tool_name!r} needs a docstring: the model reads it to know when to call the tool"
         )
-    return Tool(tool_name, text, parameters, function, context)
+    validator: Validator | JsonSchema | None = None
+    if not described.pydantic:  # pydantic's schemas may use any keyword: jsonschema applies them
+        try:
+            validator = Validator(described.schema)  # the compact validator: jsonschema not even imported
+        except SchemaError:
+            pass  # a keyword it does not implement (`prefixItems`, `uniqueItems`): jsonschema applies it
+    return Tool(
+        tool_name,
+        text,
+        described.schema,
+        _definition_only,
+        described.context,
+        validator if validator is not None else _compiled(tool_name, described.schema),
+        described.convert,
+    )
+
+
+def _definition_only(**arguments: Any) -> None:
+    raise AssertionError("a cached tool definition is never called")  # pragma: no cover
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
@@ -167,54 +173,53 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     return summary, args
 
 
-_SIMPLE: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+#: Problems named in one message at most: a model gets enough to fix its call, not a wall of text.
+MAX_PROBLEMS = 10
 
 
-def _schema_for(annotation: Any, where: str) -> tuple[dict[str, Any], bool]:
-    """JSON Schema for a type annotation, and whether None is allowed."""
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin in (Union, types.UnionType):
-        rest = [a for a in args if a is not type(None)]
-        if len(rest) == 1:
-            return _schema_for(rest[0], where)[0], len(rest) != len(args)
-        return {"anyOf": [_schema_for(a, where)[0] for a in rest]}, len(rest) != len(args)
-    if annotation in _SIMPLE:
-        return {"type": _SIMPLE[annotation]}, False
-    if origin is Literal:
-        return {"enum": list(args)}, False
-    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        return {"enum": [member.value for member in annotation]}, False
-    if origin in (list, tuple, set, frozenset) or annotation in (list, tuple):
-        item = args[0] if args else str
-        return {"type": "array", "items": _schema_for(item, where)[0]}, False
-    if origin is dict or annotation is dict:
-        schema: dict[str, Any] = {"type": "object"}
-        if len(args) == 2:
-            schema["additionalProperties"] = _schema_for(args[1], where)[0]
-        return schema, False
-    if annotation is Any:
-        return {}, False
-    raise ToolDefinitionError(
-        f"{where}: type {annotation!r} cannot be described to a model; use str, int, float, bool, Literal, an Enum, list or dict"
-    )
-
-
-def check_arguments(name: str, parameters: dict[str, Any] | Validator, arguments: object) -> dict[str, Any]:
-    """`arguments` checked against the tool's parameter schema, every keyword honoured; `ToolArgumentError` lists each problem."""
+def check_arguments(
+    name: str, parameters: dict[str, Any] | Validator | JsonSchema, arguments: object
+) -> dict[str, Any]:
+    """`arguments` checked against the tool's parameter schema, every keyword honoured; `ToolArgumentError` lists
+    each problem. A plain schema is compiled with the compact validator (the harness's own schemas)."""
     if isinstance(arguments, str):  # a provider adapter hands on argument text that was not JSON
         raise ToolArgumentError(f"{name}: the arguments are {_json_problem(arguments)}; send one JSON object")
     if not isinstance(arguments, dict):
         raise ToolArgumentError(f"{name}: arguments must be a JSON object, not {type(arguments).__name__}")
-    validator = parameters if isinstance(parameters, Validator) else Validator(parameters)
-    problems = [_problem(violation) for violation in validator.violations(arguments)]
+    validator = parameters if isinstance(parameters, (Validator, JsonSchema)) else Validator(parameters)
+    if isinstance(validator, Validator):
+        problems = _bounded(_problem(violation) for violation in validator.violations(arguments))
+    else:
+        problems = _bounded(validator.problems(arguments))
     if problems:
-        properties: dict[str, Any] = (
-            validator.schema.get("properties", {}) if isinstance(validator.schema, dict) else {}
-        )
-        expected = ", ".join(f"{k}: {describe(v)}" for k, v in properties.items())
+        properties = validator.schema.get("properties", {}) if isinstance(validator.schema, Mapping) else {}
+        expected = ", ".join(f"{k}: {describe_schema(v)}" for k, v in properties.items())
         raise ToolArgumentError(f"{name}: " + "; ".join(problems) + f" (parameters: {expected or 'none'})")
     return {key: _as_declared(value, _property(validator.schema, key)) for key, value in arguments.items()}
+
+
+def _bounded(problems: Iterable[str]) -> list[str]:
+    """At most `MAX_PROBLEMS` problems, then how many more (counted up to ten times that). Each argument's first
+    problem comes before any argument's second, so a list of bad items cannot hide that another argument is wrong."""
+    found = list(itertools.islice(dict.fromkeys(problems), 10 * MAX_PROBLEMS + 1))  # a fact told once
+    firsts = {_argument(problem): index for index, problem in reversed(list(enumerate(found)))}
+    chosen = sorted(firsts.values())[:MAX_PROBLEMS]
+    chosen += [index for index in range(len(found)) if index not in firsts.values()][: MAX_PROBLEMS - len(chosen)]
+    shown = [found[index] for index in sorted(chosen)]
+    more = len(found) - len(shown)
+    if more:
+        plus = "+" if len(found) > 10 * MAX_PROBLEMS else ""
+        shown.append(f"and {more}{plus} more problem{'s' if more > 1 else ''}")
+    return shown
+
+
+def _argument(problem: str) -> str:
+    """The argument a problem is about (`argument 'b'[0] ...` is about 'b'), or the problem itself."""
+    named = _ARGUMENT.match(problem)
+    return named.group(1) if named else problem
+
+
+_ARGUMENT = re.compile(r"""argument ('[^']*'|"[^"]*")""")
 
 
 def _problem(violation: Violation) -> str:
@@ -222,27 +227,24 @@ def _problem(violation: Violation) -> str:
         return f"missing required argument {violation.name!r}"
     if not violation.path and violation.keyword == "additionalProperties":
         return f"unknown argument {violation.name!r}"
-    if not violation.path:
-        return f"the arguments {violation.message}"
-    first, *rest = violation.path
-    where = repr(first) + "".join(f"[{part!r}]" for part in rest)
-    return f"argument {where} {violation.message}"
+    return cut(f"{place(violation.path)} {violation.message}")
 
 
 def _property(schema: object, key: str) -> object:
-    if not isinstance(schema, dict):
+    if not isinstance(schema, Mapping):
         return True
     properties = schema.get("properties", {})
     return properties[key] if key in properties else schema.get("additionalProperties", True)
 
 
 def _as_declared(value: object, schema: object) -> object:
-    """JSON Schema counts 3.0 as an integer; a function annotated `int` gets 3, in lists and mappings too."""
-    if not isinstance(schema, dict):
+    """JSON Schema counts 3.0 as an integer; a tool whose schema says `integer` gets 3, in lists and mappings too
+    (a typed function's arguments are then converted to its declared types)."""
+    if not isinstance(schema, Mapping):
         return value
-    if isinstance(value, float) and schema.get("type") == "integer":
+    if isinstance(value, float) and schema.get("type") == "integer" and value.is_integer():
         return int(value)
-    if isinstance(value, list) and "items" in schema:
+    if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
         return [_as_declared(item, schema["items"]) for item in value]
     if isinstance(value, dict) and schema.get("type") == "object":
         return {key: _as_declared(item, _property(schema, key)) for key, item in value.items()}

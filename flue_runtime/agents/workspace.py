@@ -20,12 +20,12 @@ from flue_runtime.errors import SandboxError, WorkspaceSkillWarning
 from flue_runtime.format.skill_folder import VettedSkill
 from flue_runtime.format.validate import SKILL_FILE, check_skill_md
 from flue_runtime.format.vetting import PackedFile
-from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.reference import MountedSource, SkillReference
 
 WORKSPACE_DIR = ".agents/skills"
 
 
-class WorkspaceSource:
+class WorkspaceSource(MountedSource):
     """A skill folder inside a sandbox, read live."""
 
     live = True
@@ -33,7 +33,8 @@ class WorkspaceSource:
     def __init__(self, sandbox: Sandbox, folder: str, listing: tuple[PackedFile, ...]) -> None:
         self.sandbox = sandbox
         self.folder = folder
-        self.listing = listing
+        #: The file list as last vetted (`relist`).
+        self.files_now = listing
 
     def relist(self) -> None:
         """Vet the folder again and take its file list as it is now (`SandboxError` if it is refused now)."""
@@ -42,10 +43,14 @@ class WorkspaceSource:
             problems = _problems(vetted)
             warn(f"workspace skill {self.folder} refused: {problems}")
             raise SandboxError(f"workspace skill {self.folder} cannot be used now: {problems}")
-        self.listing = vetted.files
+        self.files_now = vetted.files
+
+    @property
+    def name(self) -> str:
+        return self.folder.rpartition("/")[2]
 
     def files(self) -> tuple[PackedFile, ...]:
-        return self.listing
+        return self.files_now
 
     def read(self, path: str) -> bytes:
         return self.sandbox.read_bytes(f"{self.folder}/{path}")

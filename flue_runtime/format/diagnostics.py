@@ -72,10 +72,14 @@ CODES: dict[str, Code] = _codes(
     # 3xx: packing a skill directory
     ("FLU301", E, "symbolic link refused"),
     ("FLU302", E, "secret refused (by file or folder name)"),
-    ("FLU303", E, "file holds a PEM private key"),
+    ("FLU303", E, "file holds a private key (PEM, in any container: comments, strings, JSON, base64, UTF-16/32)"),
     ("FLU304", W, "noise skipped (VCS, tool caches, build output, editor files)"),
     ("FLU305", W, "file over 1 MiB packed"),
-    ("FLU306", W, "file that looks like a secret packed because `[tool.flue] allow` lists it"),
+    (
+        "FLU306",
+        W,
+        "file that looks like a secret, or holds a key or token, packed because `[tool.flue] allow` lists it",
+    ),
     ("FLU307", E, "not a regular file (FIFO, socket, device)"),
     ("FLU308", E, "file or folder cannot be read"),
     (
@@ -92,6 +96,7 @@ CODES: dict[str, Code] = _codes(
     ("FLU312", W, "two files whose paths differ only in case"),
     ("FLU313", E, "folder nested more than 64 levels deep inside a skill"),
     ("FLU314", W, "hard-linked file packed (another name shares its bytes)"),
+    ("FLU315", E, "file holds a credential token (AWS key pair, GitHub, Slack, Stripe, OpenAI, Anthropic)"),
     # 4xx: references in Python source and what a build does with them
     ("FLU401", E, "dynamic reference: the spec must be one string literal"),
     ("FLU402", E, "Python file does not parse"),

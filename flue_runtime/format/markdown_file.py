@@ -1,4 +1,4 @@
-"""Vet one `markdown()` target: a regular UTF-8 text file, not a link, not a secret.
+"""Vet one `markdown()` target: a regular UTF-8 text file, not a link, not a secret, holding none.
 
 The same packing rules as a skill folder's files, applied to a single file; the build
 packs what this accepts, and the run time's dev mode serves the same from disk.
@@ -16,7 +16,7 @@ from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic, has_errors
 from flue_runtime.format.frontmatter import decode
 from flue_runtime.format.safe_read import read_regular
-from flue_runtime.format.secrets import allowed_secret, is_secret_file, private_key, secret_file
+from flue_runtime.format.secrets import allowed_secret, found_secret, is_secret_file, secret_file
 from flue_runtime.format.vetting import (
     DEFAULT_LIMITS,
     LARGE_FILE,
@@ -79,7 +79,7 @@ def vet_markdown(
         return done()
     in_project = allow is not None
     allowed = path.name in allowed_paths(path.parent, allow or ())
-    secret_name = is_secret_file(path.name)
+    secret_name = is_secret_file(path.name, path.parent.name)
     if secret_name and not allowed:
         problems.append(secret_file(display, path.name, in_project=in_project))
         return done()
@@ -92,11 +92,11 @@ def vet_markdown(
     except OSError as exc:
         problems.append(unreadable(display, exc))
         return done()
-    if found.has_key and not allowed:
-        problems.append(private_key(display, in_project=in_project))
+    if found.secret is not None and not allowed:
+        problems.append(found_secret(display, found.secret, in_project=in_project))
         return done()
-    if allowed and (secret_name or found.has_key):
-        problems.append(allowed_secret(display))
+    if allowed and (secret_name or found.secret is not None):
+        problems.append(allowed_secret(display, found.secret))
     if info.st_nlink > 1:
         problems.append(hard_linked(display, info.st_nlink))
     data = found.data or b""

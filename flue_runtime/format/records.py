@@ -27,6 +27,21 @@ class PackedFile:
 
 
 @dataclass(frozen=True, slots=True)
+class ListedFile:
+    """A file as a skill source lists it (`flue_runtime.SkillSource.listing`), before any vetting.
+
+    `size` is the byte count the source promises: the limits are applied to it before a byte is read, and bytes
+    read later must have exactly that length. `sha256` (64 lowercase hex digits) is optional: a file listed with
+    one is read only when first used and checked against it then; a file without one is read, hashed and
+    scanned when the skill is loaded, and checked against that hash at every later read.
+    """
+
+    path: str
+    size: int
+    sha256: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SkillMetadata:
     """The frontmatter fields of a valid skill, as the catalog and the manifest carry them."""
 

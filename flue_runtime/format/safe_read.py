@@ -4,7 +4,7 @@ Never through a symbolic link (`O_NOFOLLOW`), never blocking on a FIFO (`O_NONBL
 only a regular file (checked with `fstat` on the open descriptor, so a file swapped
 after an `lstat` is caught), its size checked against a bound before any byte is read,
 and no more than the bound read even if the file grows meanwhile. The SHA-256 (with a
-CRC-32) and the private-key scan run over the same chunks, so a file is read once.
+CRC-32) and the secrets scan (private keys, tokens) run over the same chunks, so a file is read once.
 
 The verdicts a refused read leads to (their codes and texts) are the packing rules':
 `flue_runtime.format.vetting`.
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from flue_runtime.errors import UnsafeFileError
 
 if TYPE_CHECKING:
-    from flue_runtime.format.secrets import KeyScan
+    from flue_runtime.format.secrets import ContentScan, Finding
 
 #: Bytes read per call: big enough to be fast, small enough that memory stays bounded by it.
 CHUNK = 1 << 20
@@ -34,7 +34,7 @@ _FLAGS = _FOLLOW | getattr(os, "O_NOFOLLOW", 0)
 
 @dataclass(frozen=True, slots=True)
 class FileBytes:
-    """What one read found: the size, and what the caller asked for (bytes, SHA-256, key scan)."""
+    """What one read found: the size, and what the caller asked for (bytes, SHA-256, secrets scan)."""
 
     size: int
     #: The bytes; None unless asked for (`keep`).
@@ -43,8 +43,8 @@ class FileBytes:
     sha256: str = ""
     #: CRC-32, computed with the SHA-256: what a zip records of an entry, so a built wheel is checked without inflating it.
     crc32: int = 0
-    #: Whether a PEM private key is in the bytes; False unless asked for (`scan`).
-    has_key: bool = False
+    #: The private key or credential token in the bytes; None if none, or unless asked for (`scan`).
+    secret: Finding | None = None
     #: (mtime in ns, size, inode) when opened: tells a later read whether the file changed.
     stamp: tuple[int, int, int] = (0, 0, 0)
     #: Permission bits when opened (`stat.S_IMODE`); 0 for bytes that were not read from a file.
@@ -59,7 +59,7 @@ class _Reader:
         self._chunks: list[bytes] | None = [] if keep else None
         self._digest = hashlib.sha256() if digest else None
         self._crc = 0
-        self._scan = _key_scan()() if scan else None
+        self._scan = _content_scan()() if scan else None
 
     def feed(self, chunk: bytes) -> None:
         self.size += len(chunk)
@@ -77,19 +77,19 @@ class _Reader:
             None if self._chunks is None else b"".join(self._chunks),
             "" if self._digest is None else self._digest.hexdigest(),
             self._crc,
-            self._scan is not None and self._scan.finish(),
+            None if self._scan is None else self._scan.finish(),
             stamp,
             mode,
         )
 
 
 @functools.cache
-def _key_scan() -> type[KeyScan]:
-    """`KeyScan`, imported on first use: an installed bundle's reads never scan, and its mount path stays light
+def _content_scan() -> type[ContentScan]:
+    """`ContentScan`, imported on first use: an installed bundle's reads never scan, and its mount path stays light
     (cached: an import statement per file read cost about 1 µs, 1% of vetting)."""
-    from flue_runtime.format.secrets import KeyScan
+    from flue_runtime.format.secrets import ContentScan
 
-    return KeyScan
+    return ContentScan
 
 
 def read_regular(
@@ -101,7 +101,7 @@ def read_regular(
     scan: bool = False,
     follow: bool = False,
 ) -> FileBytes:
-    """The bytes (`keep`), SHA-256 (`digest`) and key scan (`scan`) of the regular file at `path`.
+    """The bytes (`keep`), SHA-256 (`digest`) and secrets scan (`scan`) of the regular file at `path`.
 
     Raises `UnsafeFileError` for a symbolic link (FLU301; `follow` lets a link to a
     regular file through: an installed package's files, which the manifest's hashes
@@ -159,9 +159,10 @@ def open_regular(path: str | os.PathLike[str], *, follow: bool = False) -> tuple
 def inspect_bytes(data: bytes, *, digest: bool = False, scan: bool = False) -> FileBytes:
     """What `read_regular` reports, for bytes already in memory (files given in code, memory sandboxes)."""
     reader = _Reader(keep=False, digest=digest, scan=scan)
-    reader.feed(data)
+    for start in range(0, len(data), CHUNK):  # in chunks, as from disk: the scan's memory is a chunk's, not the file's
+        reader.feed(data[start : start + CHUNK])
     found = reader.result()
-    return FileBytes(found.size, data, found.sha256, found.crc32, found.has_key)
+    return FileBytes(found.size, data, found.sha256, found.crc32, found.secret)
 
 
 def _is_link(path: str | os.PathLike[str]) -> bool:

@@ -1,6 +1,6 @@
 """A small JSON Schema (draft 2020-12) validator for exactly the keywords flue's schemas use.
 
-The skill schema and the tool parameter schemas are checked at run time, where importing
+The skill schema and the harness's own tool parameter schemas are checked at run time, where importing
 jsonschema and checking its meta-schema would cost a fresh process 100-400 ms. This
 validator compiles a schema once, refuses any assertion keyword it does not implement
 (so no rule is ever silently skipped), and reports each failure with where it is, which

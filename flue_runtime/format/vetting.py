@@ -3,8 +3,11 @@
 One walk for every surface: the build (what goes into a wheel), the CLI, the run time's
 dev mode, workspace skills, sandboxes and `define_skill(files=...)`, so they can never
 disagree. It reads a `Tree` (a folder on disk or files in memory); every entry is
-examined with `lstat` and never followed: a symbolic link anywhere is an error. What a
-secret is lives in `secrets`, how a file is read in `safe_read`.
+examined with `lstat` and never followed: a symbolic link anywhere is an error. Noise
+folders (`node_modules/`, `.venv/`, ...) are skipped with a warning and never entered:
+what is in them is tool output, never packed, and a build's audit proves none of it
+reaches an artifact (`flue_build.inventory`). What a secret is lives in `secrets`, how a
+file is read in `safe_read`.
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ from flue_runtime.format.safe_read import kind
 from flue_runtime.format.secrets import (
     NAME_CACHE,
     allowed_secret,
+    found_secret,
     is_secret_dir,
     is_secret_file,
-    private_key,
     secret_file,
     secret_folder,
 )
@@ -154,9 +157,10 @@ def walk(
     `keep` names the files whose bytes the caller wants back (`Walk.kept`), read in the
     same pass that hashes and scans them.
 
-    Noise (tool output, caches, editor litter) is not packed, but it is looked at: every
-    entry under a noise folder is examined like any other, so a link, a special file or a
-    secret there is refused too.
+    Noise (tool output, caches, editor litter) is skipped with a warning: a noise folder is
+    never entered, so what it holds (`node_modules/.bin` links, a `node_modules/.env`) is
+    neither vetted nor packed. A noise file's name is checked as a secret's first: a
+    secret's backup (`.env~`) is refused, not skipped.
 
     The walk is iterative (any nesting depth the OS allows) and bounded: it stops at
     `limits.skill_files` files (FLU310), and once the files add up to more than
@@ -175,16 +179,15 @@ def walk(
     def report(code: str, rel: str, message: str, hint: str) -> None:
         result.diagnostics.append(Diagnostic.make(code, shown(rel), message, hint))
 
-    # (folder, inside noise): what is under a noise folder is examined but never packed.
-    pending: list[tuple[str, bool]] = [("", False)]
+    pending: list[str] = [""]
     while pending:
-        rel_dir, in_noise = pending.pop()
+        rel_dir = pending.pop()
         try:
             names = sorted(tree.names(rel_dir))
         except OSError as exc:
             result.diagnostics.append(unreadable(shown(rel_dir), exc, "list this folder"))
             continue
-        subdirs: list[tuple[str, bool]] = []
+        subdirs: list[str] = []
         for name in names:
             rel = f"{rel_dir}/{name}" if rel_dir else name
             problem = name_problem(name)
@@ -216,26 +219,23 @@ def walk(
                         "flatten the folder tree: installers (pip, setuptools on Python 3.11) cannot write "
                         "paths nested about 1,000 levels deep, and no skill needs more than a few",
                     )
-                elif is_noise_dir(name) and not in_noise:
+                elif is_noise_dir(name):
                     report(
                         "FLU304",
                         rel,
                         f"`{name}/` skipped: tool output, not part of a skill",
                         f"delete `{name}/` from the skill folder",
                     )
-                    subdirs.append((rel, True))
                 else:
-                    subdirs.append((rel, in_noise))
+                    subdirs.append(rel)
                 continue
             if not stat.S_ISREG(info.mode):
                 result.diagnostics.append(not_regular(shown(rel), info.mode))
                 continue
             allowed_here = rel in allow
-            secret_name = is_secret_file(name)
+            secret_name = is_secret_file(name, rel_dir.rpartition("/")[2])
             if secret_name and not allowed_here:
                 result.diagnostics.append(secret_file(shown(rel), name, in_project=in_project))
-                continue
-            if in_noise:
                 continue
             if is_noise_file(name):
                 report("FLU304", rel, f"`{name}` skipped: editor, OS, VCS or compiler litter", f"delete `{name}`")
@@ -267,11 +267,11 @@ def walk(
                 result.diagnostics.append(unreadable(shown(rel), exc))
                 continue
             total += found.size
-            if found.has_key and not allowed_here:
-                result.diagnostics.append(private_key(shown(rel), in_project=in_project))
+            if found.secret is not None and not allowed_here:
+                result.diagnostics.append(found_secret(shown(rel), found.secret, in_project=in_project))
                 continue
-            if allowed_here and (secret_name or found.has_key):
-                result.diagnostics.append(allowed_secret(shown(rel)))
+            if allowed_here and (secret_name or found.secret is not None):
+                result.diagnostics.append(allowed_secret(shown(rel), found.secret))
             if found.size > large_file:
                 report(
                     "FLU305",

@@ -13,7 +13,7 @@ import mimetypes
 from typing import Any
 from urllib.parse import quote
 
-from flue_runtime.errors import SkillError
+from flue_runtime.errors import HookError, SkillError
 from flue_runtime.format.frontmatter import parse
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mcp.typed import typed
@@ -34,6 +34,17 @@ def mime_type(path: str) -> str:
         return "text/markdown"
     guessed, _ = mimetypes.guess_type(path, strict=False)
     return guessed or "application/octet-stream"
+
+
+def check_servable(skill: SkillReference) -> None:
+    """`HookError` for a skill mounted under another name (`SkillReference.renamed`): the extension serves SKILL.md
+    as written, and a host checks its `name` against the skill's URI, so an alias cannot be served as one."""
+    if skill.alias_of is not None:
+        raise HookError(
+            f"skill {skill.name!r} is skill {skill.alias_of!r} under another name; an MCP host checks the name in "
+            f"its SKILL.md against its URI, so serve it under its own name ({skill.alias_of!r}) and let the host "
+            "rename it if it must"
+        )
 
 
 def frontmatter(skill: SkillReference, skill_md: bytes | None = None) -> dict[str, Any]:

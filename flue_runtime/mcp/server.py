@@ -42,7 +42,7 @@ from flue_runtime.errors import FlueError
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp.contents import Contents
-from flue_runtime.mcp.entries import EXTENSION_ID, entry, file_uri, mime_type
+from flue_runtime.mcp.entries import EXTENSION_ID, check_servable, entry, file_uri, mime_type
 from flue_runtime.mount.reference import SkillReference
 
 #: How long a host may keep a listing or an entry: an installed bundle does not change while
@@ -64,6 +64,8 @@ class GetSkillParams(RequestParams):
 def skills_server(skills: Iterable[SkillReference], name: str = "flue-skills") -> MCPServer:
     """An MCP server serving `skills`; add your own tools and resources to it, or run it as it is."""
     skillset = Skillset(skills)
+    for skill in skillset.skills:
+        check_servable(skill)
     extension = SkillsExtension(skillset)
     return MCPServer(
         name,

@@ -39,7 +39,7 @@ from flue_runtime.format.manifest import (
 )
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.safe_read import read_regular
-from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.reference import MountedSource, SkillReference
 
 _lock = threading.RLock()  # re-entrant: reading a bundle may import its package, whose code may call skill()
 _bundles: dict[str, InstalledBundle | None] = {}
@@ -386,15 +386,17 @@ class InstalledBundle:
         return "/".join(folder) or "."
 
 
-class BundleSource:
+class BundleSource(MountedSource):
     """A bundled skill's files, read through the package's loader and checked on every read."""
-
-    live = False
 
     def __init__(self, bundle: InstalledBundle, entry: SkillEntry) -> None:
         self._bundle = bundle
         self._entry = entry
         self._by_path: dict[str, PackedFile] | None = None
+
+    @property
+    def name(self) -> str:
+        return self._entry.metadata.name
 
     def files(self) -> tuple[PackedFile, ...]:
         return self._entry.files

@@ -23,7 +23,7 @@ from flue_runtime.format.paths import skill_path
 from flue_runtime.format.trees import MemoryTree
 from flue_runtime.format.validate import SKILL_FILE, SkillMetadata, check_fields
 from flue_runtime.format.vetting import PackedFile, walk
-from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.reference import MountedSource, SkillReference
 
 
 class _Problem(Protocol):
@@ -172,10 +172,8 @@ def render_skill_md(fields: SkillMetadata, instructions: str) -> str:
     return "\n".join(lines) + "\n" + instructions
 
 
-class _DefinedSource:
+class _DefinedSource(MountedSource):
     """Packs on first use: the generated SKILL.md plus the given files, hashed once."""
-
-    live = False
 
     def __init__(self, fields: SkillMetadata, instructions: str, files: Mapping[str, bytes]) -> None:
         self._fields = fields
@@ -196,6 +194,10 @@ class _DefinedSource:
                     )
                     self._packed = (listing, MappingProxyType(content))
         return self._packed
+
+    @property
+    def name(self) -> str:
+        return self._fields.name
 
     def files(self) -> tuple[PackedFile, ...]:
         return self._pack()[0]

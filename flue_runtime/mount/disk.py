@@ -24,7 +24,7 @@ from flue_runtime.format.diagnostics import Diagnostic
 from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.paths import display_path
 from flue_runtime.format.safe_read import read_regular
-from flue_runtime.format.secrets import private_key
+from flue_runtime.format.secrets import Finding, found_secret
 from flue_runtime.format.skill_folder import VettedSkill
 from flue_runtime.format.validate import SKILL_FILE, check_skill_md
 from flue_runtime.format.vet_cache import VetCache
@@ -37,7 +37,7 @@ from flue_runtime.format.vetting import (
     refused,
     unreadable,
 )
-from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.reference import MountedSource, SkillReference
 
 #: The verdicts of dev-mode folders, kept while each folder is unchanged.
 _VETTED = VetCache()
@@ -87,7 +87,7 @@ def _link_target(path: Path) -> str:
         return ""
 
 
-class DiskSource:
+class DiskSource(MountedSource):
     """A vetted folder on disk: its file list as vetted, its bytes and instructions read live."""
 
     live = True
@@ -115,6 +115,10 @@ class DiskSource:
     def directory(self) -> Path:
         return self._vetted.directory
 
+    @property
+    def name(self) -> str:
+        return self._vetted.directory.name
+
     def files(self) -> tuple[PackedFile, ...]:
         return self._vetted.files
 
@@ -123,9 +127,9 @@ class DiskSource:
         return _load(self._vetted.directory, self._shown, self._context)
 
     def read(self, path: str) -> bytes:
-        data, has_key, _ = self._read(path)
-        if has_key and path not in self._allow:
-            raise SkillError([private_key(self._where(path), in_project=self._in_project)])
+        data, secret, _ = self._read(path)
+        if secret is not None and path not in self._allow:
+            raise SkillError([found_secret(self._where(path), secret, in_project=self._in_project)])
         return data
 
     def instructions(self) -> str:
@@ -148,8 +152,8 @@ class DiskSource:
     def _where(self, path: str) -> str:
         return f"{self._shown}/{path}"
 
-    def _read(self, path: str) -> tuple[bytes, bool, tuple[int, int, int]]:
-        """The bytes of a vetted file as they are now, whether they hold a key, and the file's stamp.
+    def _read(self, path: str) -> tuple[bytes, Finding | None, tuple[int, int, int]]:
+        """The bytes of a vetted file as they are now, the key or token they hold, and the file's stamp.
 
         A link anywhere below the skill folder is refused, as is a file that is no longer
         regular or has grown past the bundle limit.
@@ -178,7 +182,7 @@ class DiskSource:
         except (UnsafeFileError, OSError) as exc:
             raise SkillError([refused(shown, exc)]) from None
         assert found.data is not None
-        return found.data, found.has_key, found.stamp
+        return found.data, found.secret, found.stamp
 
 
 def read_markdown_file(path: Path, context: str = "") -> str:

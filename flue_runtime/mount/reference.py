@@ -1,9 +1,9 @@
 """`SkillReference`: one mounted skill, whatever it was loaded from.
 
-The metadata is known up front (from a bundle's manifest, a vetted folder, or
-`define_skill`); the instructions and support files are read only when asked for,
-through a `SkillSource`. Reads go through the skill's own file list, so a path that is
-not one of its files can never reach the file system.
+The metadata is known up front (from a bundle's manifest, a vetted folder, `define_skill`,
+or a source `load_skill` vetted); the instructions and support files are read only when
+asked for, through a `MountedSource`. Reads go through the skill's own file list, so a
+path that is not one of its files can never reach the file system.
 
 A reference never changes; `current()` gives the skill as it is now, which differs only
 for a source that can change under it (a folder being edited, in dev mode): such a source
@@ -13,57 +13,91 @@ defines `current()` too.
 from __future__ import annotations
 
 import io
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, BinaryIO, Protocol, cast
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 if TYPE_CHECKING:  # annotations only: mounting a bundle never needs pathlib
     from pathlib import Path
 
-from flue_runtime.errors import ResourceNotFoundError
+from flue_runtime.errors import ResourceNotFoundError, SkillError, SkillSourceError
 from flue_runtime.format.paths import skill_path, some_paths
-from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata, content_id
+from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata, content_id
 
 
-class SkillSource(Protocol):
-    """Where a skill's bytes live: a bundle, a folder on disk, memory.
+class MountedSource(ABC):
+    """Where a vetted skill's bytes live: a bundle (its manifest checked when parsed), a folder on disk (walked by
+    the packing rules), `define_skill`, a workspace folder, or a user's `SkillSource` after `load_skill` vetted it.
 
-    Optional members: a source read live from a folder on disk names it `directory` (the
-    model's write tools keep out of it); one whose file list can change after it was vetted
-    keeps the vetting's own as `verdict` (what `run_skill_script` may run); one that can hand
-    out a file as a stream has `open(path) -> (binary file, size)`, so a page of a large file
-    costs the memory of the page.
+    The only kind of source a `SkillReference` holds: a skill reaches the harness, MCP or an adapter only through
+    one of flue's own loaders, so only through the build's rules. Each is also a `SkillSource` (`name`,
+    `describe`, `listing`, `read`), so `load_skill` can vet any of them anew.
+
+    Optional members: a source read live from a folder on disk names it `directory` (the model's write tools
+    keep out of it); one whose file list can change after it was vetted keeps the vetting's own as `verdict`
+    (what `run_skill_script` may run); one that can hand out a file as a stream has `open(path) -> (binary
+    file, size)`, so a page of a large file costs the memory of the page; one that can change defines
+    `current()`.
     """
 
     #: Re-read the instructions on every access (a folder being edited) rather than once.
-    live: bool
+    live: bool = False
 
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """The skill's name at its source: its folder's name, which its SKILL.md's `name` equals."""
+
+    @abstractmethod
     def files(self) -> tuple[PackedFile, ...]:
-        """Every file of the skill, SKILL.md included, sorted by path."""
+        """Every file of the skill, SKILL.md included, sorted by path, as vetted."""
 
+    @abstractmethod
     def read(self, path: str) -> bytes:
         """The bytes of one of `files()`; the path is already checked."""
 
+    @abstractmethod
     def instructions(self) -> str:
         """The body of SKILL.md."""
 
     def is_executable(self, path: str) -> bool:
         """Whether one of `files()` carries an executable bit where it is installed (scripts keep it)."""
+        return False
 
+    @abstractmethod
     def describe(self) -> str:
         """Where the skill comes from, for messages."""
+
+    def listing(self) -> tuple[ListedFile, ...]:
+        """`files()` as a `SkillSource` lists them: with their sizes and digests."""
+        return tuple(ListedFile(f.path, f.size, f.sha256) for f in self.files())
 
 
 @dataclass(frozen=True, eq=False)
 class SkillReference:
-    """An immutable handle on one skill; equal and hashed by its content id."""
+    """An immutable handle on one skill; equal and hashed by its content id and the name it is mounted under.
+
+    Made by flue's loaders only (`skill()`, `define_skill()`, `load_skill()`, `skills_of()`): its source must
+    be a `MountedSource`, so every skill a host sees went through the build's rules.
+    """
 
     fields: SkillMetadata
-    source: SkillSource = field(repr=False)
+    source: MountedSource = field(repr=False)
     #: The content id when the caller already knows it (a bundle's manifest, a vetted folder).
     known_id: str | None = field(default=None, repr=False)
+    #: The skill's own name (its SKILL.md's) when it is mounted under another (`renamed`), else None.
+    alias_of: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.source, MountedSource):
+            raise SkillSourceError(
+                type(self.source).__name__,
+                reason="a SkillReference holds only a source flue has vetted; pass a SkillSource to "
+                "flue_runtime.load_skill(source), which vets it by the build's rules and returns the reference",
+            )
 
     # --- metadata ---------------------------------------------------------------------
 
@@ -104,9 +138,34 @@ class SkillReference:
     def current(self) -> SkillReference:
         """The skill as it is now: this reference, unless its source can change (a folder in dev mode), which is
         vetted again and comes back with its metadata and file list as they are now (`SkillError` naming
-        every problem when it no longer passes the rules). The harness asks at every render and activation."""
+        every problem when it no longer passes the rules), under the same alias. The harness asks at every
+        render and activation."""
         refresh: Callable[[], SkillReference] | None = getattr(self.source, "current", None)
-        return self if refresh is None else refresh()
+        if refresh is None:
+            return self
+        fresh = refresh()
+        return fresh if self.alias_of is None else fresh.renamed(self.name)
+
+    def renamed(self, name: str) -> SkillReference:
+        """This skill mounted under another name (what `use_skill(ref, name=...)` mounts): its catalog line, its
+        tools and its files under `/.flue/skills/<name>/` use `name`; its instructions and files are unchanged,
+        SKILL.md too (its frontmatter still says the skill's own name, `alias_of`). `name` must pass the skill
+        name rule (`SkillError` with FLU202/FLU203/FLU204 otherwise)."""
+        from flue_runtime.format.validate import check_fields  # (only when renaming: the mount path stays light)
+
+        original = self.alias_of or self.name
+        problems = [
+            d
+            for d in check_fields({"name": name, "description": self.description}, f"name {name!r}", None)
+            if d.is_error and d.field == "name"
+        ]
+        if problems:
+            raise SkillError(problems, f"cannot mount skill {original!r} under another name")
+        if name == self.name:
+            return self
+        return SkillReference(
+            replace(self.fields, name=name), self.source, self.known_id, None if name == original else original
+        )
 
     # --- content ------------------------------------------------------------------------
 
@@ -180,10 +239,11 @@ class SkillReference:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SkillReference):
             return NotImplemented
-        return self.id == other.id
+        return self.id == other.id and self.name == other.name
 
     def __hash__(self) -> int:
-        return hash(self.id)
+        return hash((self.id, self.name))
 
     def __repr__(self) -> str:
-        return f"SkillReference(name={self.name!r}, id={self.id!r}, origin={self.origin!r})"
+        alias = "" if self.alias_of is None else f", alias_of={self.alias_of!r}"
+        return f"SkillReference(name={self.name!r}{alias}, id={self.id!r}, origin={self.origin!r})"

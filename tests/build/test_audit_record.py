@@ -84,3 +84,30 @@ def test_a_second_entry_of_one_name_fails_the_audit(
         rewrite(wheel, twice, {}, {policy: data})
     problems = audit(twice, bundles, ORIGINALS).problems
     assert [d.message for d in problems] == ["a second entry of this name: which one an installer keeps is undefined"]
+
+
+def test_an_entry_that_cannot_be_read_back_fails_the_audit(
+    built: dict[str, tuple[Path, Result]], from_sdist: dict[str, Path], tmp_path: Path
+) -> None:
+    """An entry whose stored bytes disagree with its CRC-32 (and that RECORD does not list, so it is
+    inflated): named, as no installer could unpack it either, instead of the audit crashing (which
+    would leave the artifact in place)."""
+    wheel, bundles = bundles_of(built, from_sdist)
+    policy = next(f.dest for b in bundles for f in b.files if f.dest.endswith("/policy.md"))
+    with zipfile.ZipFile(wheel) as archive:
+        record = archive.read(record_name(wheel)).decode()
+        data = archive.read(policy)
+    kept = "\n".join(line for line in record.splitlines() if not line.startswith(policy + ","))
+    stored = tmp_path / "stored.whl"
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(stored, "w") as copy:  # stored: the bytes as they are
+        for info in source.infolist():
+            content = kept.encode() if info.filename == record_name(wheel) else source.read(info)
+            info.compress_type = zipfile.ZIP_STORED
+            copy.writestr(info, content)
+    raw = stored.read_bytes()
+    assert raw.count(data) == 1
+    damaged = tmp_path / wheel.name
+    damaged.write_bytes(raw.replace(data, bytes([data[0] ^ 1]) + data[1:]))
+    problems = audit(damaged, bundles, ORIGINALS).problems
+    assert [(d.code, d.path.split("/", 1)[1]) for d in problems] == [("FLU409", policy)]
+    assert problems[0].message.startswith("cannot be read back (Bad CRC-32")

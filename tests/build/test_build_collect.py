@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from support.hostile import planted
 from support.paths import PROJECTS
 from support.projects import copy_project
 
@@ -19,7 +21,7 @@ from flue_build.scan.sources import sources_under
 from flue_runtime.format.config import FlueConfig
 
 SKILL = "---\nname: {name}\ndescription: A test skill. Use in tests.\n---\n\nDo the thing.\n"
-PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n"
+PEM = planted.shaped_pem(random.Random(1))
 
 
 def make_skill(folder: Path, **extra: str) -> Path:

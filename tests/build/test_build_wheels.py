@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import re
 import zipfile
 from pathlib import Path
 
 import pytest
 from support.builds import Result, build, build_summary, payload, sdist_names, wheel_files
+from support.hostile import planted
 from support.projects import ProjectFactory
 
 from flue_build.audit import audit
@@ -17,7 +20,7 @@ from flue_build.pack import plan
 
 pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
 
-PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
+PEM = planted.shaped_pem(random.Random(1), "OPENSSH PRIVATE KEY")
 REFUNDS = "src/hatch_src_demo/skills/refunds"
 
 PYTHON = {
@@ -148,7 +151,7 @@ REFUSALS = {
 
 def assert_refused(result: Result, path: str, code: str) -> None:
     assert result.returncode != 0
-    assert f"{path}: {code} error" in result.output, result.output
+    assert re.search(rf"{re.escape(path)}(?::\d+:1)?: {code} error", result.output), result.output
     last = build_summary(result.output)  # no traceback; the one line printed last names the file
     assert path in last and code in last
     assert result.artifacts(".whl") == []  # nothing half-written left behind
@@ -192,6 +195,28 @@ def test_allow_lets_one_named_file_through_with_a_notice(project: ProjectFactory
     assert f"{REFUNDS}/.env.example: FLU306 warning" in result.output
     files = wheel_files(result.wheel)
     assert [n for n in files if n.endswith("/.env.example")] != []
+
+
+def test_allow_covers_a_token_in_content_and_the_build_says_what_it_holds(
+    project: ProjectFactory, tmp_path: Path
+) -> None:
+    """A test fixture holding a (revoked) token is refused (FLU315) until `[tool.flue] allow` lists it; then the
+    wheel and the sdist both hold it, and the build names what the file holds."""
+    tree = project("hatch-src")
+    fixture = f"{REFUNDS}/tests/recorded.json"
+    (tree / fixture).parent.mkdir()
+    (tree / fixture).write_text(planted.TOKEN_CONTEXTS["JSON"](planted.TOKENS["GitHub token"](random.Random(2))))
+    refused = build(tree, outdir=tmp_path / "refused")
+    assert refused.returncode != 0
+    assert f"{fixture}:3:1: FLU315 error: holds a GitHub token; refused" in refused.output
+    pyproject = tree / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace("[tool.flue]", f'[tool.flue]\nallow = ["{fixture}"]'))
+    result = build(tree, outdir=tmp_path / "out")
+    assert result.returncode == 0, result.output
+    notice = f"{fixture}:3:1: FLU306 warning: packed although it holds a GitHub token: allowed by [tool.flue] allow"
+    assert notice in result.output
+    assert [n for n in wheel_files(result.wheel) if n.endswith("/tests/recorded.json")] != []
+    assert [n for n in sdist_names(result.sdist) if n.endswith("/tests/recorded.json")] != []
 
 
 NOISE = [

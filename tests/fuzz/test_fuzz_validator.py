@@ -11,7 +11,10 @@ and so accepts exactly what jsonschema accepts. Checked on:
   (FLU201-FLU209) exactly when jsonschema rejects the mapping;
 - every tool parameter schema flue generates (the skill and sandbox tools, and
   `tool_from_function` over generated type annotations), with generated arguments:
-  `check_arguments` raises exactly when jsonschema rejects them.
+  `check_arguments` raises exactly when jsonschema rejects them, and what it returns is of
+  the declared types. The harness's own definitions use the compact validator (checked
+  here); a signature needing a keyword it lacks (`prefixItems`, `uniqueItems`) uses
+  jsonschema itself, so there the test proves the schema and the conversion.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from __future__ import annotations
 import enum
 import inspect
 import re
-from typing import Any, Literal, Optional
+import types
+import typing
+from typing import Any, Literal, Optional, Union
 
 import jsonschema
 import pytest
@@ -27,10 +32,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flue_runtime.agents.configuration import HARNESS_TOOLS
+from flue_runtime.agents.json_schema import JsonSchema
 from flue_runtime.agents.sandbox_tools import SPECS as SANDBOX_SPECS
 from flue_runtime.agents.scripts import RUN_SKILL_SCRIPT
 from flue_runtime.agents.skill_tools import ACTIVATE_SKILL, FIND_SKILLS, READ_SKILL_RESOURCE
-from flue_runtime.agents.tools import Tool, check_arguments, tool_from_function
+from flue_runtime.agents.tools import Tool, check_arguments, defined_tool, tool_from_function
 from flue_runtime.errors import ToolArgumentError
 from flue_runtime.format import schema
 from flue_runtime.format.naming import is_valid_name, name_problems
@@ -163,9 +169,13 @@ def _shaped(kind: str, node: dict[str, Any], depth: int) -> st.SearchStrategy[An
     if kind == "array":
         low = node.get("minItems", 0)
         high = max(low, node.get("maxItems", low + 2))
-        return st.integers(max(0, low - 1), high + 1).flatmap(
+        arrays = st.integers(max(0, low - 1), high + 1).flatmap(
             lambda n: st.lists(instances_for(node.get("items", {}), depth + 1), min_size=n, max_size=n)
         )
+        if "prefixItems" in node:  # a fixed tuple: its items in order, sometimes one more
+            prefix = st.tuples(*(instances_for(sub, depth + 1) for sub in node["prefixItems"])).map(list)
+            return prefix | prefix.flatmap(lambda items: JSON.map(lambda extra: [*items, extra])) | arrays
+        return arrays
     if kind == "object":
         properties = node.get("properties", {})
         required = node.get("required", [])
@@ -325,6 +335,7 @@ class Colour(enum.Enum):
     ONE = 1
 
 
+HASHABLE = st.sampled_from([str, int, bool, Literal["eu", "us"], Colour])
 ANNOTATIONS = st.recursive(
     st.sampled_from([str, int, float, bool, Any, Literal["eu", "us"], Literal[1, True], Colour]),
     lambda inner: st.one_of(
@@ -334,6 +345,9 @@ ANNOTATIONS = st.recursive(
         st.tuples(inner, inner).map(
             lambda pair: pair[0] | pair[1] if all(isinstance(p, type) for p in pair) else pair[0]
         ),
+        st.tuples(inner, inner).map(lambda pair: tuple[pair[0], pair[1]]),  # type: ignore[misc]
+        inner.map(lambda t: tuple[t, ...]),  # type: ignore[valid-type]
+        st.tuples(st.sampled_from([set, frozenset]), HASHABLE).map(lambda kind: kind[0][kind[1]]),
     ),
     max_leaves=4,
 )
@@ -367,7 +381,7 @@ def builtin_tools() -> list[Tool]:
     specs = {spec["name"]: spec for spec in (ACTIVATE_SKILL, READ_SKILL_RESOURCE, FIND_SKILLS, RUN_SKILL_SCRIPT)}
     specs.update(SANDBOX_SPECS)
     assert set(specs) == set(HARNESS_TOOLS), set(HARNESS_TOOLS) ^ set(specs)
-    return [Tool(name, spec["description"], spec["parameters"], lambda **kwargs: "") for name, spec in specs.items()]
+    return [defined_tool(spec, lambda **kwargs: "") for spec in specs.values()]
 
 
 BUILTIN = builtin_tools()
@@ -389,13 +403,17 @@ def test_tool_arguments_agree_with_jsonschema(call: tuple[Tool, Any]) -> None:
         checked = tool.check_arguments(arguments)
     except ToolArgumentError as exc:
         assert not valid, (tool.parameters, arguments, exc)
-        # every problem jsonschema sees is named: the properties it points at appear in the message
+        # every argument jsonschema finds a problem with is named (each one's first problem comes first)
         for path, _ in reference_failures(tool.parameters, arguments) if isinstance(arguments, dict) else set():
             if path:
                 assert repr(path[0]) in str(exc)
     else:
         assert valid, (tool.parameters, arguments)
         assert set(checked) == set(arguments)
+        for key, value in checked.items():
+            assert conforms(value, _declared(tool, key)), (tool.parameters, key, value)
+    if isinstance(tool.validator, JsonSchema):
+        return  # jsonschema itself: nothing more to compare
     # the module-level function compiles the same rules from the plain schema
     try:
         check_arguments(tool.name, tool.parameters, arguments)
@@ -403,6 +421,136 @@ def test_tool_arguments_agree_with_jsonschema(call: tuple[Tool, Any]) -> None:
         assert not valid
     else:
         assert valid
+
+
+def _declared(tool: Tool, key: str) -> Any:
+    """The annotation a generated tool's parameter was declared with (the function's), or Any for the harness's."""
+    annotations = getattr(tool.function, "__annotations__", {})
+    return annotations.get(key, Any)
+
+
+def conforms(value: Any, annotation: Any) -> bool:
+    """Whether a converted argument is of its declared type (as deep as the annotation goes)."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if annotation is Any:
+        return True
+    if origin in (Union, types.UnionType):
+        return any(conforms(value, arg) for arg in args)
+    if annotation is type(None):
+        return value is None
+    if origin is Literal:
+        return any(value == arg and type(value) is type(arg) for arg in args)
+    if annotation in (int, float, str, bool, Colour):
+        return type(value) is annotation
+    if origin is list:
+        return type(value) is list and all(conforms(item, args[0]) for item in value)
+    if origin is dict:
+        return type(value) is dict and all(conforms(item, args[1]) for item in value.values())
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return type(value) is tuple and all(conforms(item, args[0]) for item in value)
+    if origin is tuple:
+        return type(value) is tuple and len(value) == len(args) and all(map(conforms, value, args))
+    if origin in (set, frozenset):
+        return type(value) is origin and all(conforms(item, args[0]) for item in value)
+    raise AssertionError(annotation)
+
+
+TYPED = st.recursive(
+    st.sampled_from([str, int, float, bool, Literal["eu", "us"], Literal[1, True], Colour]),
+    lambda inner: st.one_of(
+        inner.map(lambda t: list[t]),  # type: ignore[valid-type]
+        inner.map(lambda t: dict[str, t]),  # type: ignore[valid-type]
+        inner.map(lambda t: Optional[t]),  # noqa: UP045
+        st.tuples(inner, inner).map(lambda pair: tuple[pair[0], pair[1]]),  # type: ignore[misc]
+        inner.map(lambda t: tuple[t, ...]),  # type: ignore[valid-type]
+        st.tuples(st.sampled_from([set, frozenset]), HASHABLE).map(lambda kind: kind[0][kind[1]]),
+        st.tuples(inner, inner).map(lambda pair: Union[pair[0], pair[1]]),  # noqa: UP007
+    ),
+    max_leaves=4,
+)
+
+
+def values_of(annotation: Any) -> st.SearchStrategy[Any]:
+    """Python values of a declared type, as a function would be glad to receive them."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is Union:
+        return st.one_of([values_of(arg) for arg in args])
+    if annotation is type(None):
+        return st.none()
+    if origin is Literal:
+        return st.sampled_from(args)
+    if annotation is float:
+        return st.floats(-1e6, 1e6, allow_nan=False)
+    if annotation in (int, str, bool, Colour):
+        return st.from_type(annotation)
+    if origin is list:
+        return st.lists(values_of(args[0]), max_size=3)
+    if origin is dict:
+        return st.dictionaries(st.text(max_size=3), values_of(args[1]), max_size=3)
+    if origin is tuple and args[-1] is Ellipsis:
+        return st.lists(values_of(args[0]), max_size=3).map(tuple)
+    if origin is tuple:
+        return st.tuples(*map(values_of, args))
+    if origin in (set, frozenset):
+        return st.sets(values_of(args[0]), max_size=3).map(origin)
+    raise AssertionError(annotation)
+
+
+def as_json(value: Any) -> Any:
+    """What a model sends for a value: an Enum's value, tuples and sets as arrays."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (list, tuple)):
+        return [as_json(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((as_json(item) for item in value), key=repr)
+    if isinstance(value, dict):
+        return {key: as_json(item) for key, item in value.items()}
+    return value
+
+
+@st.composite
+def typed_calls(draw: st.DrawFn) -> tuple[Any, Any]:
+    annotation = draw(TYPED)
+    return annotation, draw(values_of(annotation))
+
+
+@given(typed_calls())
+def test_a_typed_value_survives_the_trip_through_json(call: tuple[Any, Any]) -> None:
+    """A value of the declared type, sent as JSON, is valid under the schema (jsonschema's verdict) and
+    reaches the function as a value of the declared type that sends the same JSON (a union takes the
+    first alternative that fits: `Colour | str` makes "red" a Colour)."""
+    annotation, value = call
+
+    def function(v: Any) -> str:
+        """A typed tool."""
+        return ""
+
+    function.__annotations__ = {"v": annotation}
+    tool = tool_from_function(function, name="typed")
+    sent = as_json(value)
+    assert Reference(tool.parameters).is_valid({"v": sent}), (tool.parameters, sent)
+    received = tool.check_arguments({"v": sent})["v"]
+    assert conforms(received, annotation), (annotation, received)
+    assert sends(received, sent), (annotation, received, sent)
+
+
+def sends(received: Any, sent: Any) -> bool:
+    """Whether the received value is what `sent` says: the same JSON, a set's items in any order."""
+    if isinstance(received, (set, frozenset)):
+        return isinstance(sent, list) and sorted(map(repr, as_json(list(received)))) == sorted(map(repr, sent))
+    if isinstance(received, (list, tuple)):
+        return isinstance(sent, list) and len(received) == len(sent) and all(map(sends, received, sent))
+    if isinstance(received, dict):
+        return (
+            isinstance(sent, dict) and received.keys() == sent.keys() and all(sends(received[k], sent[k]) for k in sent)
+        )
+    return bool(as_json(received) == sent) and isinstance(as_json(received), bool) is isinstance(sent, bool)
+
+
+def test_builtin_tools_use_the_compact_validator() -> None:
+    """The harness's own schemas stay on the compact validator, which the agreement tests above hold to jsonschema."""
+    assert all(isinstance(tool.validator, Validator) for tool in BUILTIN)
 
 
 def test_builtin_tools_use_the_bounds_they_declare() -> None:

@@ -22,6 +22,7 @@ def snippet_and_output(heading: str, next_heading: str) -> tuple[str, str]:
 
 SECTIONS = [
     "## The agent harness",
+    "### Tool parameters",
     "## Tools that reach the session",
     "## Large catalogs",
     "## Running a skill's scripts",

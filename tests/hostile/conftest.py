@@ -17,6 +17,8 @@ from hostile_support import (
     Corpus,
     LeakBuilds,
     Verdict,
+    artifacts,
+    build,
     build_wheel,
     check_cases,
     corpus,
@@ -24,6 +26,7 @@ from hostile_support import (
     make_project,
     probe,
     scratch,
+    seed_generated,
 )
 
 
@@ -93,3 +96,37 @@ def noise_secrets(leak_base: Path) -> dict[str, LeakBuilds]:
 def sneaked(leak_base: Path) -> dict[str, LeakBuilds]:
     """The `audit` project: noise of a skill folder added behind the hook's back."""
     return leak_builds(leak_base, "audit")
+
+
+@pytest.fixture(scope="session")
+def routes_noise(leak_base: Path) -> dict[str, LeakBuilds]:
+    """`license-files` and `script-files` naming noise of a skill folder, built every way."""
+    return leak_builds(leak_base, "routes-noise")
+
+
+@pytest.fixture(scope="session")
+def routes_unvetted(leak_base: Path) -> dict[str, LeakBuilds]:
+    """The same settings naming a `.env` and a key of a skill folder the wheel does not select."""
+    return leak_builds(leak_base, "routes-unvetted")
+
+
+@pytest.fixture(scope="session")
+def unknown_route(leak_base: Path) -> dict[str, LeakBuilds]:
+    """A hook or a custom command copying a skill's noise into the artifact under another name."""
+    return leak_builds(leak_base, "unknown-route")
+
+
+@pytest.fixture(scope="session")
+def js_skill(leak_base: Path) -> dict[str, LeakBuilds]:
+    """The JS skill built (an sdist and a wheel from it, a wheel from the tree, `pip wheel`); then with
+    copies of what the backend generated put under the skill's `.venv/`, built again (`seeded-sdist`,
+    `seeded-wheel`)."""
+    found = leak_builds(leak_base, "js-skill")
+    for backend, leak in found.items():
+        wheels, sdists = leak.builds["direct"].wheels, leak.builds["from-sdist"].sdists
+        if len(wheels) == len(sdists) == 1:  # else the tests of the first builds say why
+            leak.seeded = seed_generated(leak.tree, artifacts.BROWSER, wheels[0], sdists[0])
+        folder = leak_base / f"js-skill-{backend}"
+        leak.builds["seeded-sdist"] = build(leak.tree, folder / "seeded-sdist", "--sdist")
+        leak.builds["seeded-wheel"] = build(leak.tree, folder / "seeded-wheel", "--wheel")
+    return found

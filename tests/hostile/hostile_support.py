@@ -15,9 +15,11 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import textwrap
+import zipfile
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -90,9 +92,14 @@ def build_wheel(project: Path, out: Path, backend: str | None = None) -> Built:
 
 
 def build(project: Path, out: Path, *args: str) -> Built:
-    """`python -m build --no-isolation ARGS` (by default an sdist, then a wheel built from it),
-    unprivileged and bounded; the artifacts land in `out/dist`, its temporary files in `out/tmp`."""
+    """`python -m build --no-isolation ARGS` (by default an sdist, then a wheel built from it; `PIP_WHEEL`:
+    `pip wheel` of the tree), unprivileged and bounded; the artifacts land in `out/dist`, its
+    temporary files in `out/tmp`."""
     (out / "dist").mkdir(parents=True)
+    if args == PIP_WHEEL:
+        return builds.pip_wheel(
+            project, outdir=out / "dist", tmpdir=out / "tmp", timeout=TIMEOUT, preexec_fn=unprivileged
+        )
     return builds.build(
         project, *args, outdir=out / "dist", tmpdir=out / "tmp", timeout=TIMEOUT, preexec_fn=unprivileged
     )
@@ -104,14 +111,25 @@ class LeakBuilds:
 
     tree: Path
     builds: dict[str, Built]
+    #: Files put into the tree after the first builds (path in the tree → bytes).
+    seeded: dict[str, bytes] = field(default_factory=dict)
 
 
-#: project → the builds each gets: name → `python -m build` arguments.
+#: The arguments that stand for `pip wheel` of the tree rather than `python -m build`.
+PIP_WHEEL = ("pip", "wheel")
+#: Every way a route test builds: a wheel from the tree (`python -m build --wheel`, `pip wheel`),
+#: an sdist, and an sdist then a wheel built from it.
+EVERY_WAY = {"wheel": ("--wheel",), "pip-wheel": PIP_WHEEL, "sdist": ("--sdist",), "from-sdist": ()}
+#: project → the builds each gets: name → `python -m build` arguments (or `PIP_WHEEL`).
 LEAK_BUILDS = {
     "shipped": {"from-sdist": (), "direct": ("--wheel",)},
     "refused": {"sdist": ("--sdist",), "wheel": ("--wheel",)},
     "noise-secrets": {"from-sdist": (), "direct": ("--wheel",)},
     "audit": {"sdist": ("--sdist",), "wheel": ("--wheel",)},
+    "routes-noise": EVERY_WAY,
+    "routes-unvetted": EVERY_WAY,
+    "unknown-route": {"sdist": ("--sdist",), "wheel": ("--wheel",)},
+    "js-skill": {"from-sdist": (), "direct": ("--wheel",), "pip-wheel": PIP_WHEEL},
 }
 
 
@@ -124,6 +142,30 @@ def leak_builds(base: Path, project: str) -> dict[str, LeakBuilds]:
         builds = {name: build(tree, folder / name, *args) for name, args in LEAK_BUILDS[project].items()}
         out[backend] = LeakBuilds(tree, builds)
     return out
+
+
+def seed_generated(tree: Path, folder: str, wheel: Path, sdist: Path) -> dict[str, bytes]:
+    """Copies of what the backends generated into `wheel` and `sdist` (the top-level files of
+    `.dist-info/` and `.egg-info/`, `PKG-INFO`, `setup.cfg`) put under `folder/.venv/` of `tree`, as an
+    installed package and an unpacked sdist hold them there: noise whose bytes equal members of the
+    next build's artifacts. Returns what was written (path in the tree → bytes)."""
+    found: dict[str, bytes] = {}
+    with zipfile.ZipFile(wheel) as archive:
+        for name in archive.namelist():
+            if re.fullmatch(r"[^/]+\.dist-info/[^/]+", name):
+                found[f"{folder}/.venv/lib/python3/site-packages/{name}"] = archive.read(name)
+    with tarfile.open(sdist) as archive:
+        for member in archive:
+            inside = member.name.split("/", 1)[-1]
+            if member.isfile() and (inside in ("PKG-INFO", "setup.cfg") or ".egg-info/" in inside):
+                handle = archive.extractfile(member)
+                assert handle is not None
+                found[f"{folder}/.venv/src/{member.name}"] = handle.read()
+    for path, data in found.items():
+        target = tree / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return found
 
 
 def scratch() -> str | None:

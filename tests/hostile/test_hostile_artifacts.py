@@ -175,6 +175,8 @@ def test_a_skill_the_scanner_cannot_see_still_cannot_ship_a_secret(
         assert named == (artifact in builds[backend]), (folder, build.output[-3000:])
         if named:
             assert f"{folder}: FLU410 warning" in build.output
+    for path, (code, _) in artifacts.REFUSED_CONTENT.items():  # a key in a notebook cell, a token (issue 20)
+        assert re.search(rf"^{re.escape(path)}:\d+:1: {code} error: holds ", build.output, re.MULTILINE), path
     assert "FLU302" in build_summary(build.output)
     assert list(build.outdir.iterdir()) == []
 
@@ -218,13 +220,14 @@ def test_the_audit_deletes_an_artifact_holding_a_file_the_vetting_did_not_keep(
     backend: str, artifact: str, sneaked: dict[str, LeakBuilds]
 ) -> None:
     """A later hatchling hook's force-include; setuptools data files and a custom sdist command:
-    the entry is named wherever it landed, and the artifact is gone."""
+    the entry is named wherever it landed, with the skill file and the route, and the artifact is gone."""
     build = sneaked[backend].builds[artifact]
     assert build.returncode != 0
     entry = artifacts.SNEAKED_TO[(backend, artifact)]
     pattern = (
-        rf"^{PACKAGE}-0\.1\.0[^/\s]*/{re.escape(entry)}: FLU409 error: "
-        rf"taken from the skill folder src/{PACKAGE}/skills/orphan but not a file its vetting kept"
+        rf"^{PACKAGE}-0\.1\.0[^/\s]*/{re.escape(entry)}: FLU409 error: is {re.escape(artifacts.SNEAKED)} "
+        rf"of the skill folder src/{PACKAGE}/skills/orphan: noise, never vetted; "
+        rf"carried by {artifacts.SNEAKED_BY[(backend, artifact)]}$"
     )
     assert re.search(pattern, build.output, re.MULTILINE), build.output[-3000:]
     assert list(build.outdir.iterdir()) == []

@@ -19,20 +19,25 @@ from hostile_support import ACCEPTED, BACKENDS, REFUSED, Built, Corpus, corpus, 
 from support.builds import build_summary
 
 from flue_runtime.format.manifest import Manifest
+from flue_runtime.format.vetting import NOISE_DIRS
 
 #: "SomethingError: ..." or "something.SomethingError: ..." at the start of a line: an exception surfacing.
 EXCEPTION = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception|Exit|Interrupt))\b", re.MULTILINE)
 
 
 def vetted_paths(folder: Path) -> list[str]:
-    """Every file under an accepted case's folder, as a skill path (independent of the build's own walk)."""
+    """Every file under an accepted case's folder but in its noise folders (`node_modules/`, never
+    entered), as a skill path (independent of the build's own walk)."""
     found = []
     pending = [""]
     while pending:
         rel = pending.pop()
         for entry in os.scandir(folder / rel if rel else folder):
             path = f"{rel}/{entry.name}" if rel else entry.name
-            (pending if entry.is_dir(follow_symlinks=False) else found).append(path)
+            if not entry.is_dir(follow_symlinks=False):
+                found.append(path)
+            elif entry.name not in NOISE_DIRS:
+                pending.append(path)
     return found
 
 

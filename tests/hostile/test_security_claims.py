@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 import tempfile
 import textwrap
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from hostile_support import run
+from support.hostile import planted
 from support.projects import write_skill
 
 from flue_runtime import LocalSandbox, SkillError
@@ -30,7 +32,7 @@ def codes(folder: Path, **kwargs: object) -> dict[str, str]:
 
 
 def test_pgp_private_key_blocks_are_refused_whatever_the_name(tmp_path: Path) -> None:
-    block = b"-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\nlQOYBGZ8b2QBCADQx7Ju0k8Jq3vQ2fL1hT8W\n=Ab1c\n"
+    block = planted.real_keys()["pgp block"].encode()
     skill = claim_skill(tmp_path / "keys", {"notes.txt": block})
     assert codes(skill) == {"s/notes.txt": "FLU303"}
 
@@ -50,8 +52,16 @@ def test_a_name_cannot_add_lines_or_terminal_escapes_to_a_report() -> None:
 def test_dev_mode_refuses_a_key_added_after_loading(tmp_path: Path) -> None:
     skill = load_skill_dir(claim_skill(tmp_path / "later", {"notes.md": b"fine\n"}))
     assert skill.read_text("notes.md") == "fine\n"
-    (tmp_path / "later" / "notes.md").write_text("-----BEGIN EC PRIVATE KEY-----\nMHcC\n")
+    (tmp_path / "later" / "notes.md").write_text(planted.shaped_pem(random.Random(1), "EC PRIVATE KEY"))
     with pytest.raises(SkillError, match="FLU303"):
+        skill.read_bytes("notes.md")
+
+
+def test_dev_mode_refuses_a_token_added_after_loading(tmp_path: Path) -> None:
+    skill = load_skill_dir(claim_skill(tmp_path / "later", {"notes.md": b"fine\n"}))
+    token = planted.TOKENS["OpenAI project key"](random.Random(1))
+    (tmp_path / "later" / "notes.md").write_text(planted.TOKEN_CONTEXTS["markdown"](token))
+    with pytest.raises(SkillError, match=r"notes\.md:6:1: FLU315 holds an OpenAI API key; refused"):
         skill.read_bytes("notes.md")
 
 

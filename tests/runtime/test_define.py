@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from support.hostile import planted
 
 from flue_runtime.errors import ResourceNotFoundError, SkillDefinitionError, SkillPathError, SkillWarning
 from flue_runtime.format.validate import check_skill_md
@@ -63,7 +66,7 @@ def test_a_valid_definition() -> None:
         ({"files": {"a\\b.md": "x"}}, "files", "backslash"),
         ({"files": {"SKILL.md": "x"}}, "files", "generated"),
         ({"files": {".env": "KEY=1"}}, "files", "secret"),
-        ({"files": {"notes.txt": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n"}}, "files", "private key"),
+        ({"files": {"notes.txt": planted.shaped_pem(random.Random(1))}}, "files", "private key"),
         ({"files": {"a": "x", "a/b": "y"}}, "files", "also a folder"),
         ({"files": {"a.md": 3}}, "files", "str or bytes"),
     ],

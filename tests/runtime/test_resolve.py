@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import importlib
 import os
+import random
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from rtsupport import Call, Project, zip_folder
+from support.hostile import planted
 from support.imports import ImportSandbox
 from support.projects import write_module, write_skill
 
@@ -202,7 +204,7 @@ def test_dev_mode_refuses_links_and_keys_like_the_build(tmp_path: Path, pkg_name
     shape(project, pkg_name, "source", tmp_path, imports)
     folder = project.src / pkg_name / "skills" / "pdf-tools"
     (folder / "link.md").symlink_to(folder / "reference.md")
-    (folder / "notes.txt").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n")
+    (folder / "notes.txt").write_text(planted.shaped_pem(random.Random(1), "OPENSSH PRIVATE KEY"))
     with pytest.raises(SkillError) as info:
         importlib.import_module(f"{pkg_name}.agent")
     assert sorted(d.code for d in info.value.diagnostics if d.is_error) == ["FLU301", "FLU303"]
@@ -238,7 +240,7 @@ def test_dev_mode_refuses_a_file_turned_into_a_link_after_loading(
     "name, content, code",
     [
         (".env.md", "x", "FLU302"),
-        ("key.md", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n", "FLU303"),
+        ("key.md", planted.shaped_pem(random.Random(1)), "FLU303"),
         ("bad.md", b"\xff\xfe", "FLU102"),
     ],
 )

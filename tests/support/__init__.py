@@ -1,7 +1,7 @@
 """What the tests share, each helper written once (tests/ is on sys.path: `pythonpath` in pyproject.toml).
 
 - `support.paths`: where the checkout and its fixtures are;
-- `support.hostile`: `fixtures/hostile` (`artifacts`, `corpus`) made importable;
+- `support.hostile`: `fixtures/hostile` (`artifacts`, `corpus`, `planted`) made importable;
 - `support.projects`: fixture projects copied to a temporary folder, skills and modules written,
   the pyproject.toml of a hatchling or a setuptools project with the flue-skills hook;
 - `support.procs`: a child process run, bounded, its failure an assertion error;

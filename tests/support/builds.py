@@ -82,6 +82,27 @@ def build(
     return Result(proc.returncode, proc.stdout + (proc.stderr or ""), outdir, tmpdir)
 
 
+def pip_wheel(
+    project: Path,
+    *,
+    outdir: Path,
+    tmpdir: Path | None = None,
+    timeout: float = TIMEOUT,
+    preexec_fn: Callable[[], None] | None = None,
+) -> Result:
+    """`pip wheel` of `project` into `outdir`, the way a deployment builds one: straight from the tree,
+    without build isolation (this environment's backends and hook) or dependencies, verbose (the
+    backend's output is the build's); with `tmpdir`, its TMPDIR (made here). Never raises on a failed build."""
+    command = [sys.executable, "-m", "pip", "wheel", "-v", "--no-build-isolation", "--no-deps", "--no-cache-dir"]
+    command += ["--wheel-dir", str(outdir), str(project)]
+    env = build_env(PIP_DISABLE_PIP_VERSION_CHECK="1")
+    if tmpdir is not None:
+        tmpdir.mkdir(parents=True)
+        env["TMPDIR"] = str(tmpdir)
+    proc = run(command, cwd=project, env=env, check=False, timeout=timeout, preexec_fn=preexec_fn)
+    return Result(proc.returncode, proc.stdout + (proc.stderr or ""), outdir, tmpdir)
+
+
 def build_wheel(project: Path, outdir: Path) -> Path:
     """`python -m build --wheel` that must succeed: the wheel it made in `outdir` (which may hold others)."""
     before = set(outdir.glob("*.whl")) if outdir.exists() else set()

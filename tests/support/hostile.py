@@ -1,4 +1,5 @@
-"""`fixtures/hostile`'s modules, importable: `corpus` (the hostile cases) and `artifacts` (the leak projects)."""
+"""`fixtures/hostile`'s modules, importable: `corpus` (the hostile cases), `artifacts` (the leak projects) and
+`planted` (keys in every container, tokens, placeholders, prose)."""
 
 from __future__ import annotations
 
@@ -11,5 +12,6 @@ if str(HOSTILE) not in sys.path:
 
 import artifacts  # noqa: E402
 import corpus  # noqa: E402
+import planted  # noqa: E402
 
-__all__ = ["artifacts", "corpus"]
+__all__ = ["artifacts", "corpus", "planted"]
