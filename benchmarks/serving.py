@@ -9,8 +9,9 @@ Every server serves the same generated folder (`generate.make_serving_folder`: p
 
 - `flue`: `python -m flue_build mcp FOLDER --http 127.0.0.1:PORT` (`--flue-args` adds flags);
 - `peer`: agentskills-mcp-server (`[fs]`), as its own command line runs it from a config naming every
-  skill folder (`serving_peer.py`: only the port and the log level changed), in a Python 3.12 venv the
-  benchmark makes once with pip and reuses (`--peer-venv`, printed); `--peer none` leaves it out;
+  skill folder (`serving_peer.py`: only the port and the log level changed), pinned and installed once in
+  a Python 3.12 venv by `tests/support/agentskills_server.py` (the venv the tests use); `--peer none`
+  leaves it out;
 - `floor`: `serving_floor.py`, an official-SDK server answering with the same entries and bytes from
   memory, prebuilt at start-up: the least a skills server can do on this SDK.
 
@@ -21,12 +22,12 @@ checks it (`flue_runtime.mcp.host`: each entry, each file's size and digest, SKI
 by field), so a fast wrong answer counts as a failure, not a win. Phases, interleaved server by server
 so a noisy machine slows all alike: cold start to the first `initialize` answered (a fresh process per
 round); `skills/list` (every page) first and repeated; `resources/read` of SKILL.md and of the 20 KB page
-one after another (p50/p99); a read mix (SKILL.md and the page of seeded random skills) at 1, 8 and 32
-concurrent clients (throughput, p50/p99); the same reads again, to see that memory stays flat in the
+one after another (p50/p99), in parts, the servers taking turns; a read mix (SKILL.md and the page of seeded random skills) at 1, 8 and 32
+concurrent clients (throughput, p50/p99), in parts, the servers taking turns; the same reads again, to see that memory stays flat in the
 number of reads; server RSS from /proc (the process and its children).
 
 The run never fails on a missed target; it lists them on stderr (`tests/test_serving_benchmark.py` runs
-`--quick`). Figures and their reading: BENCHMARKS.md, "Serving skills over MCP".
+`--quick`). Figures and their reading: BENCHMARKS.md, "Serving over MCP (issue 24)".
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ import json
 import os
 import platform
 import random
-import shutil
 import socket
 import statistics
 import subprocess
@@ -59,6 +59,9 @@ sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tests"))
+from support import agentskills_server  # noqa: E402
+
 from flue_runtime.errors import SkillVerificationError  # noqa: E402
 from flue_runtime.mcp.host import check_entry, verify_file, verify_skill_md  # noqa: E402
 
@@ -72,10 +75,6 @@ META = {
 PEER = "agentskills-mcp-server"
 LABELS = {"flue": "flue-skills mcp", "peer": PEER, "floor": "floor (SDK, from memory)"}
 LEVELS = (1, 8, 32)
-DEFAULT_PEER_VENV = (
-    Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "flue-skills-bench" / "peer-agentskills-mcp-server"
-)
-DEFAULT_PEER_BASE = Path.home() / ".pyenv" / "versions" / "3.12.1" / "bin" / "python"
 
 
 class BenchError(RuntimeError):
@@ -88,13 +87,25 @@ class Scale:
     start_rounds: int  # fresh processes per server for the cold start
     listings: int  # repeated skills/list
     reads: int  # sequential reads of each kind
+    read_rounds: int  # ... in this many parts, the servers taking turns
     per_level: int  # requests per concurrency level
     load_rounds: int  # ... in this many parts, the servers taking turns
     flat_repeats: int  # the load's reads again, for memory
 
 
-FULL = Scale(sizes=(200, 2000), start_rounds=3, listings=20, reads=300, per_level=1500, load_rounds=5, flat_repeats=2)
-QUICK = Scale(sizes=(20,), start_rounds=1, listings=2, reads=10, per_level=40, load_rounds=1, flat_repeats=1)
+FULL = Scale(
+    sizes=(200, 2000),
+    start_rounds=3,
+    listings=20,
+    reads=300,
+    read_rounds=5,
+    per_level=1500,
+    load_rounds=5,
+    flat_repeats=2,
+)
+QUICK = Scale(
+    sizes=(20,), start_rounds=1, listings=2, reads=10, read_rounds=1, per_level=40, load_rounds=1, flat_repeats=1
+)
 
 
 # --- servers -------------------------------------------------------------------------------------
@@ -425,10 +436,16 @@ def measure_size(size: int, servers: list[Server], scale: Scale, work: Path) -> 
     skill_md = [uri for uri in workload(entries, scale.reads * 2, seed=1)[::2]]
     pages = [uri for uri in workload(entries, scale.reads * 2, seed=2)[1::2]]
     for kind, uris in (("read_skill_md", skill_md), ("read_page", pages)):
-        for server in servers:
-            latencies, got = asyncio.run(sequential(server.url, uris))
-            results[server.key][kind] = summary(latencies)
-            kept[server.key] += got
+        part = -(-len(uris) // scale.read_rounds)
+        timed: dict[str, list[float]] = {s.key: [] for s in servers}
+        for round_ in range(scale.read_rounds):  # a part of the reads per server in turn, the order rotated
+            shift = round_ % len(servers)
+            for server in servers[shift:] + servers[:shift]:
+                latencies, got = asyncio.run(sequential(server.url, uris[round_ * part : (round_ + 1) * part]))
+                timed[server.key] += latencies
+                kept[server.key] += got
+        for key, latencies in timed.items():
+            results[key][kind] = summary(latencies)
     for server in servers:
         assert server.process is not None
         results[server.key]["rss_after_reads"] = rss(server.process.pid)[0]
@@ -476,19 +493,10 @@ def measure_size(size: int, servers: list[Server], scale: Scale, work: Path) -> 
 # --- the peer ------------------------------------------------------------------------------------
 
 
-def peer_python(venv: Path, base: str) -> tuple[str, str]:
-    """The peer's interpreter, its venv made and the peer installed by pip on first use: (python, version)."""
-    python = venv / "bin" / "python"
+def peer_python() -> tuple[str, str]:
+    """The peer's interpreter (the tests' pinned venv, made on first use) and the peer's version."""
+    python = agentskills_server.ensure()
     probe = [str(python), "-c", f"from importlib.metadata import version; print(version({PEER!r}))"]
-    if python.exists():
-        found = subprocess.run(probe, capture_output=True, text=True)
-        if found.returncode == 0:
-            return str(python), found.stdout.strip()
-    print(f"making the peer's venv in {venv} (Python from {base}; pip installs {PEER}[fs])", file=sys.stderr)
-    if venv.exists():
-        shutil.rmtree(venv)
-    subprocess.run([base, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", f"{PEER}[fs]"], check=True)
     return str(python), subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
 
 
@@ -659,8 +667,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="20 skills, a few requests: checks the harness")
     parser.add_argument("--sizes", help="comma-separated skill counts (default 200,2000; --quick 20)")
     parser.add_argument("--peer", choices=["pip", "none"], default="pip", help=f"serve with {PEER} too (default)")
-    parser.add_argument("--peer-venv", type=Path, default=DEFAULT_PEER_VENV, help="where the peer's venv is kept")
-    parser.add_argument("--peer-base-python", default=str(DEFAULT_PEER_BASE), help="a Python >= 3.12 for that venv")
     parser.add_argument("--flue-args", default="", help="extra flags for `flue-skills mcp`, e.g. '--stateless'")
     parser.add_argument(
         "--also",
@@ -688,7 +694,7 @@ def main(argv: list[str] | None = None) -> int:
     keys = ["flue"]
     peer: tuple[str, str] | None = None
     if args.peer == "pip":
-        peer = peer_python(args.peer_venv, args.peer_base_python)
+        peer = peer_python()
         keys.append("peer")
         version = subprocess.run(
             [peer[0], "-c", "import platform; print(platform.python_version())"],
@@ -696,7 +702,7 @@ def main(argv: list[str] | None = None) -> int:
             text=True,
             check=True,
         ).stdout.strip()
-        context[PEER] = f"{peer[1]}, Python {version}, venv {args.peer_venv}"
+        context[PEER] = f"{peer[1]}, Python {version}, venv {agentskills_server.folder()}"
     keys.append("floor")
     extras = {f"flue {flags}": flags.split() for flags in args.also}
     keys += list(extras)
