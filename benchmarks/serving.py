@@ -101,7 +101,7 @@ FULL = Scale(
     read_rounds=5,
     per_level=1500,
     load_rounds=5,
-    flat_repeats=2,
+    flat_repeats=1,
 )
 QUICK = Scale(
     sizes=(20,), start_rounds=1, listings=2, reads=10, read_rounds=1, per_level=40, load_rounds=1, flat_repeats=1
