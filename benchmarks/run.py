@@ -1119,6 +1119,8 @@ def _percentile(values: Sequence[float], share: float) -> float:
 
 #: The turn benchmark's run with skills read from a source tree.
 DEV_MODE = "memory, dev mode"
+#: The peer of the in-memory harness: the same agent in pydantic-ai (`probes/turns_pydantic_ai.py`).
+PYDANTIC_AI = "pydantic-ai, in memory"
 
 
 def bench_turn(ctx: Context) -> Section:
@@ -1142,7 +1144,11 @@ def bench_turn(ctx: Context) -> Section:
         f"{s.rounds_turn} child process(es) per store, interleaved. The PostgreSQL server is a real one started by the "
         "run in a temporary folder (the store tests' helper), on loopback, sharing the machine's cores. \"dev mode\": "
         "the same in memory, the 20 skills `skill()` references read from a source tree (each a SKILL.md and a "
-        "reference page, left unchanged for a while), so every render and activation vets each folder again.",
+        "reference page, left unchanged for a while), so every render and activation vets each folder again. "
+        f'"{PYDANTIC_AI}" (issue 24\'s peer): the same agent in pydantic-ai (`probes/turns_pydantic_ai.py`: its '
+        "instructions, the 20 skills through `skills_toolset`, the tool, a model answering at once the same way), "
+        "the conversations kept in memory as pydantic-ai leaves them to the caller, interleaved with the stores; it "
+        "keeps no sessions, renders nothing and discovers no workspace, so it does less per turn than the harness.",
     )
     server, why = _postgres_server()
     try:
@@ -1153,6 +1159,8 @@ def bench_turn(ctx: Context) -> Section:
         if server is not None:
             stores["PostgreSQL"] = lambda round_: server.create_database(f"turns_{round_}")
         stores[DEV_MODE] = lambda round_: "memory"
+        if has_module(sys.executable, "pydantic_ai"):
+            stores[PYDANTIC_AI] = lambda round_: "memory"
         _settle(written)
         ctx.log(f"turn: {s.rounds_turn} rounds of {', '.join(stores)}")
         pooled: dict[str, dict[str, list[float]]] = {name: {"sequential": [], "concurrent": []} for name in stores}
@@ -1163,6 +1171,8 @@ def bench_turn(ctx: Context) -> Section:
                 argv = [sys.executable, probe, stores[name](round_), str(workspace), "--sessions", str(s.turn_sessions)]
                 argv += ["--concurrent", str(s.turn_concurrent), "--history", str(s.turn_history)]
                 argv += ["--dev", str(dev)] if name == DEV_MODE else []
+                if name == PYDANTIC_AI:
+                    argv = [sys.executable, str(PROBES / "turns_pydantic_ai.py"), *argv[4:]]
                 _, out, _ = run_once(Command(argv, child_env()))
                 found = json.loads(out)
                 for kind in ("sequential", "concurrent"):
@@ -1191,6 +1201,18 @@ def bench_turn(ctx: Context) -> Section:
             f"{recheck:+.2f} ms",
         )
         data["dev_recheck_ms"] = recheck
+        if PYDANTIC_AI in data:
+            ours, theirs = data["memory"]["median_ms"], data[PYDANTIC_AI]["median_ms"]
+            section.row(
+                "in-memory turn overhead (median): the harness ÷ the same agent in pydantic-ai",
+                f"{ours:.2f} ms",
+                f"{theirs:.2f} ms",
+                ratio(ours, theirs),
+                "≤ 1/3 (issue 24)",
+                ours <= theirs / 3,
+            )
+        else:
+            section.row(PYDANTIC_AI, "skipped: pydantic-ai is not installed (the pydantic-ai extra)")
         if server is None:
             section.row("PostgreSQL", f"skipped: {why}")
         for name in stores:
