@@ -523,6 +523,9 @@ def _mount_commands(ctx: Context, python: str) -> tuple[dict[str, Command], bool
         commands["yaml_c"] = Command(
             [python, str(PROBES / "yaml_frontmatter.py"), skills, "--c-loader"], child_env([site])
         )
+    if has_module(python, "skills_ref"):
+        skills = str(ctx.skills_dir(python))
+        commands["skills_ref"] = Command([python, str(PROBES / "skills_ref_catalog.py"), skills], child_env([site]))
     return commands, with_yaml
 
 
@@ -539,7 +542,9 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
         "baseline is the bare interpreter running an empty script with the same `sys.path` (for the zip that includes "
         "zipimport reading the wheel's central directory at start-up, which any wheel of that many files costs). The YAML baseline lists the installed skills folder, reads "
         "every SKILL.md and parses its frontmatter with PyYAML's `safe_load` (pure-Python SafeLoader; the libyaml "
-        "CSafeLoader shown too). Wall times are medians over interleaved rounds.",
+        "CSafeLoader shown too). The peer's loader (issue 24) is the reference library's: skills-ref's `to_prompt` "
+        "over every installed skill folder (`probes/skills_ref_catalog.py`, when the interpreter has skills-ref). "
+        "Wall times are medians over interleaved rounds.",
     )
     for python in ctx.pythons:
         version = ctx.versions[python]
@@ -577,6 +582,18 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
                     f"{times(over, yaml_over)} faster",
                     "≥ 10× faster",
                     yaml_over >= 10 * over,
+                )
+            if "skills_ref" in res:
+                peer_over = res["skills_ref"].median - bare
+                data[kind]["skills_ref_over_ms"] = peer_over * 1e3
+                section.row(
+                    f"{kind}: skills-ref's loader (`to_prompt` over every folder: the reference library's catalog), "
+                    "over bare (baseline)",
+                    ms(over),
+                    ms(peer_over),
+                    f"{times(over, peer_over)} faster",
+                    "≥ 10× faster (issue 24)",
+                    peer_over >= 10 * over,
                 )
         # Activation from the zip: the first one in a process (cold) and the next (warm); and how
         # long compiling the agents module takes (zipimport keeps no bytecode), in the same runs.
