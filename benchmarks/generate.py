@@ -5,6 +5,7 @@
     python benchmarks/generate.py corpus DIR [--skills 1241]
     python benchmarks/generate.py workspace DIR [--skills 10]
     python benchmarks/generate.py dev DIR [--skills 20]
+    python benchmarks/generate.py serving DIR [--skills 200]
 
 - `scan`: a hatchling project (flue-skills hook enabled) whose package holds `modules`
   Python modules of realistic code, `size_mb` MB in all, `references` skill() calls
@@ -23,6 +24,8 @@
   (the turn-overhead benchmark's).
 - `dev`: a source tree whose package declares `skills` skills read from disk (dev mode;
   the turn-overhead benchmark's dev-mode agent).
+- `serving`: a folder of `skills` skill folders, each a SKILL.md and a 20 KB reference page (the
+  serving benchmark's: every MCP server serves the same folder).
 """
 
 from __future__ import annotations
@@ -397,6 +400,31 @@ def make_skill_corpus(root: Path, *, skills: int = 1241, seed: int = SEED) -> Co
                 size += len(content.encode())
             files += 1
     return Corpus(root, skills, files, size, md_size)
+
+
+# --- a folder of skills to serve over MCP (the serving benchmark's) ------------------------------------
+
+#: The serving benchmark's support file: every skill has one of exactly this many bytes.
+SERVED_FILE = "references/guide.md"
+SERVED_FILE_BYTES = 20_000
+
+
+def make_serving_folder(root: Path, *, skills: int, seed: int = SEED) -> Path:
+    """A folder of `skills` valid skill folders, as a team serves them: a SKILL.md of 1.5-6 KB (the pack
+    project's shape: optional `metadata` and `allowed-tools`) and `references/guide.md` of exactly 20,000
+    bytes of markdown. Every server of the serving benchmark serves this same folder."""
+    rng = random.Random(seed + 4)
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    for index in range(skills):
+        name = skill_name(index)
+        folder = root / name
+        (folder / "references").mkdir(parents=True)
+        (folder / "SKILL.md").write_text(skill_md(rng, name, rng.randint(1500, 6000)), encoding="utf-8")
+        guide = _text_file(rng, "md", SERVED_FILE_BYTES + 200)[:SERVED_FILE_BYTES]
+        (folder / SERVED_FILE).write_text(guide, encoding="utf-8")
+    return root
 
 
 # --- a corpus of one mutation per rule (the agreement benchmark's) ----------------------------------
@@ -819,6 +847,9 @@ def main() -> None:
     dev = sub.add_parser("dev")
     dev.add_argument("dir", type=Path)
     dev.add_argument("--skills", type=int, default=20)
+    serving = sub.add_parser("serving")
+    serving.add_argument("dir", type=Path)
+    serving.add_argument("--skills", type=int, default=200)
     args = parser.parse_args()
     if args.what == "corpus":
         print(make_skill_corpus(args.dir, skills=args.skills))
@@ -826,6 +857,8 @@ def main() -> None:
         print(make_workspace(args.dir, skills=args.skills))
     elif args.what == "dev":
         print(make_dev_package(args.dir, skills=args.skills))
+    elif args.what == "serving":
+        print(make_serving_folder(args.dir, skills=args.skills))
     elif args.what == "scan":
         print(
             make_scan_project(

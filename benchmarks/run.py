@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import re
 import resource
 import shutil
@@ -78,6 +79,11 @@ class Section:
         row = Row(*args, **kwargs)
         self.rows.append(row)
         return row
+
+
+def retired(target: str) -> str:
+    """A target issue 24 retired: at or below what the contract's own reads cost; the figure is still reported."""
+    return f"retired (was {target})"
 
 
 def ms(seconds: float) -> str:
@@ -442,8 +448,7 @@ def bench_pack(ctx: Context) -> Section:
         secs(hook_cpu),
         secs(plain_cpu),
         ratio(hook_cpu, plain_cpu),
-        "≤ 1.2",
-        hook_cpu <= 1.2 * plain_cpu,
+        retired("≤ 1.2"),
     )
     section.row("… the same, wall time", secs(hook_s), secs(plain_s), ratio(hook_s, plain_s))
     section.row("added by the hook (CPU; wall)", f"{secs(hook_cpu - plain_cpu)}; {secs(hook_s - plain_s)}")
@@ -518,6 +523,9 @@ def _mount_commands(ctx: Context, python: str) -> tuple[dict[str, Command], bool
         commands["yaml_c"] = Command(
             [python, str(PROBES / "yaml_frontmatter.py"), skills, "--c-loader"], child_env([site])
         )
+    if has_module(python, "skills_ref"):
+        skills = str(ctx.skills_dir(python))
+        commands["skills_ref"] = Command([python, str(PROBES / "skills_ref_catalog.py"), skills], child_env([site]))
     return commands, with_yaml
 
 
@@ -534,7 +542,9 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
         "baseline is the bare interpreter running an empty script with the same `sys.path` (for the zip that includes "
         "zipimport reading the wheel's central directory at start-up, which any wheel of that many files costs). The YAML baseline lists the installed skills folder, reads "
         "every SKILL.md and parses its frontmatter with PyYAML's `safe_load` (pure-Python SafeLoader; the libyaml "
-        "CSafeLoader shown too). Wall times are medians over interleaved rounds.",
+        "CSafeLoader shown too). The peer's loader (issue 24) is the reference library's: skills-ref's `to_prompt` "
+        "over every installed skill folder (`probes/skills_ref_catalog.py`, when the interpreter has skills-ref). "
+        "Wall times are medians over interleaved rounds.",
     )
     for python in ctx.pythons:
         version = ctx.versions[python]
@@ -553,8 +563,7 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
             section.row(
                 f"{kind}: cost over bare start-up (wall)",
                 ms(over),
-                target="≤ 50 ms",
-                met=over <= 0.050,
+                target=retired("≤ 50 ms"),
             )
             section.row(
                 f"{kind}: in process: import / resolve {pack.skills:,} / catalog",
@@ -573,6 +582,18 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
                     f"{times(over, yaml_over)} faster",
                     "≥ 10× faster",
                     yaml_over >= 10 * over,
+                )
+            if "skills_ref" in res:
+                peer_over = res["skills_ref"].median - bare
+                data[kind]["skills_ref_over_ms"] = peer_over * 1e3
+                section.row(
+                    f"{kind}: skills-ref's loader (`to_prompt` over every folder: the reference library's catalog), "
+                    "over bare (baseline)",
+                    ms(over),
+                    ms(peer_over),
+                    f"{times(over, peer_over)} faster",
+                    "≥ 10× faster (issue 24)",
+                    peer_over >= 10 * over,
                 )
         # Activation from the zip: the first one in a process (cold) and the next (warm); and how
         # long compiling the agents module takes (zipimport keeps no bytecode), in the same runs.
@@ -606,10 +627,9 @@ def bench_mount(ctx: Context, memory: Section | None) -> Section:
         section.row(
             "zip: activate one skill, first in the process (instructions + file list)",
             f"{cold:.2f} ms",
-            target="≤ 2 ms",
-            met=cold <= 2,
+            target=retired("≤ 2 ms"),
         )
-        section.row("zip: activate another skill (warm)", f"{warm:.2f} ms", target="≤ 2 ms", met=warm <= 2)
+        section.row("zip: activate another skill (warm)", f"{warm:.2f} ms", target=retired("≤ 2 ms"))
         data["activate_cold_ms"], data["activate_warm_ms"] = cold, warm
         section.data[version] = data
         if memory is not None:
@@ -947,8 +967,7 @@ def bench_validate(ctx: Context) -> Section:
             f"{ours_cpu / n * 1e6:.0f} µs",
             f"{ref_cpu / n * 1e6:.0f} µs",
             f"{times(ours_cpu, ref_cpu)} faster",
-            "≥ 20× faster",
-            ref_cpu >= 20 * ours_cpu,
+            retired("≥ 20× faster"),
         )
         section.row(
             "… wall time",
@@ -967,8 +986,7 @@ def bench_validate(ctx: Context) -> Section:
         f"{vet_cpu / n * 1e6:.0f} µs",
         f"{ours_cpu / n * 1e6:.0f} µs",
         ratio(vet_cpu, ours_cpu),
-        "≤ 2",
-        vet_cpu <= 2 * ours_cpu,
+        retired("≤ 2"),
     )
     section.row(
         "… wall time", f"{vet_wall / n * 1e6:.0f} µs", f"{ours_wall / n * 1e6:.0f} µs", ratio(vet_wall, ours_wall)
@@ -982,9 +1000,45 @@ def bench_validate(ctx: Context) -> Section:
         ratio(floor_cpu, ours_cpu),
     )
     data["floor_cpu_s"] = floor_cpu
+    _check_a_few(ctx, section, data)
     _first_validation(ctx, section, data)
     section.data = data
     return section
+
+
+def _check_a_few(ctx: Context, section: Section, data: dict[str, Any]) -> None:
+    """What a pre-commit hook costs: `flue-skills check` on three skills against one run of the reference
+    validator's command on one, each a fresh process (start-up and imports included), wall time."""
+    rng = random.Random(generate.SEED + 5)
+    folder = ctx.work / "a-few-skills"
+    if folder.exists():
+        shutil.rmtree(folder)
+    few = [folder / generate.skill_name(n) for n in range(3)]
+    for skill in few:  # a SKILL.md and three support files each, as the pack project's skills
+        generate.write_skill(skill, rng, skill.name, files=4, binary=False)
+    commands = {"check": Command([sys.executable, "-m", "flue_build", "check", *map(str, few)], child_env())}
+    reference = ctx.skills_ref_python
+    if reference:
+        validate = [reference, "-m", "skills_ref.cli", "validate", str(few[0])]
+        commands["skills_ref"] = Command(validate, child_env())
+    rounds = ctx.scale.rounds_validate * 2
+    res = interleave(commands, rounds, ctx.scale.warmup, parse=False)
+    ours = statistics.median(res["check"].seconds)
+    data["check_three_s"] = ours
+    if not reference:
+        section.row("`flue-skills check` on 3 skills, a fresh process (wall)", ms(ours))
+        return
+    theirs = statistics.median(res["skills_ref"].seconds)
+    data["skills_ref_one_s"] = theirs
+    section.row(
+        "`flue-skills check` on 3 skills (what a pre-commit hook runs) against one `skills-ref validate` of 1 "
+        f"skill, fresh processes, wall (median of {rounds})",
+        ms(ours),
+        ms(theirs),
+        ratio(ours, theirs),
+        "≤ 1 (no slower)",
+        ours <= theirs,
+    )
 
 
 def _skills_ref_version(python: str) -> str:
@@ -1082,6 +1136,8 @@ def _percentile(values: Sequence[float], share: float) -> float:
 
 #: The turn benchmark's run with skills read from a source tree.
 DEV_MODE = "memory, dev mode"
+#: The peer of the in-memory harness: the same agent in pydantic-ai (`probes/turns_pydantic_ai.py`).
+PYDANTIC_AI = "pydantic-ai, in memory"
 
 
 def bench_turn(ctx: Context) -> Section:
@@ -1105,7 +1161,11 @@ def bench_turn(ctx: Context) -> Section:
         f"{s.rounds_turn} child process(es) per store, interleaved. The PostgreSQL server is a real one started by the "
         "run in a temporary folder (the store tests' helper), on loopback, sharing the machine's cores. \"dev mode\": "
         "the same in memory, the 20 skills `skill()` references read from a source tree (each a SKILL.md and a "
-        "reference page, left unchanged for a while), so every render and activation vets each folder again.",
+        "reference page, left unchanged for a while), so every render and activation vets each folder again. "
+        f'"{PYDANTIC_AI}" (issue 24\'s peer): the same agent in pydantic-ai (`probes/turns_pydantic_ai.py`: its '
+        "instructions, the 20 skills through `skills_toolset`, the tool, a model answering at once the same way), "
+        "the conversations kept in memory as pydantic-ai leaves them to the caller, interleaved with the stores; it "
+        "keeps no sessions, renders nothing and discovers no workspace, so it does less per turn than the harness.",
     )
     server, why = _postgres_server()
     try:
@@ -1116,6 +1176,8 @@ def bench_turn(ctx: Context) -> Section:
         if server is not None:
             stores["PostgreSQL"] = lambda round_: server.create_database(f"turns_{round_}")
         stores[DEV_MODE] = lambda round_: "memory"
+        if has_module(sys.executable, "pydantic_ai"):
+            stores[PYDANTIC_AI] = lambda round_: "memory"
         _settle(written)
         ctx.log(f"turn: {s.rounds_turn} rounds of {', '.join(stores)}")
         pooled: dict[str, dict[str, list[float]]] = {name: {"sequential": [], "concurrent": []} for name in stores}
@@ -1126,12 +1188,14 @@ def bench_turn(ctx: Context) -> Section:
                 argv = [sys.executable, probe, stores[name](round_), str(workspace), "--sessions", str(s.turn_sessions)]
                 argv += ["--concurrent", str(s.turn_concurrent), "--history", str(s.turn_history)]
                 argv += ["--dev", str(dev)] if name == DEV_MODE else []
+                if name == PYDANTIC_AI:
+                    argv = [sys.executable, str(PROBES / "turns_pydantic_ai.py"), *argv[4:]]
                 _, out, _ = run_once(Command(argv, child_env()))
                 found = json.loads(out)
                 for kind in ("sequential", "concurrent"):
                     pooled[name][kind] += found[kind]
                 throughput[name].append(found["concurrent_turns"] / found["concurrent_seconds"])
-        targets = {"memory": 1.0, "SQLite": 5.0, "PostgreSQL": 10.0}
+        targets = {"SQLite": 5.0, "PostgreSQL": 10.0}  # memory's (≤ 1 ms) retired by issue 24
         data: dict[str, Any] = {}
         for name in stores:
             values = pooled[name]["sequential"]
@@ -1140,7 +1204,11 @@ def bench_turn(ctx: Context) -> Section:
             section.row(
                 f"{name}: per turn at {s.turn_history} messages, median / p99",
                 f"{median:.2f} / {p99:.2f} ms",
-                target=f"≤ {target:g} ms (median)" if target is not None else "",
+                target=f"≤ {target:g} ms (median)"
+                if target is not None
+                else retired("≤ 1 ms")
+                if name == "memory"
+                else "",
                 met=median <= target if target is not None else None,
             )
             data[name] = {"median_ms": median, "p99_ms": p99, "prompts": len(values)}
@@ -1150,6 +1218,18 @@ def bench_turn(ctx: Context) -> Section:
             f"{recheck:+.2f} ms",
         )
         data["dev_recheck_ms"] = recheck
+        if PYDANTIC_AI in data:
+            ours, theirs = data["memory"]["median_ms"], data[PYDANTIC_AI]["median_ms"]
+            section.row(
+                "in-memory turn overhead (median): the harness ÷ the same agent in pydantic-ai",
+                f"{ours:.2f} ms",
+                f"{theirs:.2f} ms",
+                ratio(ours, theirs),
+                "≤ 1/3 (issue 24)",
+                ours <= theirs / 3,
+            )
+        else:
+            section.row(PYDANTIC_AI, "skipped: pydantic-ai is not installed (the pydantic-ai extra)")
         if server is None:
             section.row("PostgreSQL", f"skipped: {why}")
         for name in stores:

@@ -3,27 +3,45 @@
 HTTP listens on the loopback interface unless another host is named, and answers only requests
 addressed to it (`Host`/`Origin`: no DNS rebinding). Another host is refused unless asked for
 with `--allow-remote` and a token every request must carry (`flue_build.cli.http_guard`).
+`--stateless` serves without sessions, so any number of processes behind a load balancer serve
+alike; `--workers N` runs N of them on one port (`flue_build.cli.serve_http`).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from flue_build.cli.exits import OK
+from flue_build.cli.exits import OK, USAGE
 from flue_build.errors import UsageError
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
+    import socket
 
-__all__ = ["LOOPBACK", "PATH", "http_address", "register", "run", "serve_http"]
+    from starlette.types import ASGIApp
+
+    from flue_build.cli.serve_http import Serving
+
+__all__ = [
+    "LOOPBACK",
+    "PATH",
+    "WORKERS_READY_S",
+    "http_address",
+    "register",
+    "run",
+    "serve_http",
+    "serve_workers",
+    "worker_count",
+]
 
 
 LOOPBACK = "127.0.0.1"
 PATH = "/mcp"
+#: How long `--workers` waits for every worker to serve (each resolves TARGET itself) before giving up.
+WORKERS_READY_S = 600.0
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,6 +67,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="let --http listen on an address other machines reach (not loopback); needs a token in "
         "FLUE_SKILLS_MCP_TOKEN, which every request must send as `Authorization: Bearer <token>`",
     )
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="serve --http without sessions (the MCP SDK's stateless mode): every request stands alone, so any "
+        "process serving the same TARGET can answer it; run as many behind a load balancer as load needs",
+    )
+    parser.add_argument(
+        "--workers",
+        metavar="N",
+        type=worker_count,
+        default=1,
+        help="serve --http from N processes sharing the port (uvicorn's workers), each resolving TARGET itself; "
+        "implies --stateless, since no session could follow a client from one worker to another",
+    )
     parser.add_argument("--name", default="flue-skills", help="the server name hosts show (default: flue-skills)")
     parser.set_defaults(handler=run)
 
@@ -66,7 +98,19 @@ def http_address(text: str) -> tuple[str, int]:
     return host, number
 
 
+def worker_count(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of processes, e.g. 4") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: at least 1 process")
+    return number
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.http is None and (args.stateless or args.workers > 1):
+        raise UsageError("--stateless and --workers serve HTTP: add --http HOST:PORT")
     if args.http is not None:
         from flue_build.cli.http_guard import bind_problem
 
@@ -79,55 +123,104 @@ def run(args: argparse.Namespace) -> int:
     target = resolve_target(args.target)
     for note in target.skipped:
         print(f"flue-skills mcp: warning: {printable(note)}", file=sys.stderr)
-    from flue_runtime.mcp import skills_server
-
-    server = skills_server(target.skills, name=args.name)
     if args.http is None:
-        server.run("stdio")
-    else:
+        from flue_runtime.mcp import skills_server
+
+        skills_server(target.skills, name=args.name).run("stdio")
+        return OK
+
+    from flue_build.cli.serve_http import Serving, http_app, listening_socket
+
+    host, port = args.http
+    try:
+        sock = listening_socket(host, port)
+    except OSError as exc:
+        raise UsageError(f"--http {host}:{port}: cannot listen there: {exc.strerror or exc}") from None
+    address, bound = sock.getsockname()[:2]
+    serving = Serving(args.target, args.name, host, address, bound, stateless=args.stateless or args.workers > 1)
+    count = len(target.skills)
+
+    def announce() -> None:
+        _announce(serving, sock.family, count, args.workers)
+
+    if args.workers == 1:
         import anyio
 
-        host, port = args.http
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError as exc:
-            sock.close()
-            raise UsageError(f"--http {host}:{port}: cannot listen there: {exc.strerror or exc}") from None
-        anyio.run(serve_http, server, sock, host, len(target.skills))
-    return OK
+        anyio.run(serve_http, http_app(serving, target.skills), sock, announce)
+        return OK
+    del target  # each worker resolves its own
+    return serve_workers(serving, sock, args.workers, announce)
 
 
-async def serve_http(server: MCPServer, sock: socket.socket, host: str, count: int) -> None:
-    """Streamable HTTP at http://host:port/mcp on the bound `sock`, announced on stderr once it accepts
-    connections; every request checked first (`Host`, `Origin`, the token when one is set: `http_guard`)."""
+async def serve_http(app: ASGIApp, sock: socket.socket, announce: Callable[[], None]) -> None:
+    """`app` (MCP at /mcp and /healthz, behind the guard) on the bound `sock`, announced once it accepts
+    connections."""
     import anyio
     import uvicorn
 
-    from flue_build.cli.http_guard import TOKEN_ENV, Guard, is_loopback
+    web = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
 
-    family = sock.family
-    address, bound = sock.getsockname()[:2]
-    guard = Guard.of(host, address, bound, os.environ)
-    app = server.streamable_http_app(streamable_http_path=PATH, host=host, transport_security=guard.security)
-    web = uvicorn.Server(uvicorn.Config(guard.wrap(app), log_level="warning"))
-
-    async def announce() -> None:
+    async def announced() -> None:
         while not web.started:
             await anyio.sleep(0.02)
-        shown = f"[{host}]" if family == socket.AF_INET6 else host
-        if not is_loopback(host):
-            print(f"flue-skills mcp: listening on {host}, reachable from other machines", file=sys.stderr)
-        needs = f" (every request needs the bearer token in {TOKEN_ENV})" if guard.token else ""
-        print(
-            f"flue-skills mcp: serving {count} skill{'s' if count != 1 else ''} at http://{shown}:{bound}{PATH}{needs}",
-            file=sys.stderr,
-            flush=True,
-        )
+        announce()
 
     async with anyio.create_task_group() as group:
-        group.start_soon(announce)
+        group.start_soon(announced)
         await web.serve(sockets=[sock])
         group.cancel_scope.cancel()
+
+
+def serve_workers(serving: Serving, sock: socket.socket, workers: int, announce: Callable[[], None]) -> int:
+    """`workers` processes accepting on `sock`, each running `serve_http.worker_app` (uvicorn's supervisor
+    restarts one that dies); announced once every one serves. Ends at SIGINT or SIGTERM, stopping them all."""
+    import time
+
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from flue_build.cli import serve_http as module
+
+    os.environ[module.SETTINGS_ENV] = serving.to_env()  # what each worker is asked (spawned with this environment)
+    config = uvicorn.Config(f"{module.__name__}:worker_app", factory=True, workers=workers, log_level="warning")
+    failed: list[str] = []
+
+    class Workers(Multiprocess):
+        def init_processes(self) -> None:
+            super().init_processes()
+            deadline = time.monotonic() + WORKERS_READY_S
+            waiting = list(self.processes)
+            while waiting and not self.signal_queue:
+                if time.monotonic() > deadline or any(not p.process.is_alive() for p in waiting):
+                    failed.append("a worker stopped before serving" if time.monotonic() <= deadline else "timed out")
+                    self.should_exit.set()
+                    return
+                waiting = [p for p in waiting if not p.is_ready(timeout=1)]
+                if waiting:
+                    time.sleep(0.05)
+            if not waiting:
+                announce()
+
+    Workers(config, sockets=[sock]).run()
+    if failed:
+        print(f"flue-skills mcp: error: --workers {workers}: {failed[0]} (see above)", file=sys.stderr)
+        return USAGE  # the machine could not run the workers: an environment problem
+    return OK
+
+
+def _announce(serving: Serving, family: socket.AddressFamily, count: int, workers: int) -> None:
+    import socket
+
+    from flue_build.cli.http_guard import TOKEN_ENV, is_loopback
+
+    shown = f"[{serving.host}]" if family == socket.AF_INET6 else serving.host
+    if not is_loopback(serving.host):
+        print(f"flue-skills mcp: listening on {serving.host}, reachable from other machines", file=sys.stderr)
+    how = f" from {workers} workers, stateless," if workers > 1 else ", stateless," if serving.stateless else ""
+    needs = f" (every request needs the bearer token in {TOKEN_ENV})" if os.environ.get(TOKEN_ENV) else ""
+    print(
+        f"flue-skills mcp: serving {count} skill{'s' if count != 1 else ''}{how} at "
+        f"http://{shown}:{serving.port}{PATH}{needs}",
+        file=sys.stderr,
+        flush=True,
+    )

@@ -50,19 +50,20 @@ def check_servable(skill: SkillReference) -> None:
         )
 
 
-def frontmatter(skill: SkillReference) -> dict[str, Any]:
-    """SKILL.md's frontmatter as a JSON object, every field the author wrote (unknown ones too), typed."""
-    parsed = parse(skill.read_bytes(SKILL_FILE), f"{skill.name}/{SKILL_FILE}")
+def frontmatter(skill: SkillReference, skill_md: bytes | None = None) -> dict[str, Any]:
+    """SKILL.md's frontmatter as a JSON object, every field the author wrote (unknown ones too), typed; from
+    `skill_md` when the caller has read SKILL.md already."""
+    parsed = parse(skill.read_bytes(SKILL_FILE) if skill_md is None else skill_md, f"{skill.name}/{SKILL_FILE}")
     if parsed.data is None:  # a folder on disk edited into an invalid SKILL.md since it was mounted
         raise SkillError(parsed.diagnostics, f"skill {skill.name!r} ({skill.origin})")
     return typed(parsed)
 
 
-def entry(skill: SkillReference) -> dict[str, Any]:
+def entry(skill: SkillReference, skill_md: bytes | None = None) -> dict[str, Any]:
     """The extension's `Skill` entry: the URI of SKILL.md, the frontmatter, every file with its digest."""
     return {
         "uri": file_uri(skill.name),
-        "frontmatter": frontmatter(skill),
+        "frontmatter": frontmatter(skill, skill_md),
         "resources": [
             {"uri": file_uri(skill.name, f.path), "digest": f"sha256:{f.sha256}", "size": f.size} for f in skill.files
         ],

@@ -9,16 +9,23 @@ Three ways in, over one set of skills:
 - `activate_skill` and `read_skill_resource` as tools, for hosts without the extension: the
   harness's own tools (their definitions and their result texts, through `Skillset`);
 - the catalog as the server's instructions, which hosts put in front of the model.
+
+Nothing is done twice: each skill's entry is built once per process, the listing once, and each file
+read from its source once (`contents.Contents`: kept within a byte budget, and only when it is the
+listed bytes). At revision 2026-07-28 a host can skip the request too: `skills/list`, `skills/get`
+and `resources/read` of a skill file carry `ttlMs` and `cacheScope: "public"` (the extension's
+`CacheableResult`; the same skills for every caller), and a host that keeps a file by its digest
+never needs it again (SEP-2640, "Lazy Retrieval": "A cached file whose digest matches the current
+entry can be served without fetching it again").
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import anyio.to_thread
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding, ResourceBinding
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
@@ -32,8 +39,9 @@ from mcp_types.version import is_version_at_least
 from flue_runtime.agents.reading import is_text
 from flue_runtime.agents.tools import Tool
 from flue_runtime.errors import FlueError
-from flue_runtime.format.records import SKILL_FILE
+from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.integrations.skillset import Skillset
+from flue_runtime.mcp.contents import Contents
 from flue_runtime.mcp.entries import EXTENSION_ID, check_servable, entry, file_uri, mime_type
 from flue_runtime.mount.reference import SkillReference
 
@@ -43,6 +51,8 @@ TTL_MS = 300_000
 #: The protocol revision that defines `resultType` and the cache hints `ttlMs`/`cacheScope` (the
 #: base schema's `Result` and `CacheableResult`), and the one the Skills extension is written against.
 CACHEABLE_SINCE = "2026-07-28"
+#: A file up to this size is read on the event loop (a SKILL.md, a reference page); a larger one in a thread.
+INLINE_READ = 64 * 1024
 
 
 class GetSkillParams(RequestParams):
@@ -56,11 +66,13 @@ def skills_server(skills: Iterable[SkillReference], name: str = "flue-skills") -
     skillset = Skillset(skills)
     for skill in skillset.skills:
         check_servable(skill)
+    extension = SkillsExtension(skillset)
     return MCPServer(
         name,
         instructions=skillset.catalog or None,
         tools=[_mcp_tool(tool) for tool in skillset.tools],
-        extensions=[SkillsExtension(skillset)],
+        extensions=[extension],
+        middleware=[extension.cache_hints],
     )
 
 
@@ -69,17 +81,20 @@ class SkillsExtension(Extension):
 
     identifier = EXTENSION_ID
 
-    def __init__(self, skillset: Skillset) -> None:
+    def __init__(self, skillset: Skillset, contents: Contents | None = None) -> None:
         self.skillset = skillset
+        #: Every file read, kept for the next read (within a budget), as listed.
+        self.contents = contents if contents is not None else Contents()
+        self._skills = {file_uri(skill.name): skill for skill in skillset.skills}  # by SKILL.md URI
+        self._files = {
+            file_uri(skill.name, packed.path): (skill, packed) for skill in skillset.skills for packed in skill.files
+        }
         self._entries: dict[str, dict[str, Any]] = {}  # by SKILL.md URI, made on first use
+        self._listing: list[dict[str, Any]] | None = None
         self._tool_names = frozenset(tool.name for tool in skillset.tools)
 
     def resources(self) -> Sequence[ResourceBinding]:
-        return [
-            ResourceBinding(_file_resource(skill, packed.path))
-            for skill in self.skillset.skills
-            for packed in skill.files
-        ]
+        return [ResourceBinding(self._file_resource(uri, *found)) for uri, found in self._files.items()]
 
     def methods(self) -> Sequence[MethodBinding]:
         return [
@@ -88,14 +103,23 @@ class SkillsExtension(Extension):
         ]
 
     def entry(self, skill: SkillReference) -> dict[str, Any]:
+        """The skill's entry, built on first use from its SKILL.md read once (`contents`); blocks: call it in a
+        worker thread."""
         uri = file_uri(skill.name)
         found = self._entries.get(uri)
         if found is None:
             try:
-                found = self._entries[uri] = entry(skill)
+                packed = next(f for f in skill.files if f.path == SKILL_FILE)
+                found = self._entries[uri] = entry(skill, self.contents.read(skill, packed, uri))
             except FlueError as exc:
                 raise MCPError(code=INTERNAL_ERROR, message=f"{uri}: {exc}") from None
         return found
+
+    @property
+    def cache_hints(self) -> ServerMiddleware[Any]:
+        """Server middleware giving a `resources/read` of one of these skill files, at 2026-07-28, the hints
+        its listing carries: the files cannot change while the server runs, and are the same for everyone."""
+        return _FileCacheHints(frozenset(self._files))
 
     async def intercept_tool_call(
         self, params: CallToolRequestParams, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -113,19 +137,64 @@ class SkillsExtension(Extension):
                 code=INVALID_PARAMS,
                 message=f"unknown cursor {params.cursor!r}: this server lists every skill in one page",
             )
-        skills = await anyio.to_thread.run_sync(lambda: [self.entry(skill) for skill in self.skillset.skills])
-        return {**_envelope(ctx), "skills": skills}
+        if self._listing is None:  # every entry built once, off the event loop
+            self._listing = await anyio.to_thread.run_sync(lambda: [self.entry(s) for s in self.skillset.skills])
+        return {**_envelope(ctx), "skills": self._listing}
 
     async def _get(self, ctx: ServerRequestContext[Any, Any], params: GetSkillParams) -> dict[str, Any]:
-        for skill in self.skillset.skills:
-            if file_uri(skill.name) == params.uri:
-                found = await anyio.to_thread.run_sync(self.entry, skill)
-                return {**_envelope(ctx), "skill": found}
-        raise MCPError(
-            code=INVALID_PARAMS,
-            message=f"No skill is served at {params.uri!r}; a skill's URI is skill://<name>/{SKILL_FILE}, "
-            "and skills/list gives every one this server serves",
+        skill = self._skills.get(params.uri)
+        if skill is None:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"No skill is served at {params.uri!r}; a skill's URI is skill://<name>/{SKILL_FILE}, "
+                "and skills/list gives every one this server serves",
+            )
+        found = self._entries.get(params.uri) or await anyio.to_thread.run_sync(self.entry, skill)
+        return {**_envelope(ctx), "skill": found}
+
+    def _file_resource(self, uri: str, skill: SkillReference, packed: PackedFile) -> FunctionResource:
+        is_skill_md = packed.path == SKILL_FILE
+
+        async def read() -> str | bytes:
+            """A kept file answers at once; another is read (then kept): a small one right here, as handing it to
+            a worker thread costs more than the read; a large one in a worker thread, not to stall other clients."""
+            data = self.contents.kept(skill, packed)
+            if data is None:
+                try:
+                    if packed.size <= INLINE_READ:
+                        data = self.contents.read(skill, packed, uri)
+                    else:
+                        data = await anyio.to_thread.run_sync(self.contents.read, skill, packed, uri)
+                except FlueError as exc:
+                    raise ResourceError(f"{uri}: {exc}") from None
+            return _shown(data)
+
+        return FunctionResource(
+            uri=uri,
+            name=skill.name if is_skill_md else f"{skill.name}/{packed.path}",
+            description=skill.description if is_skill_md else None,
+            mime_type=mime_type(packed.path),
+            fn=read,
         )
+
+
+class _FileCacheHints:
+    """`ttlMs`/`cacheScope` on a 2026-07-28 `resources/read` of one of `uris` (other resources keep the SDK's)."""
+
+    def __init__(self, uris: frozenset[str]) -> None:
+        self.uris = uris
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        result = await call_next(ctx)
+        if (
+            ctx.method == "resources/read"
+            and isinstance(result, dict)
+            and isinstance(ctx.params, Mapping)
+            and ctx.params.get("uri") in self.uris
+            and is_version_at_least(ctx.protocol_version, CACHEABLE_SINCE)
+        ):
+            result = {**result, "ttlMs": TTL_MS, "cacheScope": "public"}
+        return result
 
 
 def _envelope(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
@@ -136,24 +205,14 @@ def _envelope(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
     return {"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public"}
 
 
-def _file_resource(skill: SkillReference, path: str) -> FunctionResource:
-    is_skill_md = path == SKILL_FILE
-    return FunctionResource(
-        uri=file_uri(skill.name, path),
-        name=skill.name if is_skill_md else f"{skill.name}/{path}",
-        description=skill.description if is_skill_md else None,
-        mime_type=mime_type(path),
-        fn=functools.partial(_read, skill, path),
-    )
-
-
-def _read(skill: SkillReference, path: str) -> str | bytes:
-    """A file's bytes through the skill's own checked read; text when it is UTF-8 text, so hosts can show it."""
-    try:
-        data = skill.read_bytes(path)
-    except FlueError as exc:
-        raise ResourceError(f"{file_uri(skill.name, path)}: {exc}") from None
-    return data.decode("utf-8") if is_text(data) else data
+def _shown(data: bytes) -> str | bytes:
+    """Text when the file is UTF-8 text, so hosts can show it; its bytes (a blob) otherwise."""
+    if is_text(data):
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:  # text at the head, not further on
+            pass
+    return data
 
 
 def _mcp_tool(tool: Tool) -> MCPTool:

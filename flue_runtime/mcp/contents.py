@@ -1,0 +1,75 @@
+"""The files a skills server has read, kept for the next read: each file read from its source once.
+
+A served skill does not change while the server runs: its entry lists every file's size and SHA-256
+(computed once per process), and a host refuses any other bytes (SEP-2640, "Integrity and
+Verification"). So a file's bytes, once read and found to be the ones the entry lists, answer every
+later read of it, and the next `skills/list` or `skills/get` too. They are kept within a byte budget,
+the least recently read dropped first, so what the server holds is bounded by the budget, never by
+the number of reads; a file larger than the budget is read each time, never kept.
+
+Bytes that are not the listed ones (a folder edited while the server runs) are refused, never
+served: the server's listing stays the truth until it restarts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+
+from flue_runtime.errors import SkillVerificationError
+from flue_runtime.format.records import PackedFile
+from flue_runtime.mcp.entries import file_uri
+from flue_runtime.mount.reference import SkillReference
+
+__all__ = ["BUDGET", "Contents"]
+
+#: The bytes a server keeps for re-reads: a few thousand skills' SKILL.md and reference pages.
+BUDGET = 64 * 1024 * 1024
+
+
+class Contents:
+    """Files read from their skills' sources, by (skill name, path): a skill's name is unique in a server."""
+
+    def __init__(self, budget: int = BUDGET) -> None:
+        self.budget = budget
+        self.used = 0
+        self._kept: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        self._lock = threading.Lock()  # reads run in worker threads
+
+    def kept(self, skill: SkillReference, packed: PackedFile) -> bytes | None:
+        """The file's bytes if they are kept (no read, no wait: for the event loop), else None."""
+        key = (skill.name, packed.path)
+        with self._lock:
+            data = self._kept.get(key)
+            if data is not None:
+                self._kept.move_to_end(key)
+            return data
+
+    def read(self, skill: SkillReference, packed: PackedFile, uri: str) -> bytes:
+        """The bytes of `packed`, one of `skill`'s listed files (served at `uri`), as listed: kept ones, or
+        read through the skill's own checked read; `SkillVerificationError` when they are not the listed ones."""
+        data = self.kept(skill, packed)
+        if data is not None:
+            return data
+        data = skill.read_bytes(packed.path)
+        if len(data) != packed.size or hashlib.sha256(data).hexdigest() != packed.sha256:
+            raise SkillVerificationError(
+                file_uri(skill.name),
+                uri,
+                "changed since this server listed it; restart the server to serve the new version",
+            )
+        self._keep((skill.name, packed.path), data)
+        return data
+
+    def _keep(self, key: tuple[str, str], data: bytes) -> None:
+        if len(data) > self.budget:
+            return
+        with self._lock:
+            if key in self._kept:
+                return
+            self._kept[key] = data
+            self.used += len(data)
+            while self.used > self.budget:
+                _, dropped = self._kept.popitem(last=False)
+                self.used -= len(dropped)

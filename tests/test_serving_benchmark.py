@@ -1,0 +1,55 @@
+"""The serving benchmark's harness works (no timing is asserted: BENCHMARKS.md holds the figures).
+
+`--quick` serves 20 generated skills with `flue-skills mcp --http` and the official-SDK floor (the peer,
+agentskills-mcp-server, needs a Python 3.12 venv installed from the package index: `--peer none` here),
+and every answer is checked as a host checks it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.paths import ROOT
+
+pytestmark = pytest.mark.slow  # server processes
+
+
+def test_quick_serving_benchmark_run(tmp_path: Path) -> None:
+    results = tmp_path / "results.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "serving.py"),
+            "--quick",
+            "--peer",
+            "none",
+            "--workdir",
+            str(tmp_path / "work"),
+            "--json",
+            str(results),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "## Results" in proc.stdout and "### 20 skills" in proc.stdout
+    [run] = json.loads(results.read_text())["runs"]
+    assert run["skills"] == 20 and set(run["servers"]) == {"flue", "floor"}
+    for key, server in run["servers"].items():
+        assert server["skills_listed"] == 20 and server["list_pages"] == 1, key
+        # Every response was checked as a host checks it, and both servers list the same entries.
+        assert server["failure_count"] == 0 and server["verified"] >= 40, (key, server["failures"])
+        assert server["entries_differ"] == [], key
+        for clients in (1, 8, 32):
+            level = server[f"load_{clients}"]
+            assert level["n"] == 40 and level["rps"] > 0 and level["p99"] >= level["p50"] > 0, (key, clients)
+        assert server["rss_started"] > 0 and server["rss_after_flat"] > 0 and server["start_s"]
+    # The generated folder: a SKILL.md and the 20 KB page per skill.
+    folder = tmp_path / "work" / "skills-20"
+    pages = sorted(folder.glob("*/references/guide.md"))
+    assert len(pages) == 20 and {page.stat().st_size for page in pages} == {20_000}
