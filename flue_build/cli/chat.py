@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 from flue_build.cli.agent_args import add_agent_arguments
 from flue_build.cli.exits import INTERRUPTED, OK, PROBLEMS
-from flue_build.cli.targets import agent_code, load_agent
 from flue_build.errors import UsageError
 from flue_runtime.errors import FlueError
 
@@ -64,6 +63,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(args: argparse.Namespace) -> int:
     if args.session is not None and args.store is None:
         raise UsageError("--session needs --store PATH: without a store nothing is kept to resume")
+    from flue_build.cli.targets import agent_code, load_agent  # here: `check` and `ls` do not pay for it
     from flue_build.cli.watch import Trace, WatchedHarness
     from flue_runtime.agents.hooks import render
 

@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from flue_build.cli.agent_args import add_agent_arguments
 from flue_build.cli.exits import OK
-from flue_build.cli.targets import agent_code, load_agent
-from flue_build.cli.tokens import counter
 from flue_runtime.models.base import ToolSpec
 
 if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
@@ -57,6 +55,9 @@ def first_turn(agent: AgentFunction, state: dict[str, Any]) -> FirstTurn:
 
 
 def run(args: argparse.Namespace) -> int:
+    from flue_build.cli.targets import agent_code, load_agent  # here: `check` and `ls` do not pay for it
+    from flue_build.cli.tokens import counter
+
     agent = load_agent(args.agent)
     state = dict(args.state)
     with agent_code(args.agent):
