@@ -19,6 +19,8 @@ from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp import EXTENSION_ID
 from flue_runtime.mount.reference import SkillReference
 
+pytestmark = pytest.mark.slow  # the fixture project built and installed (`installed`), servers as child processes
+
 INVALID_PARAMS = -32602
 
 #: refunds' frontmatter as a YAML loader types it, in the order written: 1.0 a number, 7 an integer, false a

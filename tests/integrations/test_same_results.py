@@ -18,6 +18,8 @@ from flue_runtime import SkillWarning, load_skill, skills_of
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mount.reference import SkillReference
 
+pytestmark = pytest.mark.slow  # the fixture project built and installed (`installed`, `raw_installed`)
+
 CALLS: list[Call] = [
     ("activate_skill", {"name": "refunds"}),
     ("activate_skill", {"name": "triage"}),

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from postgres_server import PostgresServer
 from store_backends import Backend
+from support import slow
 
 from flue_runtime.agents.stores import MemoryStore
 
@@ -22,6 +23,7 @@ _databases = itertools.count()
 
 
 @pytest.fixture(scope="session")
+@slow.builds
 def postgres() -> Iterator[PostgresServer]:
     server = PostgresServer()
     try:
