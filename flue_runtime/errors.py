@@ -23,6 +23,7 @@ __all__ = [
     "NotInstalledError",
     "PageError",
     "ReadOnlyError",
+    "RemoteSkillsError",
     "ResourceNotFoundError",
     "SandboxError",
     "SchemaError",
@@ -318,3 +319,13 @@ class SkillVerificationError(FlueError):
     def __init__(self, skill: str, what: str, reason: str) -> None:
         self.skill, self.what, self.reason = skill, what, reason
         super().__init__(f"{skill}: {reason}" if what == skill else f"{skill}: {what}: {reason}")
+
+
+class RemoteSkillsError(FlueError):
+    """`flue_runtime.mcp.remote_skills(target)`: the MCP server cannot be used: unreachable, not started, no answer
+    within the timeout, no Skills extension, a listing that is not one, or the connection closed by `close()`.
+    `server` names it (an URL without credentials, or the command); nothing of the call is mounted."""
+
+    def __init__(self, server: str, reason: str) -> None:
+        self.server, self.reason = server, reason
+        super().__init__(f"{server}: {reason}")

@@ -26,10 +26,11 @@ from flue_runtime.mcp.typed import typed
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
-def check_entry(entry: Mapping[str, Any]) -> None:
+def check_entry(entry: Mapping[str, Any], *, allow_dynamic: bool = False) -> None:
     """A `Skill` entry a host can load: its URI, name and description, and a complete manifest with digests.
 
-    A skill whose `resources` is "dynamic" offers no integrity and is declined, as the spec lets hosts do.
+    A skill whose `resources` is "dynamic" offers no integrity and is declined, as the spec lets hosts do,
+    unless `allow_dynamic` (the caller then says the skill is unverified wherever it shows it).
     """
     uri = entry.get("uri")
     if not isinstance(uri, str) or not uri.endswith("/" + SKILL_FILE):
@@ -45,6 +46,8 @@ def check_entry(entry: Mapping[str, Any]) -> None:
         raise SkillVerificationError(uri, "frontmatter 'name'", f"{front['name']!r} is not the last segment of the URI")
     resources = entry.get("resources")
     if resources == "dynamic":
+        if allow_dynamic:
+            return
         raise SkillVerificationError(uri, "resources", "the skill is dynamic: no digests to verify its content by")
     if not isinstance(resources, list):
         raise SkillVerificationError(uri, "resources", "missing, or neither a list of files nor 'dynamic'")
@@ -81,12 +84,14 @@ def verify_file(entry: Mapping[str, Any], uri: str, data: bytes) -> bytes:
     return data
 
 
-def verify_skill_md(entry: Mapping[str, Any], data: bytes) -> dict[str, Any]:
+def verify_skill_md(entry: Mapping[str, Any], data: bytes, *, allow_dynamic: bool = False) -> dict[str, Any]:
     """The frontmatter of `data`, the SKILL.md read from the entry's URI, when it is the file and the
-    frontmatter the entry describes; any difference in any field is refused."""
-    check_entry(entry)
+    frontmatter the entry describes; any difference in any field is refused. With `allow_dynamic`, a
+    "dynamic" skill's SKILL.md (no size or digest to check) is still compared field by field."""
+    check_entry(entry, allow_dynamic=allow_dynamic)
     uri: str = entry["uri"]
-    verify_file(entry, uri, data)
+    if entry.get("resources") != "dynamic":
+        verify_file(entry, uri, data)
     parsed = parse(data, uri)
     if parsed.data is None or parsed.diagnostics:
         problem = parsed.diagnostics[0] if parsed.diagnostics else None

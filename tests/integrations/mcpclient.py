@@ -12,8 +12,8 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Literal
 
 from mcp import Client, StdioServerParameters, types
@@ -93,6 +93,13 @@ async def http(*args: str, env: dict[str, str], mode: ConnectMode = "auto") -> A
 @asynccontextmanager
 async def served(*args: str, env: dict[str, str]) -> AsyncIterator[str]:
     """`flue-skills mcp ARGS --http 127.0.0.1:0` running: its URL; the server is stopped after."""
+    with running(*args, env=env) as url:
+        yield url
+
+
+@contextmanager
+def running(*args: str, env: dict[str, str]) -> Iterator[str]:
+    """`served`, for code without an event loop."""
     process = subprocess.Popen(
         [sys.executable, "-m", "flue_build", "mcp", *args, "--http", "127.0.0.1:0"],
         stdin=subprocess.DEVNULL,
@@ -115,7 +122,7 @@ def _announced_url(process: subprocess.Popen[str]) -> str:
     seen = []
     for line in process.stderr:
         seen.append(line)
-        found = re.search(r"at (http://127\.0\.0\.1:\d+/mcp)$", line.strip())
+        found = re.search(r"at (http://127\.0\.0\.1:\d+/mcp)( \(|$)", line.strip())
         if found:
             return found.group(1)
     raise AssertionError("the server stopped before serving:\n" + "".join(seen))

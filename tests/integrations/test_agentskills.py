@@ -364,7 +364,7 @@ def test_a_refused_skill_of_their_folder_provider_is_skipped_with_the_reason(tmp
     assert all(text.startswith(shown) for text in reasons.values()), reasons
     assert "/.env: FLU302" in reasons["dotenv"]
     assert "/.ssh: FLU302" in reasons["sshkey"]
-    assert "/notes.md: FLU303" in reasons["pem"]
+    assert "/notes.md:1:1: FLU303" in reasons["pem"]
     assert "FLU205" in reasons["billing"]
     assert "FLU308" in reasons["huge"] and "add up to more than 64 KiB, the limit" in reasons["huge"]
     assert "FLU313" in reasons["nested"]

@@ -262,3 +262,19 @@ def test_the_host_refuses_a_skill_md_it_cannot_read_safely(typed_skill: SkillRef
     """A served SKILL.md is read by the same strict reader as a skill on disk, whatever its digest says."""
     error = refused(verify_skill_md, resealed(entry(typed_skill), skill_md), skill_md)
     assert error.what == "frontmatter" and error.reason.startswith("the SKILL.md read cannot be parsed: FLU1")
+
+
+def test_the_host_takes_a_dynamic_entry_only_when_allowed_and_still_compares_its_frontmatter(
+    typed_skill: SkillReference,
+) -> None:
+    """`remote_skills(..., allow_dynamic=True)`: no digests to check, but SKILL.md is still the entry's, field by field."""
+    made, files = entry(typed_skill), files_of(typed_skill)
+    made["resources"] = "dynamic"
+    skill_md = files["skill://typed/SKILL.md"]
+    assert refused(check_entry, made).what == "resources"
+    assert refused(verify_skill_md, made, skill_md).what == "resources"
+    check_entry(made, allow_dynamic=True)
+    assert verify_skill_md(made, skill_md, allow_dynamic=True)["name"] == "typed"
+    made["frontmatter"]["license"] = "GPL-3.0"
+    error = refused(lambda *a: verify_skill_md(*a, allow_dynamic=True), made, skill_md)
+    assert error.what == "frontmatter 'license'"

@@ -1,14 +1,20 @@
 """One set of calls through every surface (the harness, MCP, pydantic-ai, the OpenAI Agents SDK, LangChain):
 the model gets the same catalog, the same tool definitions and the same result texts from each, and from every
-source of the same skills (a bundle, SQLite rows through the source protocol, a distribution's raw folders)."""
+source of the same skills (a bundle, SQLite rows through the source protocol, a distribution's raw folders, a
+remote MCP server over stdio and HTTP, ours and an independent one)."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from intsupport import PACKAGE, Installed
+from mcp import StdioServerParameters
+from mcpclient import running
+from support import agentskills_server
 from support.imports import imported_from
 from support.rawdist import DIST, RawInstalled
 from support.sources import SQLiteSkill, save_rows
@@ -16,6 +22,7 @@ from surfaces import SURFACES, Call, Seen, via_harness
 
 from flue_runtime import SkillWarning, load_skill, skills_of
 from flue_runtime.integrations.skillset import Skillset
+from flue_runtime.mcp import remote_skills
 from flue_runtime.mount.reference import SkillReference
 
 pytestmark = pytest.mark.slow  # the fixture project built and installed (`installed`, `raw_installed`)
@@ -91,17 +98,55 @@ SOURCES: dict[str, Callable[[dict[str, SkillReference], Path, RawInstalled], lis
 def test_every_source_gives_the_same_texts_as_the_bundle_through_every_surface(
     source: str, demo: dict[str, SkillReference], raw_installed: RawInstalled, tmp_path: Path
 ) -> None:
+    _same_as_the_bundle(SOURCES[source](demo, tmp_path, raw_installed), demo)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_skills_of_a_remote_mcp_server_give_the_same_texts_as_the_bundle_through_every_surface(
+    transport: str, demo: dict[str, SkillReference], installed: Installed
+) -> None:
+    """`flue-skills mcp` serving the installed bundle, mounted through `remote_skills` (their support files
+    read over MCP when the model reads them, each checked against the entry's digest)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SkillWarning)  # the demo's SKILL.md has fields the spec lacks (FLU210)
+        if transport == "stdio":
+            server = StdioServerParameters(
+                command=sys.executable, args=["-m", "flue_build", "mcp", PACKAGE], env=installed.env()
+            )
+            with remote_skills(server) as skills:
+                _same_as_the_bundle(list(skills), demo)
+        else:
+            with running(PACKAGE, env=installed.env()) as url, remote_skills(url) as skills:
+                _same_as_the_bundle(list(skills), demo)
+
+
+def test_skills_of_an_independent_mcp_server_give_the_same_texts_as_the_bundle_through_every_surface(
+    demo: dict[str, SkillReference], tmp_path: Path
+) -> None:
+    """agentskills-mcp-server (from the package index, Python 3.12) serving the fixture's skill folders through its
+    own CLI over stdio, one skill a page: refunds' SKILL.md differs from the bundle's in frontmatter only (that
+    server refuses a YAML date), so every text the model gets is the bundle's."""
+    root = agentskills_server.demo_skills(tmp_path / "skills")
+    config = agentskills_server.config(tmp_path / "server.json", root, ["refunds", "triage"], page_size=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SkillWarning)  # the demo's SKILL.md has fields the spec lacks (FLU210)
+        with remote_skills(agentskills_server.stdio_command(config), timeout=120) as skills:
+            assert skills[0].id != demo["refunds"].id  # (its SKILL.md is another file)
+            _same_as_the_bundle(list(skills), demo, same_files=False)
+
+
+def _same_as_the_bundle(skills: list[SkillReference], demo: dict[str, SkillReference], same_files: bool = True) -> None:
+    """`skills` give the model what the bundle gives it, through every surface; with `same_files`, they are the
+    bundle's files too (the same content ids), else only triage's are."""
     bundled = via_harness([demo["refunds"], demo["triage"]], CALLS)
-    skills = SOURCES[source](demo, tmp_path, raw_installed)
-    assert [(s.name, s.id) for s in skills] == [
-        (demo["refunds"].name, demo["refunds"].id),
-        ("triage", demo["triage"].id),
-    ]
+    got = [(s.name, s.id) for s in skills]
+    assert got[0] == (demo["refunds"].name, demo["refunds"].id) or not same_files
+    assert [name for name, _ in got] == ["refunds", "triage"] and got[1] == ("triage", demo["triage"].id)
     assert skills[0].source is not demo["refunds"].source  # loaded anew, through the protocol
     for name, via in SURFACES.items():
         surface = via(skills, CALLS)
         assert surface.catalog == bundled.catalog, name
         assert surface.tools == bundled.tools, name
-        assert [text for text, _ in surface.results] == [text for text, _ in bundled.results], (source, name)
+        assert [text for text, _ in surface.results] == [text for text, _ in bundled.results], (skills[0].origin, name)
         if name != "openai-agents":  # the Agents SDK has no failure flag on function outputs
             assert [failed for _, failed in surface.results] == [i in FAILING for i in range(len(CALLS))], name

@@ -1,5 +1,5 @@
 """The README's "Skill sources" section: each snippet (a SQLite source, a real distribution's raw skills, an alias)
-runs as written and prints exactly what the README shows."""
+runs as written and prints exactly what the README shows (a remote MCP server's: tests/integrations)."""
 
 from __future__ import annotations
 
@@ -22,10 +22,11 @@ def snippets() -> list[tuple[str, str]]:
 
 def test_the_section_shows_each_source() -> None:
     found = snippets()
-    assert len(found) == 3
+    assert len(found) == 4
     assert "class SQLiteSkill" in found[0][0] and "load_skill(SQLiteSkill" in found[0][0]
     assert 'skills_of("agent-skills-bundle")' in found[1][0]
     assert 'name="marketplace-refunds"' in found[2][0]
+    assert "remote_skills([" in found[3][0]  # run by tests/integrations/test_remote_skills.py (it needs the MCP SDK)
 
 
 @pytest.mark.parametrize("index", range(3), ids=["sqlite-rows", "raw-distribution", "alias"])

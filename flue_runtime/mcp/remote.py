@@ -1,0 +1,615 @@
+"""Skills served by a remote MCP server (the Skills extension), mounted as a host must mount them.
+
+`remote_skills(target)` connects to a server (an `http(s)://` URL over streamable HTTP, or a command run as a
+child process speaking stdio), lists its skills (`skills/list`, every page), and mounts each through
+`load_skill`, the one way a skill from elsewhere is mounted: a remote skill is a `SkillSource` whose listing
+is its entry's manifest (path, size, SHA-256) and whose reads are `resources/read` of its `skill://` URIs.
+
+Who checks what (each rule has its owner; nothing here re-implements one):
+
+- the entry (URI, name, description, a complete manifest with digests; "dynamic" declined unless allowed)
+  and every file read (size, digest; SKILL.md's frontmatter field by field with the entry's):
+  `mcp.host`, as SEP-2640 asks of a host;
+- the skill (its name, every path, secret names, noise, sizes against the limits before a byte is read,
+  SKILL.md by the skill rules, private keys): `load_skill`, by the build's rules. A file is read only when
+  the model reads it, and checked then against what was recorded at load; SKILL.md is read at load.
+
+A skill the rules refuse is skipped with a `SkillWarning` naming the server, the skill and why: it is never
+half mounted, and the others are mounted. A server that cannot be used (unreachable, no answer within
+`timeout`, no Skills extension, a malformed listing) is a `RemoteSkillsError` and nothing is mounted.
+
+The connection outlives the call, because support files are read later: it is owned by an event loop in a
+daemon thread of its own (one per call), opened again on demand when the server went away (a stdio server
+that exited, an HTTP session that ended), and closed by `RemoteSkills.close()` (or leaving its `with`
+block), or when the interpreter exits. Closing a stdio connection stops the server process and reaps it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import binascii
+import math
+import shlex
+import threading
+import time
+import warnings
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import AsyncExitStack, ExitStack
+from dataclasses import replace
+from types import TracebackType
+from typing import Any, Literal, TypeVar
+from urllib.parse import unquote, urlsplit
+
+import anyio
+import anyio.from_thread
+import mcp_types as types
+from anyio.abc import TaskStatus
+from mcp import Client, StdioServerParameters
+from mcp.client import advertise
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import CONNECTION_CLOSED
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from flue_runtime.errors import RemoteSkillsError, SkillSourceError, SkillVerificationError, SkillWarning
+from flue_runtime.format.records import SKILL_FILE, ListedFile
+from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits
+from flue_runtime.mcp.entries import EXTENSION_ID
+from flue_runtime.mcp.host import check_entry, verify_file, verify_skill_md
+from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.sources import vet_source
+
+T = TypeVar("T")
+Target = str | Sequence[str] | StdioServerParameters
+
+#: What a dynamic skill's catalog line says after its description: its content was not verified.
+UNVERIFIED = " (unverified: served as dynamic content, without digests to check it by)"
+#: `skills/list` pages and skills one call reads at most: a server that pages forever cannot hang it.
+MAX_PAGES = 1_000
+MAX_SKILLS = 10_000
+#: How much of a command or URL a message shows.
+_SHOWN = 200
+
+
+class _ListSkills(types.Request[types.PaginatedRequestParams | None, Literal["skills/list"]]):
+    method: Literal["skills/list"] = "skills/list"
+    params: types.PaginatedRequestParams | None = None
+
+
+class _SkillsPage(BaseModel):
+    """A `skills/list` result: its entries kept as sent (the host's checks read them), and the next cursor."""
+
+    model_config = ConfigDict(extra="allow", strict=True)  # (lax, a string would pass as a list of letters)
+    skills: list[Any]
+    next_cursor: str | None = Field(default=None, alias="nextCursor")
+
+
+class RemoteSkills(tuple[SkillReference, ...]):
+    """The skills a server serves, mounted: a tuple of `SkillReference`s to give `use_skill`, `skills_server` or
+    an adapter, and the connection their support files are read through. `close()` (or leaving a `with` block)
+    ends it; a read after that is refused. `server` names the server as messages do."""
+
+    server: str
+    _connection: _Connection
+
+    def __new__(cls, skills: Iterable[SkillReference], connection: _Connection) -> RemoteSkills:
+        made = super().__new__(cls, skills)
+        made.server = connection.shown
+        made._connection = connection
+        return made
+
+    def close(self) -> None:
+        """End the connection (a stdio server is stopped and reaped); the skills' files can no longer be read."""
+        self._connection.close()
+
+    def __enter__(self) -> RemoteSkills:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+def remote_skills(
+    target: Target,
+    *,
+    timeout: float = 30.0,
+    allow_dynamic: bool = False,
+    headers: Mapping[str, str] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> RemoteSkills:
+    """Mount every skill an MCP server serves through the Skills extension (`io.modelcontextprotocol/skills`).
+
+    `target`: an `http(s)://` URL (streamable HTTP; `headers`, such as a bearer token, go with every request),
+    a command as a list (`["flue-skills", "mcp", "acme"]`, run as a child process speaking stdio), or the
+    SDK's `StdioServerParameters` (for its `env` and `cwd`). `timeout`: seconds this call may take in all
+    (connecting, listing, reading every SKILL.md), and each later read of a support file. `allow_dynamic`:
+    mount a skill whose entry says its resources are "dynamic" (no digests: only its SKILL.md is mounted,
+    compared with the entry, and its catalog line says it is unverified); such a skill is refused by default.
+    `limits`: the build's, unless given.
+
+    Returns the mounted skills, in the server's order. A skill refused by the rules is skipped with a
+    `SkillWarning` naming the server, its URI and why. Raises `RemoteSkillsError` when the server cannot be
+    used; then nothing is mounted and the connection is closed. Blocking: in async code, run it in a thread
+    (`await asyncio.to_thread(remote_skills, url)`).
+    """
+    server, shown = _server(target, headers)
+    if not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
+        raise RemoteSkillsError(shown, f"timeout must be a positive number of seconds, not {timeout!r}")
+    connection = _Connection(server, shown, float(timeout), headers, limits)
+    try:
+        deadline = time.monotonic() + timeout
+        entries = _listing(connection, deadline)
+        roots = {_root_of(entry) for entry in entries if _valid(entry)}
+        skills, notes, seen = [], [], set()
+        for entry in entries:
+            if entry.get("uri") in seen:
+                notes.append(_skipped(connection, entry, "listed twice: the first entry of that URI is the one used"))
+                continue
+            seen.add(entry.get("uri"))
+            skill, said = _mount(connection, entry, roots, deadline, allow_dynamic=allow_dynamic, limits=limits)
+            skills.extend([skill] if skill is not None else [])
+            notes.extend(said)
+        for note in notes:
+            warnings.warn(note, SkillWarning, stacklevel=2)
+    except BaseException:
+        connection.close()
+        raise
+    if not any(skill.resources for skill in skills):
+        connection.drop()  # nothing left to read: no server kept waiting (a read would connect again)
+    return RemoteSkills(skills, connection)
+
+
+# --- one skill ----------------------------------------------------------------------------------
+
+
+class _RemoteSkill:
+    """One skill of the server as a `SkillSource`: its entry's manifest, its files read over the connection and
+    checked by the host's rules (`mcp.host`) before `load_skill`'s own checks see them."""
+
+    def __init__(self, connection: _Connection, entry: Mapping[str, Any], *, dynamic: bool) -> None:
+        self._connection = connection
+        self._entry = entry
+        self._dynamic = dynamic
+        self._uri: str = entry["uri"]
+        self._root = self._uri[: -len(SKILL_FILE)]
+        self.name: str = entry["frontmatter"]["name"]
+        self._files: dict[str, ListedFile] = {}
+        self._uris: dict[str, str] = {}
+        self._skill_md: bytes | None = None
+        #: The failure of the server itself (not of this skill) met while loading, which stops the whole call.
+        self.failure: RemoteSkillsError | None = None
+        for resource in [] if dynamic else entry["resources"]:
+            path = unquote(resource["uri"][len(self._root) :])
+            self._uris[path] = resource["uri"]
+            self._files[path] = ListedFile(path, resource["size"], resource["digest"].removeprefix("sha256:"))
+
+    def describe(self) -> str:
+        return f"{self._connection.shown} {self._root.rstrip('/')}"
+
+    def listing(self) -> list[ListedFile]:
+        return list(self._files.values())
+
+    def prefetch(self, limits: Limits) -> None:
+        """A dynamic skill's SKILL.md, read before it is listed: the listing's size is what was read."""
+        data = self._verified_skill_md(self._fetch(self._uri, limits.bundle_size))
+        self._uris[SKILL_FILE] = self._uri
+        self._files[SKILL_FILE] = ListedFile(SKILL_FILE, len(data), None)
+
+    def read(self, path: str) -> bytes:
+        if path == SKILL_FILE and self._skill_md is not None:
+            return self._skill_md  # (read once: what is vetted is what is served)
+        uri = self._uris[path]
+        data = self._fetch(uri, self._files[path].size)
+        if path == SKILL_FILE:
+            return self._verified_skill_md(data)
+        return verify_file(self._entry, uri, data)
+
+    def _verified_skill_md(self, data: bytes) -> bytes:
+        verify_skill_md(self._entry, data, allow_dynamic=self._dynamic)
+        self._skill_md = data
+        return data
+
+    def _fetch(self, uri: str, size: int) -> bytes:
+        try:
+            return self._connection.read(self._uri, uri, size)
+        except RemoteSkillsError as failure:
+            self.failure = failure
+            raise
+
+
+def _mount(
+    connection: _Connection,
+    entry: Mapping[str, Any],
+    roots: set[str],
+    deadline: float,
+    *,
+    allow_dynamic: bool,
+    limits: Limits,
+) -> tuple[SkillReference | None, list[str]]:
+    """The entry's skill, mounted, and the warnings its vetting gave; None and why when the rules refuse it."""
+    try:
+        check_entry(entry, allow_dynamic=allow_dynamic)
+    except SkillVerificationError as refused:
+        hint = (
+            "; remote_skills(..., allow_dynamic=True) mounts it, marked unverified"
+            if entry.get("resources") == "dynamic"
+            else ""
+        )
+        return None, [_skipped(connection, entry, f"{refused}{hint}")]
+    root = _root_of(entry)
+    outer = next((other + SKILL_FILE for other in sorted(roots) if other != root and root.startswith(other)), None)
+    if outer is not None:
+        reason = (
+            f"it sits inside the folder of skill {outer}: a SKILL.md inside another skill is a file of that skill, "
+            "never a skill of its own"
+        )
+        return None, [_skipped(connection, entry, reason)]
+    dynamic = entry.get("resources") == "dynamic"
+    source = _RemoteSkill(connection, entry, dynamic=dynamic)
+    try:
+        with connection.within(deadline):
+            if dynamic:
+                source.prefetch(limits)
+            skill, notes = vet_source(source, limits=limits)
+    except (SkillSourceError, SkillVerificationError) as refused:
+        if source.failure is not None:
+            raise source.failure from None
+        return None, [_skipped(connection, entry, str(refused))]
+    if dynamic:
+        skill = SkillReference(replace(skill.fields, description=skill.description + UNVERIFIED), skill.source)
+    return skill, notes
+
+
+def _root_of(entry: Mapping[str, Any]) -> str:
+    return str(entry["uri"])[: -len(SKILL_FILE)]
+
+
+def _valid(entry: Mapping[str, Any]) -> bool:
+    """Whether the entry is one a host could load (dynamic or not): only such a skill's folder holds others."""
+    try:
+        check_entry(entry, allow_dynamic=True)
+    except SkillVerificationError:
+        return False
+    return True
+
+
+def _skipped(connection: _Connection, entry: Mapping[str, Any], reason: str) -> str:
+    """The warning for a skill left out: the server, the entry's URI, why."""
+    uri = str(entry.get("uri"))
+    shown = uri if len(uri) <= _SHOWN else uri[: _SHOWN - 1] + "…"
+    reason = reason.removeprefix(connection.shown + " ")  # (a source's error names the server first, as here)
+    return f"{connection.shown}: skill {shown!r} not mounted: {_one_line(reason)}"
+
+
+# --- the listing --------------------------------------------------------------------------------
+
+
+def _listing(connection: _Connection, deadline: float) -> list[Mapping[str, Any]]:
+    """Every entry of every page of `skills/list`, bounded in pages and entries; each entry as sent (the host's
+    checks look at it one by one)."""
+    entries: list[Mapping[str, Any]] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+
+        async def page(client: Client, cursor: str | None = cursor) -> _SkillsPage:
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            return await client.session.send_request(_ListSkills(params=params), _SkillsPage)
+
+        try:
+            result = connection.call("skills/list", page, deadline)
+        except _Refused as refused:
+            raise RemoteSkillsError(connection.shown, f"skills/list: the server answered {refused}") from None
+        cursor = result.next_cursor
+        entries.extend(e if isinstance(e, Mapping) else {"uri": repr(e)[:_SHOWN]} for e in result.skills)
+        if len(entries) > MAX_SKILLS:
+            raise RemoteSkillsError(connection.shown, f"skills/list lists more than {MAX_SKILLS:,} skills")
+        if not cursor:
+            return entries
+        if cursor in seen:
+            raise RemoteSkillsError(connection.shown, "skills/list gave a cursor it gave before: its pages never end")
+        seen.add(cursor)
+    raise RemoteSkillsError(connection.shown, f"skills/list has more than {MAX_PAGES:,} pages")
+
+
+# --- the connection -----------------------------------------------------------------------------
+
+
+class _Closed(Exception):
+    """The session ended under a request (the server exited, the HTTP session is gone): connect again."""
+
+
+class _Refused(Exception):
+    """The server answered a request with an error (the caller says what that means)."""
+
+
+class _Connection:
+    """One MCP client session with the server, owned by an event loop in a daemon thread; thread-safe.
+
+    Requests come from any thread (the harness reads files from worker threads) and run on the loop, each
+    bounded by a deadline. The session is opened at the first request, and again when the server went away;
+    `close()` ends it for good, `drop()` until the next request.
+    """
+
+    def __init__(
+        self,
+        server: str | StdioServerParameters,
+        shown: str,
+        timeout: float,
+        headers: Mapping[str, str] | None,
+        limits: Limits,
+    ) -> None:
+        self.shown = shown
+        self._limits = limits
+        self.timeout = timeout
+        self._server = server
+        self._headers = dict(headers) if headers else None
+        self._lock = threading.Lock()
+        self._portal: anyio.from_thread.BlockingPortal | None = None
+        self._stack = ExitStack()
+        self._held: tuple[Client, anyio.Event, Future[None]] | None = None
+        self._closed = False
+        self._deadline = threading.local()
+        self._http_status = ""
+
+    def within(self, deadline: float) -> _Within:
+        """Reads made by this thread inside the block share `deadline` (a load's), not one each."""
+        return _Within(self._deadline, deadline)
+
+    def call(self, what: str, request: Callable[[Client], Awaitable[T]], deadline: float | None = None) -> T:
+        """`request(client)` on the loop, answered before `deadline` (`timeout` from now when None)."""
+        if deadline is None:
+            deadline = getattr(self._deadline, "value", None) or time.monotonic() + self.timeout
+        client = self._client(deadline)
+        try:
+            return self._run(what, client, request, deadline)
+        except _Closed:
+            self._forget(client)
+            client = self._client(deadline)
+            try:
+                return self._run(what, client, request, deadline)
+            except _Closed:
+                self._forget(client)
+                raise RemoteSkillsError(self.shown, f"{what}: the server closed the connection") from None
+
+    def read(self, skill: str, uri: str, size: int) -> bytes:
+        """The bytes of resource `uri`, of which the entry lists `size`: more than that is refused before the
+        content is decoded. A refusal by the server, or content other than the entry's, is about this skill
+        only: a `SkillVerificationError`, as every mismatch with the entry is."""
+
+        async def request(client: Client) -> types.ReadResourceResult:
+            return await client.read_resource(uri)
+
+        try:
+            result = self.call(f"resources/read {uri}", request)
+        except _Refused as refused:
+            raise SkillVerificationError(skill, uri, f"the server refused to serve it: {refused}") from None
+        contents = result.contents
+        if len(contents) != 1 or contents[0].uri != uri:
+            got = [c.uri for c in contents][:3]
+            raise SkillVerificationError(skill, uri, f"the server sent {got!r} for it, not exactly that one file")
+        [content] = contents
+        if isinstance(content, types.TextResourceContents):
+            if len(content.text) > size:  # (a character is at least one byte)
+                raise SkillVerificationError(skill, uri, f"the server sent more than the {size:,} bytes listed")
+            return content.text.encode("utf-8", "surrogatepass")
+        if len(content.blob) > 4 * -(-size // 3):
+            raise SkillVerificationError(skill, uri, f"the server sent more than the {size:,} bytes listed")
+        try:
+            return base64.b64decode(content.blob, validate=True)
+        except (binascii.Error, ValueError):
+            raise SkillVerificationError(skill, uri, "the server sent a blob that is not base64") from None
+
+    def drop(self) -> None:
+        """End the session for now; the next request opens another."""
+        with self._lock:
+            held, self._held = self._held, None
+        if held is not None:
+            self._stop(held)
+
+    def close(self) -> None:
+        """End the session and the loop's thread for good: later requests are refused."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            held, self._held = self._held, None
+        atexit.unregister(self.close)
+        if held is not None:
+            self._stop(held)
+        try:
+            self._stack.close()
+        except RuntimeError:
+            pass  # (the loop already ended: nothing left to stop)
+
+    # -- inside --
+
+    def _client(self, deadline: float) -> Client:
+        with self._lock:
+            if self._closed:
+                raise RemoteSkillsError(
+                    self.shown, "the connection was closed (RemoteSkills.close()); call remote_skills() again"
+                )
+            if self._held is None:
+                self._held = self._connect(deadline)
+            return self._held[0]
+
+    def _connect(self, deadline: float) -> tuple[Client, anyio.Event, Future[None]]:
+        if self._portal is None:
+            self._portal = self._stack.enter_context(anyio.from_thread.start_blocking_portal(name="flue-mcp-client"))
+            atexit.register(self.close)
+        seconds = deadline - time.monotonic()
+        if seconds <= 0:
+            raise RemoteSkillsError(self.shown, f"no time left to connect within {self.timeout:g} s")
+        try:
+            future, (client, stop) = self._portal.start_task(self._hold, seconds)
+        except Exception as exc:
+            failure = _leaf(exc)
+            if isinstance(failure, RemoteSkillsError):
+                raise failure from None
+            if isinstance(failure, TimeoutError):
+                raise RemoteSkillsError(self.shown, f"no answer within {self.timeout:g} s while connecting") from None
+            if isinstance(failure, MCPError) and failure.error.code == CONNECTION_CLOSED:
+                said = "; it says why on its standard error" if isinstance(self._server, StdioServerParameters) else ""
+                raise RemoteSkillsError(
+                    self.shown, f"the server closed the connection before it answered{said}"
+                ) from None
+            raise RemoteSkillsError(self.shown, f"cannot connect: {_failure(failure)}{self._http_status}") from None
+        return client, stop, future
+
+    async def _hold(self, seconds: float, *, task_status: TaskStatus[tuple[Client, anyio.Event]]) -> None:
+        """The session, open from its handshake until `stop` is set; the handshake bounded by `seconds`."""
+        stop = anyio.Event()
+        with anyio.CancelScope(deadline=anyio.current_time() + seconds) as scope:
+            async with AsyncExitStack() as stack:
+                client = await stack.enter_async_context(self._new_client(stack))
+                offered = client.server_capabilities.extensions or {}
+                if EXTENSION_ID not in offered:
+                    raise RemoteSkillsError(
+                        self.shown,
+                        f"the server does not offer the Skills extension ({EXTENSION_ID}): it serves no skills "
+                        "a host can verify",
+                    )
+                scope.deadline = math.inf
+                task_status.started((client, stop))
+                await stop.wait()
+        if scope.cancelled_caught and not stop.is_set():
+            raise TimeoutError
+
+    def _new_client(self, stack: AsyncExitStack) -> Client:
+        extensions = [advertise(EXTENSION_ID)]
+        if isinstance(self._server, StdioServerParameters):
+            return Client(self._server, cache=None, extensions=extensions)
+        http = create_mcp_http_client(headers=self._headers)
+        stack.push_async_callback(http.aclose)
+        http.event_hooks["response"].append(self._note_status)
+        # An SSE event holds one message: a file's base64 is at most 4/3 of the largest size a skill may hold.
+        message_limit = self._limits.bundle_size * 4 // 3 + 1024 * 1024
+        transport = streamable_http_client(self._server, http_client=http, max_sse_event_size=message_limit)
+        return Client(transport, cache=None, extensions=extensions)
+
+    async def _note_status(self, response: Any) -> None:
+        """The last HTTP error status, for messages (the SDK's error says only that there was one)."""
+        if response.status_code >= 400:
+            self._http_status = f" (HTTP {response.status_code} {response.reason_phrase})"
+
+    def _run(self, what: str, client: Client, request: Callable[[Client], Awaitable[T]], deadline: float) -> T:
+        assert self._portal is not None
+        seconds = deadline - time.monotonic()
+
+        async def bounded() -> T:
+            with anyio.fail_after(max(seconds, 0)):
+                return await request(client)
+
+        self._http_status = ""
+        try:
+            return self._portal.call(bounded)
+        except TimeoutError:
+            raise RemoteSkillsError(self.shown, f"{what}: no answer within {self.timeout:g} s") from None
+        except MCPError as exc:
+            if exc.error.code == CONNECTION_CLOSED:
+                raise _Closed from None
+            raise _Refused(_bounded(f"error {exc.error.code}: {exc}{self._http_status}")) from None
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+            raise _Closed from None
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "the result"
+            raise RemoteSkillsError(self.shown, f"{what}: a malformed answer: {where}: {first['msg']}") from None
+        except Exception as exc:
+            raise RemoteSkillsError(self.shown, f"{what}: {_failure(exc)}{self._http_status}") from None
+
+    def _forget(self, client: Client) -> None:
+        with self._lock:
+            held = self._held if self._held is not None and self._held[0] is client else None
+            if held is not None:
+                self._held = None
+        if held is not None:
+            self._stop(held)
+
+    def _stop(self, held: tuple[Client, anyio.Event, Future[None]]) -> None:
+        """Let the session's task leave its `async with` (a stdio server is stopped and reaped), bounded."""
+        _, stop, future = held
+        if self._portal is None:
+            return
+        try:
+            self._portal.call(stop.set)
+            future.result(timeout=self.timeout)
+        except (FutureTimeout, RuntimeError):
+            pass  # the loop is stopping anyway: its cancellation stops what is left
+        except Exception:  # noqa: S110  (how the old session ended no longer matters)
+            pass
+
+
+class _Within:
+    """`_Connection.within`: the thread's shared deadline, set for a block."""
+
+    def __init__(self, local: threading.local, deadline: float) -> None:
+        self._local, self._value = local, deadline
+
+    def __enter__(self) -> None:
+        self._local.value = self._value
+
+    def __exit__(self, *_: object) -> None:
+        self._local.value = None
+
+
+# --- targets ------------------------------------------------------------------------------------
+
+
+def _server(target: Target, headers: Mapping[str, str] | None) -> tuple[str | StdioServerParameters, str]:
+    """What to connect to, and how messages name it (an URL without its credentials or query)."""
+    if isinstance(target, str):
+        parts = urlsplit(target)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise RemoteSkillsError(
+                _bounded(f"MCP server {target!r}"),
+                "a target is an http(s):// URL, a command as a list of strings, or StdioServerParameters",
+            )
+        host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+        port = f":{parts.port}" if parts.port else ""
+        return target, _bounded(f"MCP server {parts.scheme}://{host}{port}{parts.path}")
+    if headers:
+        raise RemoteSkillsError(_bounded(f"MCP server {target!r}"), "headers= go with an http(s):// URL only")
+    if isinstance(target, StdioServerParameters):
+        return target, _bounded(f"MCP server `{shlex.join([target.command, *target.args])}`")
+    if isinstance(target, Sequence) and target and all(isinstance(part, str) for part in target):
+        command = list(target)
+        return StdioServerParameters(command=command[0], args=command[1:]), _bounded(
+            f"MCP server `{shlex.join(command)}`"
+        )
+    raise RemoteSkillsError(
+        _bounded(f"MCP server {target!r}"),
+        "a target is an http(s):// URL, a command as a non-empty list of strings, or StdioServerParameters",
+    )
+
+
+def _bounded(text: str) -> str:
+    text = _one_line(text)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def _one_line(text: str) -> str:
+    """`text` with control characters escaped: a server's words never move a terminal's cursor."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first exception of a group (a task group's), or `exc`."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _failure(exc: BaseException) -> str:
+    """An exception in a few words."""
+    exc = _leaf(exc)
+    text = str(exc) or type(exc).__name__
+    return _bounded(f"{type(exc).__name__}: {text}" if not text.startswith(type(exc).__name__) else text)
+
+
+__all__ = ["UNVERIFIED", "RemoteSkills", "remote_skills"]
