@@ -4,11 +4,18 @@ from it. The tests assert what the model received."""
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("pydantic_ai", "pydantic-ai")
+need("agents", "openai-agents")
+need("langchain_core", "langchain")
+need("langchain", "test")
+
 import json
 import subprocess
 import sys
 
-import pytest
 from agents import Agent as AgentsAgent
 from agents import RunConfig, Runner
 from langchain.agents import create_agent

@@ -4,12 +4,16 @@ and the bad inputs."""
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
 import hashlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import anyio
-import pytest
 from intsupport import PACKAGE, Installed
 from mcp import Client
 from mcp.shared.exceptions import MCPError

@@ -5,12 +5,19 @@ remote MCP server over stdio and HTTP, ours and an independent one)."""
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+need("agents", "openai-agents")
+need("langchain_core", "langchain")
+need("pydantic_ai", "pydantic-ai")
+
 import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from intsupport import PACKAGE, Installed
 from mcp import StdioServerParameters
 from mcpclient import running

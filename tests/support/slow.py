@@ -7,8 +7,12 @@ down the fast loop:
 
 - a fixture that builds is declared with `@builds` (under `@pytest.fixture`): collection fails for
   any test that uses it, directly or through another fixture, without the mark;
-- the helpers that build (`support.builds`, `support.envs`, the PostgreSQL server, the npm tools)
-  call `check()`: run by a test without the mark, they fail it.
+- the helpers that build (`support.builds`, `support.envs`, the PostgreSQL and MCP servers) call
+  `check()`: run by a test without the mark, they fail it.
+
+Under pytest-xdist (`-n auto --dist loadgroup`) the tests sharing a builder, directly or through a test
+that uses it with another, go to one worker (an `xdist_group` named after the builders), so each session
+build runs once, not once per worker.
 """
 
 from __future__ import annotations
@@ -53,17 +57,40 @@ def builders(item: pytest.Item) -> list[str]:
     )
 
 
+def groups(used: dict[pytest.Item, list[str]]) -> dict[pytest.Item, str]:
+    """Each item using a builder → its group: builders used together by some item are in one group."""
+    parent: dict[str, str] = {}
+
+    def root(name: str) -> str:
+        while parent.setdefault(name, name) != name:
+            name = parent[name]
+        return name
+
+    for names in used.values():
+        for other in names:
+            parent[root(other)] = root(names[0])
+    members: dict[str, set[str]] = {}
+    for name in list(parent):
+        members.setdefault(root(name), set()).add(name)
+    label = {top: "+".join(sorted(names)) for top, names in members.items()}
+    return {item: label[root(names[0])] for item, names in used.items() if names}
+
+
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    used = {item: builders(item) for item in items}
     unmarked = [
         f"{item.nodeid} uses {', '.join(found)}"
-        for item in items
-        if item.get_closest_marker("slow") is None and (found := builders(item))
+        for item, found in used.items()
+        if found and item.get_closest_marker("slow") is None
     ]
     if unmarked:
         raise pytest.UsageError(
             f"tests using a fixture that builds are not marked slow ({_HOW}):\n" + "\n".join(unmarked)
         )
+    if config.pluginmanager.hasplugin("xdist"):
+        for item, group in groups(used).items():
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.hookimpl(wrapper=True)
