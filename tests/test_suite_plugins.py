@@ -139,3 +139,38 @@ def test_in_ci_a_module_skipped_for_a_missing_library_fails_the_run(
     assert "allows no skip (every optional library is installed here): Skipped: test_b needs no_such_library_xyz" in (
         result.stdout.str()
     )
+
+
+@pytest.mark.slow  # starts pytest-xdist's worker processes
+def test_under_xdist_each_session_build_runs_on_one_worker(suite: pytest.Pytester) -> None:
+    log = suite.path / "builds.log"
+    suite.makeconftest(
+        f"""
+        import os
+        import pytest
+        from support import slow
+
+        pytest_plugins = ("support.slow",)
+
+        @pytest.fixture(scope="session")
+        @slow.builds
+        def wheel():
+            with open({str(log)!r}, "a") as out:
+                out.write(os.environ["PYTEST_XDIST_WORKER"] + "\\n")
+            return "a wheel"
+
+        @pytest.fixture
+        def installed(wheel):
+            return wheel
+        """
+    )
+    suite.makepyfile(
+        test_a="import pytest\npytestmark = pytest.mark.slow\n"
+        + "".join(f"def test_wheel_{i}(wheel): pass\n" for i in range(6)),
+        test_b="import pytest\npytestmark = pytest.mark.slow\n"
+        + "".join(f"def test_installed_{i}(installed): pass\n" for i in range(6)),
+        test_c="".join(f"def test_fast_{i}(): pass\n" for i in range(6)),
+    )
+    result = suite.runpytest("-p", "no:cacheprovider", "-n", "2", "--dist", "loadgroup")
+    result.assert_outcomes(passed=18)
+    assert len(log.read_text().splitlines()) == 1  # not once per worker

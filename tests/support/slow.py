@@ -91,6 +91,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if config.pluginmanager.hasplugin("xdist"):
         for item, group in groups(used).items():
             item.add_marker(pytest.mark.xdist_group(group))
+            if getattr(config.option, "loadgroup", False):  # a worker of `--dist loadgroup`
+                _suffix(item, group)
+
+
+def _suffix(item: pytest.Item, group: str) -> None:
+    """`--dist loadgroup` finds a test's group in its node id (`...::test@group`). pytest-xdist's worker
+    writes it into `item._nodeid`, which pytest 9.2 no longer reads (the id lives in `item._id`), so no test
+    was grouped: write it where this pytest reads it."""
+    if item.nodeid.endswith(f"@{group}"):
+        return  # xdist's own suffix took
+    from _pytest.nodeid import coerce_node_id  # type: ignore[import-not-found,unused-ignore]
+
+    item._id = coerce_node_id(f"{item.nodeid}@{group}")  # type: ignore[attr-defined]
 
 
 @pytest.hookimpl(wrapper=True)
