@@ -19,7 +19,6 @@ from typing import Any, Literal
 from mcp import Client, StdioServerParameters, types
 from mcp.client.client import ConnectMode
 from pydantic import TypeAdapter
-from support import slow
 
 from flue_runtime.mcp.host import check_entry, verify_file, verify_skill_md
 from flue_runtime.mcp.server import GetSkillParams
@@ -101,6 +100,8 @@ async def served(*args: str, env: dict[str, str]) -> AsyncIterator[str]:
 @contextmanager
 def running(*args: str, env: dict[str, str]) -> Iterator[str]:
     """`served`, for code without an event loop."""
+    from support import slow  # here: child processes import this module without the suite's path
+
     slow.check("starts an MCP server")
     process = subprocess.Popen(
         [sys.executable, "-m", "flue_build", "mcp", *args, "--http", "127.0.0.1:0"],

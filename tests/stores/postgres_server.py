@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from support import slow
 
 SUPERUSER = "postgres"
 #: The role the stores connect as in the tests: no superuser, owner of the databases it gets.
@@ -125,7 +124,6 @@ class PostgresServer:
 
     def start(self) -> None:
         """Start on a free port (a new one if the first was taken meanwhile by someone else)."""
-        slow.check("starts a PostgreSQL server")
         for attempt in range(5):
             self.port = self.port if self.port and attempt == 0 else free_port()
             options = " ".join(

@@ -7,7 +7,7 @@ down the fast loop:
 
 - a fixture that builds is declared with `@builds` (under `@pytest.fixture`): collection fails for
   any test that uses it, directly or through another fixture, without the mark;
-- the helpers that build (`support.builds`, `support.envs`, the PostgreSQL and MCP servers) call
+- the helpers that build (`support.builds`, `support.envs`, an MCP server) call
   `check()`: run by a test without the mark, they fail it.
 
 Under pytest-xdist (`-n auto --dist loadgroup`) the tests sharing a builder, directly or through a test
