@@ -5,39 +5,9 @@ from pathlib import Path
 import pytest
 from support.paths import FIXTURES
 
-#: Session and module fixtures that build wheels, make venvs or run pip for real: a test that uses
-#: one is `slow` (`pytest -m "not slow"` leaves it out). Tests that build by themselves carry the mark.
-REAL_BUILDS = frozenset(
-    {
-        # tests/build
-        "built",
-        "from_sdist",
-        "local_wheels",
-        "producer",
-        # tests/runtime
-        "builds",
-        "setups",
-        "probes",
-        # tests/integrations
-        "installed",
-        "demo",
-        "raw_installed",
-        # tests/hostile
-        "hostile",
-        "hostile_builds",
-        "checked",
-        "dev_mode",
-        "leak_base",
-        # tests/harness/test_scripts.py
-        "wheel",
-    }
-)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if REAL_BUILDS.intersection(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.slow)
+# `support.slow`: `slow` marked next to what builds, and checked; `support.noskip`: no skip in CI;
+# `pytester` for the tests of both.
+pytest_plugins = ("pytester", "support.slow", "support.noskip")
 
 
 @pytest.fixture

@@ -67,9 +67,21 @@ def test_mypy_strict_checks_user_code_against_the_installed_wheel(tmp_path: Path
     (tmp_path / "wrong.py").write_text(WRONG)
 
     def mypy(module: str) -> subprocess.CompletedProcess[str]:
-        # Run from the temporary folder: the checkout's own flue_runtime must not be the one mypy finds.
+        # Run from the temporary folder: the checkout's own flue_runtime must not be the one mypy finds. The
+        # cache, fresh for this test, is shared by both runs: the second does not analyse the wheel again.
+        cache = str(tmp_path / "mypy-cache")
         return subprocess.run(
-            [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-executable", str(python), module],
+            [
+                sys.executable,
+                "-m",
+                "mypy",
+                "--strict",
+                "--cache-dir",
+                cache,
+                "--python-executable",
+                str(python),
+                module,
+            ],
             capture_output=True,
             text=True,
             cwd=tmp_path,

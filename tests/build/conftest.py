@@ -6,11 +6,13 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from support import slow
 from support.builds import Result, build
 from support.projects import ProjectFactory, copy_project
 
 
 @pytest.fixture(scope="session")
+@slow.builds
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Result]]:
     """Each good fixture project built the pypa/build way: an sdist, then a wheel from that sdist."""
     out: dict[str, tuple[Path, Result]] = {}

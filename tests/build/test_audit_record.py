@@ -16,6 +16,8 @@ from flue_build.audit import audit
 from flue_build.collect import check_project
 from flue_build.pack import BundlePlan, plan
 
+pytestmark = pytest.mark.slow  # the fixture projects built (`built`)
+
 ORIGINALS = ["hatch_src_demo/skills/refunds/"]
 
 

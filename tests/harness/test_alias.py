@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from harness_support import tool_results
+from support.optional import need
 from support.projects import write_skill
 
 from flue_runtime import (
@@ -110,6 +111,7 @@ def test_hosts_that_take_references_use_the_alias_and_mcp_refuses_it(refunds: Sk
     skillset = Skillset([aliased])
     assert "- **money-back** —" in skillset.catalog
     assert skillset.call("activate_skill", {"name": "money-back"}).text.startswith('<skill name="money-back">')
+    need("mcp", "mcp")
     from flue_runtime.mcp import skills_server
 
     with pytest.raises(HookError, match="serve it under its own name \\('refunds'\\)"):

@@ -4,11 +4,15 @@ the model sees the schema as written, valid calls run, invalid ones come back as
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
 import dataclasses
 from typing import Any, Literal
 
 import anyio
-import pytest
 from harness_support import tool_results
 from mcp import Client
 from mcp.server.mcpserver import MCPServer

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from harness_support import tool_results
+from support import slow
 from support.builds import build_wheel
 from support.envs import pip_install
 from support.projects import pyproject
@@ -72,6 +73,7 @@ def write_project(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
+@slow.builds
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("script-wheel")
     return build_wheel(write_project(base / "project"), base / "dist")
@@ -84,6 +86,7 @@ def installed(wheel: Path) -> Path:
     return site
 
 
+@pytest.mark.slow
 def test_the_wheel_keeps_the_executable_bit(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         modes = {
@@ -154,6 +157,7 @@ def snapshot(folder: Path) -> dict[str, tuple[str, int]]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["installed", "zipped"])
 def test_run_skill_script_from_a_real_wheel(how: str, wheel: Path, installed: Path, tmp_path: Path) -> None:
     work = tmp_path / "work"
@@ -203,6 +207,7 @@ def test_run_skill_script_from_a_real_wheel(how: str, wheel: Path, installed: Pa
     assert snapshot(work) == before  # no file written, none changed, no __pycache__
 
 
+@pytest.mark.slow
 def test_a_script_past_its_timeout_is_stopped(wheel: Path, tmp_path: Path) -> None:
     probe = textwrap.dedent(
         """

@@ -28,9 +28,11 @@ from hostile_support import (
     scratch,
     seed_generated,
 )
+from support import slow
 
 
 @pytest.fixture(scope="session")
+@slow.builds
 def hostile() -> Iterator[Corpus]:
     """Both projects in a folder of their own (not under pytest's tmp, which is private to root and
     whose clean-up recurses once per level of a folder tree)."""
@@ -43,6 +45,7 @@ def hostile() -> Iterator[Corpus]:
 
 
 @pytest.fixture(scope="session")
+@slow.builds
 def hostile_builds(hostile: Corpus) -> dict[tuple[str, str], Built]:
     """Each project built by each backend: (project, backend) → the build."""
     out: dict[tuple[str, str], Built] = {}
@@ -53,12 +56,14 @@ def hostile_builds(hostile: Corpus) -> dict[tuple[str, str], Built]:
 
 
 @pytest.fixture(scope="session")
+@slow.builds
 def checked(hostile: Corpus) -> dict[str, tuple[int, dict[str, Verdict], str]]:
     """`flue-skills check --format json` over each project's case folders: (exit status, verdicts, stderr)."""
     return {"refused": check_cases(hostile.refused, REFUSED), "accepted": check_cases(hostile.accepted, ACCEPTED)}
 
 
 @pytest.fixture(scope="session")
+@slow.builds
 def dev_mode(hostile: Corpus) -> dict[str, dict[str, Any]]:
     """Both projects resolved from their source trees, their `.agents/skills` discovered as a workspace."""
     return {
@@ -68,6 +73,7 @@ def dev_mode(hostile: Corpus) -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture(scope="session")
+@slow.builds
 def leak_base() -> Iterator[Path]:
     base = Path(tempfile.mkdtemp(prefix="flue-leaks-", dir=scratch()))
     try:

@@ -21,6 +21,8 @@ from support.builds import build_summary
 from flue_runtime.format.manifest import Manifest
 from flue_runtime.format.vetting import NOISE_DIRS
 
+pytestmark = pytest.mark.slow  # the hostile corpus built by each backend
+
 #: "SomethingError: ..." or "something.SomethingError: ..." at the start of a line: an exception surfacing.
 EXCEPTION = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception|Exit|Interrupt))\b", re.MULTILINE)
 

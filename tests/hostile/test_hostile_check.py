@@ -9,6 +9,7 @@ import pytest
 from hostile_support import ACCEPTED, CLI, REFUSED, Corpus, Verdict, corpus, run
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", REFUSED, ids=[c.folder for c in REFUSED])
 def test_check_reports_each_refused_case(
     case: corpus.Case, checked: dict[str, tuple[int, dict[str, Verdict], str]]
@@ -19,6 +20,7 @@ def test_check_reports_each_refused_case(
     assert found[case.folder]["warning"] == set(case.warnings)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ACCEPTED, ids=[c.folder for c in ACCEPTED])
 def test_check_accepts_each_accepted_case(
     case: corpus.Case, checked: dict[str, tuple[int, dict[str, Verdict], str]]
@@ -29,6 +31,7 @@ def test_check_accepts_each_accepted_case(
     assert found[case.folder]["warning"] == set(case.warnings)
 
 
+@pytest.mark.slow
 def test_check_text_output_is_one_printable_line_per_problem(hostile: Corpus) -> None:
     """Names with newlines or bytes that are not UTF-8 are shown escaped: the report stays parseable."""
     proc = run([*CLI, "check", ".agents/skills/unservable-names"], hostile.refused)

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from hostile_support import ACCEPTED, REFUSED, Built, Corpus, corpus, probe
 
+pytestmark = pytest.mark.slow  # the hostile corpus, built and probed in child processes
+
 
 def source_hashes(folder: Path, files: dict[str, str]) -> dict[str, str]:
     return {path: hashlib.sha256(folder.joinpath(*path.split("/")).read_bytes()).hexdigest() for path in files}

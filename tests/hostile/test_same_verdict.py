@@ -27,6 +27,8 @@ from hostile_support import BACKENDS, Built, Corpus, Verdict, corpus, problems_o
 from flue_runtime import MemorySandbox, SkillDefinitionError, SkillWarning, WorkspaceSkillWarning, define_skill
 from flue_runtime.agents.workspace import discover_workspace_skills
 
+pytestmark = pytest.mark.slow  # the hostile corpus through every surface: builds, child processes
+
 #: A cell: (error codes, warning codes); warnings None where the surface reports only errors.
 Cell = tuple[frozenset[str], frozenset[str] | None]
 

@@ -9,6 +9,8 @@ from hostile_support import Corpus, corpus
 from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.vet_cache import VetCache
 
+pytestmark = pytest.mark.slow  # the hostile corpus
+
 
 @pytest.mark.parametrize("case", corpus.CASES, ids=[c.folder for c in corpus.CASES])
 def test_the_kept_verdict_is_the_fresh_one(case: corpus.Case, hostile: Corpus) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from intsupport import Installed, build_and_install
+from support import slow
 from support.fakeapi import clean_env, fake_api
 from support.imports import imported_from
 from support.rawdist import RawInstalled, build_and_install_raw
@@ -20,6 +21,7 @@ __all__ = ["clean_env", "demo", "fake_api", "installed", "raw_installed"]
 
 
 @pytest.fixture(scope="session")
+@slow.builds
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     """The fixture project built into a wheel by the real backend and installed by pip, once per session."""
     return build_and_install(tmp_path_factory.mktemp("integrations"))
@@ -36,6 +38,7 @@ def demo(installed: Installed) -> Iterator[dict[str, SkillReference]]:
 
 
 @pytest.fixture(scope="session")
+@slow.builds
 def raw_installed(tmp_path_factory: pytest.TempPathFactory) -> RawInstalled:
     """A distribution shipping plain skill folders, built by hatchling without the hook and installed by pip."""
     return build_and_install_raw(tmp_path_factory.mktemp("raw-dist"))

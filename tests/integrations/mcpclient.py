@@ -100,6 +100,9 @@ async def served(*args: str, env: dict[str, str]) -> AsyncIterator[str]:
 @contextmanager
 def running(*args: str, env: dict[str, str]) -> Iterator[str]:
     """`served`, for code without an event loop."""
+    from support import slow  # here: child processes import this module without the suite's path
+
+    slow.check("starts an MCP server")
     process = subprocess.Popen(
         [sys.executable, "-m", "flue_build", "mcp", *args, "--http", "127.0.0.1:0"],
         stdin=subprocess.DEVNULL,

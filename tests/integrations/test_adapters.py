@@ -4,11 +4,18 @@ from it. The tests assert what the model received."""
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("pydantic_ai", "pydantic-ai")
+need("agents", "openai-agents")
+need("langchain_core", "langchain")
+need("langchain", "test")
+
 import json
 import subprocess
 import sys
 
-import pytest
 from agents import Agent as AgentsAgent
 from agents import RunConfig, Runner
 from langchain.agents import create_agent
@@ -30,6 +37,7 @@ def support_file(activation: str, name: str) -> str:
     return line[2:]
 
 
+@pytest.mark.slow
 def test_pydantic_ai_agent_activates_a_skill_and_reads_a_support_file(demo: dict[str, SkillReference]) -> None:
     from flue_runtime.integrations.pydantic_ai import skills_toolset
 
@@ -65,6 +73,7 @@ def test_pydantic_ai_agent_activates_a_skill_and_reads_a_support_file(demo: dict
     assert all(p.outcome == "success" for p in returns)
 
 
+@pytest.mark.slow
 def test_pydantic_ai_failure_is_a_failed_tool_result_with_the_harness_text(demo: dict[str, SkillReference]) -> None:
     from flue_runtime.integrations.pydantic_ai import skills_toolset
 
@@ -88,6 +97,7 @@ def test_pydantic_ai_failure_is_a_failed_tool_result_with_the_harness_text(demo:
     assert str(failed.content).startswith("Error: refused path 'refunds/../x'")
 
 
+@pytest.mark.slow
 def test_openai_agents_sdk_agent_activates_a_skill_and_reads_a_support_file(demo: dict[str, SkillReference]) -> None:
     from flue_runtime.integrations.openai_agents import catalog, skill_tools
 
@@ -126,6 +136,7 @@ def test_openai_agents_sdk_agent_activates_a_skill_and_reads_a_support_file(demo
     ]
 
 
+@pytest.mark.slow
 def test_openai_agents_sdk_malformed_arguments_get_the_harness_message(demo: dict[str, SkillReference]) -> None:
     from flue_runtime.integrations.openai_agents import skill_tools
 
@@ -137,6 +148,7 @@ def test_openai_agents_sdk_malformed_arguments_get_the_harness_message(demo: dic
     assert output.startswith("Error: read_skill_resource: the arguments are not valid JSON")
 
 
+@pytest.mark.slow
 def test_langchain_agent_activates_a_skill_and_reads_a_support_file(demo: dict[str, SkillReference]) -> None:
     from flue_runtime.integrations.langchain import catalog, skill_tools
 
@@ -166,6 +178,7 @@ def test_langchain_agent_activates_a_skill_and_reads_a_support_file(demo: dict[s
     assert [m.status for m in tool_messages] == ["success", "success"]
 
 
+@pytest.mark.slow
 def test_langchain_failure_is_an_error_tool_message_with_the_harness_text(demo: dict[str, SkillReference]) -> None:
     from flue_runtime.integrations.langchain import skill_tools
 

@@ -66,6 +66,8 @@ from flue_runtime.mcp.entries import entry, file_uri
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.mount.disk import load_skill_dir
 
+pytestmark = pytest.mark.slow  # the fixture project built and installed (`installed`), servers as child processes
+
 KIB = 1024
 
 

@@ -50,6 +50,7 @@ def bundle_bytes(skill: SkillReference) -> dict[str, bytes]:
     return {f.path: skill.read_bytes(f.path) for f in skill.files}
 
 
+@pytest.mark.slow
 def test_export_writes_each_skill_byte_identical_and_checkable(
     installed: Installed, demo: dict[str, SkillReference], tmp_path: Path
 ) -> None:
@@ -68,6 +69,7 @@ def test_export_writes_each_skill_byte_identical_and_checkable(
     assert again.returncode == 0 and again.stdout.split()[::2] == ["unchanged", "unchanged"]
 
 
+@pytest.mark.slow
 def test_a_different_folder_is_replaced_only_with_force(
     installed: Installed, demo: dict[str, SkillReference], tmp_path: Path
 ) -> None:
@@ -89,6 +91,7 @@ def test_a_different_folder_is_replaced_only_with_force(
     assert sorted(p.name for p in out.iterdir()) == ["refunds", "triage"]
 
 
+@pytest.mark.slow
 def test_a_link_in_the_way_is_never_followed(installed: Installed, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -105,6 +108,7 @@ def test_a_link_in_the_way_is_never_followed(installed: Installed, tmp_path: Pat
     assert tree(elsewhere) == {"keep.txt": b"untouched\n"}
 
 
+@pytest.mark.slow
 def test_a_file_changed_after_the_build_stops_the_export_with_nothing_written(
     installed: Installed, tmp_path: Path
 ) -> None:
@@ -138,6 +142,7 @@ def test_a_folder_edited_after_vetting_is_refused(tmp_path: Path) -> None:
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_targets_an_agent_and_a_folder_of_skills(installed: Installed, tmp_path: Path) -> None:
     agent_out = tmp_path / "agent"
     rendered = cli("export", f"{PACKAGE}.agents:support", str(agent_out), installed=installed)
@@ -161,6 +166,7 @@ def test_targets_an_agent_and_a_folder_of_skills(installed: Installed, tmp_path:
     assert tree(single) == {"triage/SKILL.md": (source / "triage" / "SKILL.md").read_bytes()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("target", "message"),
     [
@@ -177,6 +183,7 @@ def test_a_target_naming_nothing_is_a_usage_error(
     assert failed.returncode == 2 and message in failed.stderr and not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_an_editable_install_is_served_from_its_project_folder(tmp_path: Path) -> None:
     """`pip install -e` leaves no bundle: the skills come from the project's folders, vetted as the build would."""
     project = copy_project(NAME, tmp_path / "project")

@@ -25,6 +25,8 @@ from support.tampered import MIB, bomb_wheel, damage_deflate, edit_manifest, rew
 
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, MANIFEST_LIMIT, SKILLS_DIR
 
+pytestmark = pytest.mark.slow  # the fixture project built and installed (`installed`)
+
 MANIFEST = f"{PACKAGE}/{BUNDLE_DIR}/{MANIFEST_FILE}"
 
 #: Runs the CLI in this child and reports its own peak RSS (KiB on Linux) as the last line of stderr.

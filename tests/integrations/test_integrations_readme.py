@@ -3,6 +3,11 @@ adapter against a model API on 127.0.0.1, and the command lines and host configu
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
 import json
 import os
 import re
@@ -12,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 from mcp import Client, StdioServerParameters
 from mcpclient import list_skills, tool_text, verified_skills
 from support.fakeapi import FakeAPI

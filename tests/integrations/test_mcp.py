@@ -4,12 +4,16 @@ and the bad inputs."""
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
 import hashlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import anyio
-import pytest
 from intsupport import PACKAGE, Installed
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -18,6 +22,8 @@ from mcpclient import get_skill, http, list_skills, read_bytes, stdio, tool_text
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp import EXTENSION_ID
 from flue_runtime.mount.reference import SkillReference
+
+pytestmark = pytest.mark.slow  # the fixture project built and installed (`installed`), servers as child processes
 
 INVALID_PARAMS = -32602
 

@@ -11,6 +11,11 @@ The npm packages are pinned in `tests/support/npmtools.py` (installed by `.ci/ru
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
 import json
 import math
 import os
@@ -20,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from intsupport import PACKAGE, Installed

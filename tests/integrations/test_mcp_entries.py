@@ -4,13 +4,17 @@ the host's side (`flue_runtime.mcp.host`) refusing every file and field that is 
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
 import copy
 import hashlib
 from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 from mcp import Client
 from mcpclient import get_skill, list_skills, verified_skills
 from support.paths import FIXTURES

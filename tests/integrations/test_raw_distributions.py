@@ -5,6 +5,11 @@ vet each at load by the build's rules, skip a refused one with the reason, and n
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
 import hashlib
 import subprocess
 import sys
@@ -13,7 +18,6 @@ from importlib.metadata import distribution
 from pathlib import Path
 
 import anyio
-import pytest
 from mcpclient import stdio, verified_skills
 from support.envs import clean_env
 from support.imports import imported_from

@@ -6,6 +6,11 @@ same texts as the bundle through every surface: `test_same_results.py`.)"""
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
 import socket
 import subprocess
 import time
@@ -13,7 +18,6 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from support import agentskills_server
 from support.paths import PROJECTS
 

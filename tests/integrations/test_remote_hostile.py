@@ -7,6 +7,11 @@ mounted, and never a hang."""
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
 import base64
 import os
 import signal
@@ -19,7 +24,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from support import scripted_mcp
 from support.scripted_mcp import entry, reads, served, skill_md, uri, write_config
 from support.sources import PEM_KEY

@@ -5,6 +5,11 @@ reads from many threads over one connection, a server started at import time and
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
 import os
 import re
 import subprocess
@@ -13,7 +18,6 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pytest
 from intsupport import PACKAGE, Installed
 from mcp import StdioServerParameters
 from mcpclient import running

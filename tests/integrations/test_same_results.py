@@ -5,12 +5,19 @@ remote MCP server over stdio and HTTP, ours and an independent one)."""
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+need("agents", "openai-agents")
+need("langchain_core", "langchain")
+need("pydantic_ai", "pydantic-ai")
+
 import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from intsupport import PACKAGE, Installed
 from mcp import StdioServerParameters
 from mcpclient import running
@@ -24,6 +31,8 @@ from flue_runtime import SkillWarning, load_skill, skills_of
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp import remote_skills
 from flue_runtime.mount.reference import SkillReference
+
+pytestmark = pytest.mark.slow  # the fixture project built and installed (`installed`, `raw_installed`)
 
 CALLS: list[Call] = [
     ("activate_skill", {"name": "refunds"}),

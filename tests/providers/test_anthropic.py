@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("anthropic", "anthropic")
+
 import socket
 import sys
 from typing import Any
 
 import anthropic
-import pytest
 from support.fakeapi import FakeAPI
 
 from flue_runtime import Harness, agent, define_skill, use_model, use_skill, use_state

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from support.optional import need
 
 from flue_runtime.errors import ModelError
 from flue_runtime.models import resolve_model
@@ -36,6 +37,7 @@ def test_flue_runtime_and_a_scripted_session_import_no_sdk() -> None:
 
 
 def test_making_a_model_imports_its_sdk_only(clean_env: pytest.MonkeyPatch) -> None:
+    need("openai", "openai")
     probe = (
         "import os, sys\n"
         "os.environ['OPENAI_API_KEY'] = 'k'\n"

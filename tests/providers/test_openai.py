@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("openai", "openai")
+
 import json
 import sys
 from typing import Any
 
 import openai
-import pytest
 from support.fakeapi import FakeAPI
 
 from flue_runtime import Harness, agent, define_skill, use_model, use_skill

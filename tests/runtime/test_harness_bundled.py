@@ -12,6 +12,8 @@ from support.paths import PROJECTS
 
 from flue_runtime.agents.reading import is_text, page
 
+pytestmark = pytest.mark.slow  # the run-time setups: built wheels, installed into fresh venvs
+
 SKILL = PROJECTS / "runtime-agent" / "skills" / "data-tools"
 
 SESSION = """

@@ -47,6 +47,7 @@ def ls(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+@pytest.mark.slow
 def test_a_wheel(builds: Builds, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = ls(capsys, str(builds.agent), "--format", "json")
     assert code == 0
@@ -77,6 +78,7 @@ def test_a_broken_project_reports_its_problems(tmp_path: Path, capsys: pytest.Ca
     assert "FLU302" in err and "id_rsa" in err and "would not build" in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "target", ["runtime_agent_demo", "runtime-agent-demo", "acme_review_skills", "acme-review-skills"]
 )
@@ -85,11 +87,13 @@ def test_an_installed_package_or_distribution(target: str, setups: dict[str, Set
     assert json.loads(out.stdout) == (AGENT_SKILLS if "agent" in target else LIB_SKILLS)
 
 
+@pytest.mark.slow
 def test_a_zipped_wheel_on_sys_path(setups: dict[str, Setup]) -> None:
     out = setups["zip"].run("-m", "flue_build", "ls", "runtime_agent_demo", "--format", "json")
     assert json.loads(out.stdout) == AGENT_SKILLS
 
 
+@pytest.mark.slow
 def test_an_editable_install_lists_from_the_source_tree(setups: dict[str, Setup]) -> None:
     setup = setups["editable"]
     out = setup.run("-m", "flue_build", "ls", "runtime_agent_demo", "--format", "json")
@@ -105,6 +109,7 @@ def test_an_editable_install_lists_from_the_source_tree(setups: dict[str, Setup]
     assert [s["files"] for s in relisted] == [AGENT_SKILLS[0]["files"], AGENT_SKILLS[1]["files"] + 1]
 
 
+@pytest.mark.slow
 def test_descriptions_are_whole_when_piped_and_cut_on_a_terminal(builds: Builds) -> None:
     from flue_build.cli.ls import format_text, from_wheel
 
@@ -132,6 +137,7 @@ def test_errors(target: str, status: int, words: str, capsys: pytest.CaptureFixt
     assert code == status and words in err
 
 
+@pytest.mark.slow
 def test_a_wheel_without_a_bundle(builds: Builds, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = ls(capsys, str(builds.flue))
     assert code == 1 and "no skill bundle in this wheel" in err

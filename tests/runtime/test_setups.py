@@ -23,6 +23,8 @@ from support.projects import copy_project
 from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.validate import check_skill_md
 
+pytestmark = pytest.mark.slow  # the run-time setups: built wheels, installed into fresh venvs
+
 BILLING = PROJECTS / AGENT / "src" / "runtime_agent_demo" / "skills" / "billing"
 DATA = PROJECTS / AGENT / "skills" / "data-tools"
 REVIEW = PROJECTS / LIB / "acme_review_skills" / "review"

@@ -65,6 +65,7 @@ def check(found: dict[str, Any]) -> None:
     assert escaped == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["wheel", "zip", "editable"])
 def test_no_attempt_escapes_an_installed_or_source_skill(setups: dict[str, Setup], name: str) -> None:
     found: dict[str, Any] = json.loads(setups[name].run(PROBE).stdout)

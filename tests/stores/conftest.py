@@ -11,18 +11,27 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from postgres_server import PostgresServer
 from store_backends import Backend
+from support import slow
+from support.optional import need
 
 from flue_runtime.agents.stores import MemoryStore
+
+if TYPE_CHECKING:
+    from postgres_server import PostgresServer
 
 _databases = itertools.count()
 
 
 @pytest.fixture(scope="session")
+@slow.builds
 def postgres() -> Iterator[PostgresServer]:
+    need("psycopg", "postgres")  # the SQLite and memory stores' tests run without it
+    from postgres_server import PostgresServer
+
     server = PostgresServer()
     try:
         server.start()

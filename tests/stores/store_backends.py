@@ -7,14 +7,13 @@ import subprocess
 import sys
 from contextlib import closing
 from dataclasses import dataclass, field
-from typing import Any
-
-import psycopg
-from postgres_server import PostgresServer
+from typing import TYPE_CHECKING, Any
 
 from flue_runtime.agents.stores import Store
-from flue_runtime.agents.stores.postgres import PostgresStore
 from flue_runtime.agents.stores.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from postgres_server import PostgresServer
 
 SQLITE_LOCK_HOLDER = """
 import sqlite3, sys, time
@@ -53,6 +52,8 @@ class Backend:
         elif self.name == "sqlite":
             store = SQLiteStore(self.location, **options)
         else:
+            from flue_runtime.agents.stores.postgres import PostgresStore  # needs psycopg: only here
+
             store = PostgresStore(self.location, **options)
         self.opened.append(store)
         return store
@@ -72,6 +73,8 @@ class Backend:
         if self.name == "sqlite":
             with closing(sqlite3.connect(self.location, isolation_level=None)) as raw:
                 return list(raw.execute(statement).fetchall())
+        import psycopg
+
         with psycopg.connect(self.location, autocommit=True) as connection:
             cursor = connection.execute(statement.encode())
             return list(cursor.fetchall()) if cursor.description else []

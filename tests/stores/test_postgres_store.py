@@ -5,6 +5,11 @@ committed is lost."""
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("psycopg", "postgres")
+
 import asyncio
 import contextlib
 import socket
@@ -15,7 +20,6 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import pytest
 from postgres_server import PostgresServer
 from store_backends import Backend
 from store_support import (

@@ -12,6 +12,7 @@ public API (its CLI's HTTP transport listens on a fixed port only).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -42,18 +43,21 @@ def ensure() -> Path:
     venv = folder()
     python = venv / "bin" / "python"
     marker = venv / "installed.txt"
-    if not (python.exists() and marker.exists() and marker.read_text() == PIN):
-        shutil.rmtree(venv, ignore_errors=True)
-        venv.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([str(python312()), "-m", "venv", str(venv)], check=True, stdin=subprocess.DEVNULL)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-        subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", "--no-input", PIN],
-            check=True,
-            stdin=subprocess.DEVNULL,
-            env=env,
-        )
-        marker.write_text(PIN)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    # One install at a time (pytest-xdist's workers, other checkouts), and no look at a half-done one.
+    with open(venv.parent / f".{venv.name}-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (python.exists() and marker.exists() and marker.read_text() == PIN):
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([str(python312()), "-m", "venv", str(venv)], check=True, stdin=subprocess.DEVNULL)
+            env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+            subprocess.run(
+                [str(python), "-m", "pip", "install", "-q", "--no-input", PIN],
+                check=True,
+                stdin=subprocess.DEVNULL,
+                env=env,
+            )
+            marker.write_text(PIN)
     return python
 
 

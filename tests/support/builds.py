@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from support import slow
 from support.procs import TIMEOUT, run
 
 #: SOURCE_DATE_EPOCH of every build: the same bytes each time.
@@ -71,6 +72,7 @@ def build(
     (`project/dist` by default), by `python` (this one by default), in `base_env` (this environment by
     default) plus `env` and SOURCE_DATE_EPOCH; with `tmpdir`, the build's TMPDIR (made here). Never
     raises on a failed build: the Result says."""
+    slow.check("builds a distribution")
     outdir = outdir or project / "dist"
     command = [str(python), "-m", "build", *(() if isolated else ("--no-isolation",)), *args]
     command += ["--outdir", str(outdir), str(project)]
@@ -93,6 +95,7 @@ def pip_wheel(
     """`pip wheel` of `project` into `outdir`, the way a deployment builds one: straight from the tree,
     without build isolation (this environment's backends and hook) or dependencies, verbose (the
     backend's output is the build's); with `tmpdir`, its TMPDIR (made here). Never raises on a failed build."""
+    slow.check("builds a wheel with pip")
     command = [sys.executable, "-m", "pip", "wheel", "-v", "--no-build-isolation", "--no-deps", "--no-cache-dir"]
     command += ["--wheel-dir", str(outdir), str(project)]
     env = build_env(PIP_DISABLE_PIP_VERSION_CHECK="1")

@@ -8,6 +8,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from support import slow
 from support.procs import run
 
 
@@ -23,6 +24,7 @@ def make_venv(path: Path, *, see_dev_env: bool = True, with_pip: bool = False) -
     """A fresh venv at `path`; returns its python. With `see_dev_env`, it sees this environment's packages
     (pip, the build backends, flue-skills and its dependencies) through a .pth, and what is installed
     into it goes into it. Without pip unless `with_pip`."""
+    slow.check("makes a virtual environment")
     command = [sys.executable, "-m", "venv", *(() if with_pip else ("--without-pip",)), str(path)]
     run(command, cwd=path.parent, env=clean_env())
     python = path / "bin" / "python"
@@ -47,6 +49,7 @@ def pip_install(
     """`python -m pip install --no-deps --no-input ARGS`: `python`'s own pip (a venv that sees this
     environment has this one's), or, with `into`, `python`'s pip installing into the environment of the
     python `into`. `check`: a failure is an AssertionError; `merged`: stderr in stdout."""
+    slow.check("runs pip install")
     target = ["--python", str(into)] if into is not None else []
     command = [str(python), "-m", "pip", *target, "install", "--no-deps", "--no-input", *args]
     return run(command, cwd=cwd, env=env, check=check, merged=merged)

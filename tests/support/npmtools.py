@@ -13,6 +13,7 @@ machines). The folder is `$FLUE_NPM_TOOLS`, by default `~/.cache/flue-skills-tes
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import platform
@@ -39,18 +40,19 @@ def folder() -> Path:
 def ensure() -> Path:
     """The folder holding every pinned package at its pinned version, installing what is missing."""
     where = folder()
-    if not all(_installed(where, name) == version for name, version in PINS.items()):
-        where.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["npm", "install", "--prefix", str(where), "--no-audit", "--no-fund", "--loglevel=error"]
-            + [f"{name}@{version}" for name, version in PINS.items()],
-            check=True,
-            stdin=subprocess.DEVNULL,
-        )
-        missing = {
-            name: _installed(where, name) for name, version in PINS.items() if _installed(where, name) != version
-        }
-        assert not missing, f"npm did not install the pinned versions: {missing}"
+    where.mkdir(parents=True, exist_ok=True)
+    # One install at a time (pytest-xdist's workers, other checkouts), and no look at a half-done one.
+    with open(where / ".install-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not all(_installed(where, name) == version for name, version in PINS.items()):
+            subprocess.run(
+                ["npm", "install", "--prefix", str(where), "--no-audit", "--no-fund", "--loglevel=error"]
+                + [f"{name}@{version}" for name, version in PINS.items()],
+                check=True,
+                stdin=subprocess.DEVNULL,
+            )
+    missing = {name: _installed(where, name) for name, version in PINS.items() if _installed(where, name) != version}
+    assert not missing, f"npm did not install the pinned versions: {missing}"
     return where
 
 
