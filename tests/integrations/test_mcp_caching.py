@@ -10,6 +10,11 @@ bytes that are no longer the listed ones are refused, never served.
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
 import gc
 import tracemalloc
 from collections import Counter
@@ -18,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 from mcp import Client, types
 from mcp.server.mcpserver.resources import TextResource
 from mcp.shared.exceptions import MCPError

@@ -10,6 +10,11 @@ at 2026-07-28. The guard (`Host`, `Origin`, the token) stands in front of every 
 
 from __future__ import annotations
 
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
 import asyncio
 import http.client
 import json
@@ -26,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 from mcp import Client
 from mcpclient import verified_skills
 from support.projects import write_skill
