@@ -15,6 +15,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from mcp import Client, StdioServerParameters, types
 from mcp.client.client import ConnectMode
@@ -100,11 +101,19 @@ async def served(*args: str, env: dict[str, str]) -> AsyncIterator[str]:
 @contextmanager
 def running(*args: str, env: dict[str, str]) -> Iterator[str]:
     """`served`, for code without an event loop."""
+    with mcp_process(*args, "--http", "127.0.0.1:0", env=env) as (_, url):
+        yield url
+
+
+@contextmanager
+def mcp_process(*args: str, env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`flue-skills mcp ARGS` (with an `--http` among them) running: the process and the URL it announced;
+    stopped after."""
     from support import slow  # here: child processes import this module without the suite's path
 
     slow.check("starts an MCP server")
     process = subprocess.Popen(
-        [sys.executable, "-m", "flue_build", "mcp", *args, "--http", "127.0.0.1:0"],
+        [sys.executable, "-m", "flue_build", "mcp", *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -114,10 +123,16 @@ def running(*args: str, env: dict[str, str]) -> Iterator[str]:
     try:
         url = _announced_url(process)
         threading.Thread(target=process.stderr.read, daemon=True).start()  # keep the pipe drained  # type: ignore[union-attr]
-        yield url
+        yield process, url
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        process.wait(timeout=60)  # `--workers` stops each worker first
+
+
+def port_of(url: str) -> int:
+    port = urlsplit(url).port
+    assert port is not None, url
+    return port
 
 
 def _announced_url(process: subprocess.Popen[str]) -> str:
@@ -125,7 +140,7 @@ def _announced_url(process: subprocess.Popen[str]) -> str:
     seen = []
     for line in process.stderr:
         seen.append(line)
-        found = re.search(r"at (http://127\.0\.0\.1:\d+/mcp)( \(|$)", line.strip())
+        found = re.search(r" at (http://\S+?:\d+/mcp)( \(|$)", line.strip())
         if found:
             return found.group(1)
     raise AssertionError("the server stopped before serving:\n" + "".join(seen))

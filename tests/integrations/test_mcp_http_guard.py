@@ -12,15 +12,14 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from mcpclient import mcp_process, port_of
 from support.projects import write_skill
 
 from flue_build.cli.http_guard import TOKEN_ENV
@@ -58,29 +57,9 @@ def env(**extra: str) -> dict[str, str]:
 @contextmanager
 def server(skills: Path, host: str, **extra: str) -> Iterator[int]:
     """`flue-skills mcp SKILLS --http HOST:0` in a child process; yields the port it announced."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "flue_build", "mcp", str(skills), "--http", f"{host}:0"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env(**extra),
-    )
-    try:
-        assert process.stderr is not None
-        seen = []
-        for line in process.stderr:
-            seen.append(line)
-            found = re.search(rf"at http://{re.escape(host)}:(\d+)/mcp", line)
-            if found:
-                break
-        else:
-            raise AssertionError("the server stopped before serving:\n" + "".join(seen))
-        threading.Thread(target=process.stderr.read, daemon=True).start()
-        yield int(found.group(1))
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with mcp_process(str(skills), "--http", f"{host}:0", env=env(**extra)) as (_, url):
+        assert url.startswith(f"http://{host}:"), url
+        yield port_of(url)
 
 
 def post(host: str, port: int, headers: dict[str, str]) -> int:

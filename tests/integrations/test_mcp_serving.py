@@ -23,7 +23,6 @@ import re
 import socket
 import subprocess
 import sys
-import threading
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,7 +31,7 @@ from typing import Any
 
 import anyio
 from mcp import Client
-from mcpclient import verified_skills
+from mcpclient import mcp_process, port_of, verified_skills
 from support.projects import write_skill
 from support.site import page
 
@@ -71,29 +70,8 @@ def serving(skills: Path, *args: str, **extra: str) -> Iterator[tuple[subprocess
 @contextmanager
 def running(args: list[str], **extra: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
     """`flue-skills mcp ARGS` (serving HTTP on 127.0.0.1) running: the process and the port it announced."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "flue_build", "mcp", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env(**extra),
-    )
-    try:
-        assert process.stderr is not None
-        seen = []
-        for line in process.stderr:
-            seen.append(line)
-            found = re.search(r" at http://127\.0\.0\.1:(\d+)/mcp", line)
-            if found:
-                break
-        else:
-            raise AssertionError("the server stopped before serving:\n" + "".join(seen))
-        threading.Thread(target=process.stderr.read, daemon=True).start()
-        yield process, int(found.group(1))
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
+    with mcp_process(*args, env=env(**extra)) as (process, url):
+        yield process, port_of(url)
 
 
 def post(connection: http.client.HTTPConnection, message: dict[str, Any], headers: dict[str, str]) -> Any:
