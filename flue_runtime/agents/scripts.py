@@ -165,7 +165,7 @@ def materialise(skill: SkillReference, root: Path) -> Path:
     try:
         for entry in files:
             data = skill.read_bytes(entry.path)
-            if len(data) != entry.size or hashlib.sha256(data).hexdigest() != entry.sha256:
+            if not entry.matches(data):
                 raise FlueError(
                     f"{entry.path} differs from what was vetted (changed since the skill was resolved); nothing ran: "
                     "resolve the skill again to vet the new bytes"

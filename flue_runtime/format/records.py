@@ -28,6 +28,10 @@ class PackedFile:
     #: the build's audit compares it with a wheel's entries without inflating them.
     crc32: int = field(default=0, compare=False)
 
+    def matches(self, data: bytes) -> bool:
+        """Whether `data` are this file's bytes: the size first (cheap), then the digest."""
+        return len(data) == self.size and hashlib.sha256(data).hexdigest() == self.sha256
+
 
 @dataclass(frozen=True, slots=True)
 class ListedFile:

@@ -10,7 +10,6 @@ with `force`.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import stat
@@ -95,7 +94,7 @@ def _checked_files(skill: SkillReference) -> dict[str, bytes]:
             data = skill.read_bytes(packed.path)
         except FlueError as exc:
             raise ExportError(f"skill {skill.name!r}: cannot read {packed.path}: {exc}") from None
-        if len(data) != packed.size or hashlib.sha256(data).hexdigest() != packed.sha256:
+        if not packed.matches(data):
             raise ExportError(
                 f"skill {skill.name!r} ({skill.origin}): {packed.path} differs from its manifest "
                 f"({len(data)} bytes, expected {packed.size} with sha256 {packed.sha256[:12]}…); nothing was written"

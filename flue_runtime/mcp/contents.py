@@ -13,7 +13,6 @@ served: the server's listing stays the truth until it restarts.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 
@@ -53,7 +52,7 @@ class Contents:
         if data is not None:
             return data
         data = skill.read_bytes(packed.path)
-        if len(data) != packed.size or hashlib.sha256(data).hexdigest() != packed.sha256:
+        if not packed.matches(data):
             raise SkillVerificationError(
                 file_uri(skill.name),
                 uri,
