@@ -8,11 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.optional import need
 from support.paths import ROOT
 
 pytestmark = pytest.mark.slow  # mkdocs in a child process, over every page
-pytest.importorskip("mkdocs", reason="the `docs` extra: pip install -e '.[docs]'")
-pytest.importorskip("mkdocstrings")
+need("mkdocs", "docs")
+need("mkdocstrings", "docs")
 
 
 def test_the_site_builds_strictly_with_the_public_api(tmp_path: Path) -> None:
