@@ -347,9 +347,10 @@ def test_a_server_that_never_answers_the_handshake_is_refused_and_reaped(tmp_pat
         "-c",
         f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(600)",
     ]
-    raised = finishes(lambda: remote_skills(silent, timeout=SHORT), within=SHORT + 30)
+    # Nothing has to start in time here (the process never answers): a short wait, as for the silent HTTP server.
+    raised = finishes(lambda: remote_skills(silent, timeout=3), within=40)
     assert isinstance(raised, RemoteSkillsError), raised
-    assert f"no answer within {SHORT:g} s while connecting" in str(raised)
+    assert "no answer within 3 s while connecting" in str(raised)
     assert wait_gone(int(pidfile.read_text()))
 
 
