@@ -52,5 +52,6 @@ def test_the_installation_section_works_as_written(tmp_path: Path) -> None:
         with zipfile.ZipFile(wheel) as archive:
             names = archive.namelist()
         assert "hatch_src_demo/_flue_skills/manifest.json" in names, names
-        assert any(name.endswith("/SKILL.md") and "/_flue_skills/skills/" in name for name in names)
+        bundled = sorted(name.rsplit("/", 1)[-1] for name in names if "/_flue_skills/skills/" in name)
+        assert bundled == ["SKILL.md", "SKILL.md", "extract.py", "policy.md", "reference.md"], names
         assert list((project / "dist").glob("*.tar.gz")), "an sdist too"

@@ -37,8 +37,9 @@ pytestmark = pytest.mark.slow
 
 #: Generous: the server is a Python process started on a machine shared with other test runs.
 TIMEOUT = 60.0
-#: For the servers that never answer: long enough to start one, short enough to wait for.
-SHORT = 15.0
+#: For the servers that never answer: long enough to start one (a few times what it takes on a loaded machine),
+#: short enough to wait for.
+SHORT = 8.0
 
 
 def command(config: Path) -> list[str]:
