@@ -182,12 +182,14 @@ def test_fifty_sessions_in_parallel_keep_their_own_conversations(backend: Backen
 
 
 def test_a_session_waiting_for_the_database_does_not_stall_the_others(durable: Backend) -> None:
-    """Another process holds the write lock for 1.5 s: every save waits (and succeeds), and the event
-    loop goes on meanwhile: model calls and tool calls of other sessions keep moving."""
+    """Another process holds the write lock for 2.5 s: every save waits (and succeeds), and the event
+    loop goes on meanwhile: model calls and tool calls of other sessions keep moving. A loop blocked by a
+    waiting save would stand still for most of the 2.5 s; a loaded machine's scheduling pauses it for well
+    under 1 s."""
     models = {i: PacedModel(script(i), seed=i) for i in range(SESSIONS)}
     harness = make_harness(durable.open(), models)
     start_sessions(harness, list(range(SESSIONS)))
-    holder = durable.hold_write_lock(1.5)
+    holder = durable.hold_write_lock(2.5)
     try:
         started = time.monotonic()
         answers, stall = asyncio.run(run_sessions(harness, list(range(SESSIONS)), 0))
@@ -197,7 +199,7 @@ def test_a_session_waiting_for_the_database_does_not_stall_the_others(durable: B
     assert holder.returncode == 0
     assert answers == [f"answer {i}.0" for i in range(SESSIONS)]
     assert elapsed >= 1.0  # the saves really waited for the lock
-    assert stall < 0.5, f"the event loop stood still for {stall:.2f} s while a session waited for the database"
+    assert stall < 1.0, f"the event loop stood still for {stall:.2f} s while a session waited for the database"
     stored = stored_sessions(durable)
     for i in range(SESSIONS):
         assert_conversation(i, stored[f"s{i}"], 1)
