@@ -32,12 +32,13 @@ import sys
 import time
 from pathlib import Path
 
+from policy_skills import policy_skills
+
 from flue_runtime import (
     Harness,
     LocalSandbox,
     SkillReference,
     agent,
-    define_skill,
     use_instruction,
     use_model,
     use_skill,
@@ -49,13 +50,6 @@ from flue_runtime.models import ModelRequest, ModelResponse, ToolCall
 
 #: The session whose prompt is running in this task: the model files its timestamps under it.
 SESSION: contextvars.ContextVar[str] = contextvars.ContextVar("session")
-
-#: A few hundred words of instructions: what a skill's SKILL.md body usually holds.
-INSTRUCTIONS = "\n\n".join(
-    f"## Step {n}\n\nCheck the order history first; quote the policy section that applies, and say which "
-    "refund path (card, store credit, bank transfer) fits the customer's case. Never promise a date."
-    for n in range(1, 9)
-)
 
 
 class InstantModel:
@@ -81,20 +75,7 @@ class InstantModel:
 
 
 def make_harness(store: str | None, workspace: Path, skills: int, dev: Path | None) -> tuple[Harness, InstantModel]:
-    declared = (
-        dev_skills(dev)
-        if dev is not None
-        else [
-            define_skill(
-                name=f"policy-{n:03d}",
-                description=f"Refund and returns policy for product line {n}: when a customer asks for money back, "
-                "an exchange or a late delivery.",
-                instructions=INSTRUCTIONS,
-                files={"references/policy.md": "# Policy\n\n" + "Section text. " * 200},
-            )
-            for n in range(skills)
-        ]
-    )
+    declared = dev_skills(dev) if dev is not None else policy_skills(skills)
     model = InstantModel([skill.name for skill in declared])
 
     def lookup_order(order_id: str) -> dict[str, str]:

@@ -23,19 +23,12 @@ import json
 import sys
 import time
 
+from policy_skills import policy_skills
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from flue_runtime import define_skill
 from flue_runtime.integrations.pydantic_ai import skills_toolset
-
-#: `turns.py`'s skill instructions (that module runs its benchmark when imported).
-INSTRUCTIONS = "\n\n".join(
-    f"## Step {n}\n\nCheck the order history first; quote the policy section that applies, and say which "
-    "refund path (card, store credit, bank transfer) fits the customer's case. Never promise a date."
-    for n in range(1, 9)
-)
 
 SESSION: contextvars.ContextVar[str] = contextvars.ContextVar("session")
 
@@ -64,16 +57,7 @@ class InstantModel:
 
 
 def make_agent(skills: int) -> tuple[Agent[None, str], InstantModel]:
-    declared = [
-        define_skill(
-            name=f"policy-{n:03d}",
-            description=f"Refund and returns policy for product line {n}: when a customer asks for money back, "
-            "an exchange or a late delivery.",
-            instructions=INSTRUCTIONS,
-            files={"references/policy.md": "# Policy\n\n" + "Section text. " * 200},
-        )
-        for n in range(skills)
-    ]
+    declared = policy_skills(skills)
     model = InstantModel([skill.name for skill in declared])
     support: Agent[None, str] = Agent(
         FunctionModel(model),
