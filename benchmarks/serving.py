@@ -557,6 +557,19 @@ def table(data: dict[str, Any], keys: list[str]) -> Table:
             return ""
         return f"{value / path(s[other]):.2f}×"
 
+    def latency(figure: str, at: str) -> None:
+        """p50 / p99 of the measurement `at`, the target being a p99 within 1.5× the floor's."""
+        p99 = s["flue"][at]["p99"]
+        floor = s["floor"][at]["p99"] if has_floor else None
+        add(
+            figure,
+            per(lambda r: f"{msf(r[at]['p50'])} / {msf(r[at]['p99'])}"),
+            versus_peer=slower("flue", p99, "peer", lambda r: r[at]["p99"]),
+            versus_floor=f"{p99 / floor:.2f}× (p99)" if floor else "",
+            target="p99 ≤ 1.5× the floor's" if floor else "",
+            met=(p99 <= 1.5 * floor) if floor else None,
+        )
+
     start = {key: statistics.median(s[key]["start_s"]) for key in keys}
     add(
         "cold start to the first `initialize` answered (median of fresh processes)",
@@ -577,16 +590,7 @@ def table(data: dict[str, Any], keys: list[str]) -> Table:
         ),
     )
     for kind, name in (("read_skill_md", "SKILL.md"), ("read_page", "the 20 KB page")):
-        p99 = s["flue"][kind]["p99"]
-        floor = s["floor"][kind]["p99"] if has_floor else None
-        add(
-            f"`resources/read` of {name}, one client: p50 / p99",
-            per(lambda r, k=kind: f"{msf(r[k]['p50'])} / {msf(r[k]['p99'])}"),
-            versus_peer=slower("flue", p99, "peer", lambda r, k=kind: r[k]["p99"]),
-            versus_floor=f"{p99 / floor:.2f}× (p99)" if floor else "",
-            target="p99 ≤ 1.5× the floor's" if floor else "",
-            met=(p99 <= 1.5 * floor) if floor else None,
-        )
+        latency(f"`resources/read` of {name}, one client: p50 / p99", kind)
     for clients in LEVELS:
         level = f"load_{clients}"
         rps = s["flue"][level]["rps"]
@@ -605,16 +609,7 @@ def table(data: dict[str, Any], keys: list[str]) -> Table:
             versus_peer=slower("flue", used, "peer", lambda r, at=level: r[at]["cpu_per_request_s"]),
             versus_floor=slower("flue", used, "floor", lambda r, at=level: r[at]["cpu_per_request_s"]),
         )
-        p99 = s["flue"][level]["p99"]
-        floor = s["floor"][level]["p99"] if has_floor else None
-        add(
-            f"{clients} concurrent client{'s' if clients > 1 else ''}: p50 / p99",
-            per(lambda r, at=level: f"{msf(r[at]['p50'])} / {msf(r[at]['p99'])}"),
-            versus_peer=slower("flue", p99, "peer", lambda r, at=level: r[at]["p99"]),
-            versus_floor=f"{p99 / floor:.2f}× (p99)" if floor else "",
-            target="p99 ≤ 1.5× the floor's" if floor else "",
-            met=(p99 <= 1.5 * floor) if floor else None,
-        )
+        latency(f"{clients} concurrent client{'s' if clients > 1 else ''}: p50 / p99", level)
     add("RSS after the reads above", per(lambda r: mibf(r["rss_before_flat"])))
     growth = s["flue"]["rss_after_flat"] - s["flue"]["rss_before_flat"]
     add(
