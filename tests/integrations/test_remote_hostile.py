@@ -13,6 +13,7 @@ from support.optional import need
 need("mcp", "mcp")
 
 import base64
+import gc
 import os
 import signal
 import socket
@@ -53,6 +54,9 @@ def shown(config: Path) -> str:
 
 def mounted(target: Any, **options: Any) -> tuple[RemoteSkills, list[str]]:
     """`remote_skills(target)` and every warning it gave."""
+    # Garbage an earlier test in this process left (an unclosed file in a reference cycle) is collected first:
+    # its ResourceWarning would otherwise land among the warnings recorded here, at whatever moment GC runs.
+    gc.collect()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         skills = remote_skills(target, **options)
