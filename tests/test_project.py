@@ -52,7 +52,7 @@ def test_readme_quick_start_is_two_commands() -> None:
     first, second = quick_start()
     assert "pip install -e . -e ./hatch_plugin &&" in first and "[" not in first
     assert first.endswith("examples/support-agent/run.py")
-    assert "pip install -e '.[test]'" in second and "pytest" in second
+    assert "uv pip install --python .venv/bin/python -e '.[test]'" in second and "pytest" in second
 
 
 def test_ci_runs_the_readme_commands() -> None:
