@@ -22,6 +22,7 @@ connection.execute("BEGIN IMMEDIATE")  # another worker in the middle of a long 
 print("locked", flush=True)
 time.sleep(float(sys.argv[2]))
 connection.execute("COMMIT")
+print("released", time.monotonic(), flush=True)
 """
 
 POSTGRES_LOCK_HOLDER = """
@@ -31,6 +32,7 @@ with psycopg.connect(sys.argv[1]) as connection:
     connection.execute("LOCK TABLE flue_sessions IN EXCLUSIVE MODE")
     print("locked", flush=True)
     time.sleep(float(sys.argv[2]))
+print("released", time.monotonic(), flush=True)  # the transaction ended with the block
 """
 
 
@@ -59,7 +61,8 @@ class Backend:
         return store
 
     def hold_write_lock(self, seconds: float) -> subprocess.Popen[str]:
-        """Another process holding the store's write lock for `seconds`; returns once it holds it."""
+        """Another process holding the store's write lock for `seconds`; returns once it holds it. Its next line
+        of output, `released <time.monotonic()>`, says when it let go (the clock is the system's, shared)."""
         self.open()  # the tables exist before anyone locks them
         source = SQLITE_LOCK_HOLDER if self.name == "sqlite" else POSTGRES_LOCK_HOLDER
         holder = subprocess.Popen(

@@ -121,25 +121,10 @@ def make_harness(store: Store | str, models: dict[int, Any], default: Any = None
     return Harness(support, store=store, sandbox=MemorySandbox())
 
 
-async def heartbeat(stop: asyncio.Event, gaps: list[float]) -> None:
-    """The event loop's pulse: the longest gap is how long some call kept every session waiting."""
-    loop = asyncio.get_running_loop()
-    last = loop.time()
-    while not stop.is_set():
-        await asyncio.sleep(0.005)
-        now = loop.time()
-        gaps.append(now - last)
-        last = now
-
-
-async def run_sessions(harness: Harness, ids: list[int], turn: int) -> tuple[list[str], float]:
-    """One prompt in every session at once; the answers, and the event loop's longest stall."""
-    stop, gaps = asyncio.Event(), []  # type: ignore[var-annotated]
-    pulse = asyncio.create_task(heartbeat(stop, gaps))
+async def run_sessions(harness: Harness, ids: list[int], turn: int) -> list[str]:
+    """One prompt in every session at once; the answers."""
     results = await asyncio.gather(*(harness.session(f"s{i}").prompt(f"question {i}.{turn}") for i in ids))
-    stop.set()
-    await pulse
-    return [r.text for r in results], max(gaps, default=0.0)
+    return [r.text for r in results]
 
 
 async def prompt_until_saved(harness: Harness, session_id: str, text: str, attempts: int = 100) -> int:
@@ -226,7 +211,7 @@ start_sessions(harness, ids)
 async def round(turn):
     # Its own sessions, and one prompt in the session every worker shares.
     shared = prompt_until_saved(harness, "shared", f"{{name}}.{{turn}}")
-    (answers, _), conflicts = await asyncio.gather(run_sessions(harness, ids, turn), shared)
+    answers, conflicts = await asyncio.gather(run_sessions(harness, ids, turn), shared)
     assert answers == [f"answer {{i}}.{{turn}}" for i in ids], answers
     return conflicts
 
