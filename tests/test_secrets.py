@@ -345,6 +345,31 @@ def test_a_secret_among_many_lines_of_base64_or_hex_is_found(keys: dict[str, str
     assert found is not None and found.line == lines.count("\n") + 1 + (secret == "AWS pair as bare lines"), found
 
 
+@pytest.mark.parametrize("secret", ["AWS pair of letters and digits", "GitHub token", "Slack webhook", "base64 key"])
+def test_a_secret_in_text_of_letters_and_digits_alone_is_found(keys: dict[str, str], secret: str) -> None:
+    """Text whose runs can hold no credential (no `_`, `-` or `/` for a token's prefix, no `LS0t`, no run of
+    exactly 40: the hostile corpus's 50 MB of `padding: xxx...`) is passed over in one search, not run by run.
+    What can be a credential in it is still looked at: each of these, in any of three chunks."""
+    rng = random.Random(7)
+    key_id = "AK" + "IA" + planted._random(rng, planted.UPPER, 16)
+    plain = planted._random(rng, planted.ALNUM, 38) + "a1"  # a secret of letters and digits alone
+    inside = {
+        "AWS pair of letters and digits": f"{key_id}\n{plain}\n",
+        "GitHub token": token("GitHub token") + "\n",
+        "Slack webhook": token("Slack webhook") + "\n",
+        "base64 key": planted.CONTAINERS["base64 wrapped at 76"](keys["ec sec1"]),
+    }[secret]
+    padding = "  padding: " + "x" * 44 + "\n"  # a run of 44 a line
+    assert scan_content((padding * 1000).encode()) is None
+    for before in (10, 20_000, 40_000):  # the first, second and third chunk
+        data = (padding * before + inside + padding * 1000).encode()
+        scan = ContentScan()
+        for at in range(0, len(data), CHUNK):
+            scan.feed(data[at : at + CHUNK])
+        found = scan.finish()
+        assert found is not None and found.line == before + 1 + (secret.startswith("AWS")), (before, found)
+
+
 def test_a_finding_names_its_line_past_the_first_chunks(keys: dict[str, str]) -> None:
     filler = "a line of prose that goes on for a while\n" * 60_000  # 2.4 MiB: three chunks
     for secret, line in (

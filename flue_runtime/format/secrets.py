@@ -371,6 +371,10 @@ _FORMATS = tuple(
 #: How a run holding a token starts: every format's prefixes.
 _TOKEN_STARTS = tuple(prefix for _, prefixes, _ in _FORMATS for prefix in prefixes)
 _WEBHOOK_HOST = b"hooks.slack."
+#: What every token prefix holds besides letters and digits (`_`, `-`, `/`): text without any holds no token.
+_PREFIX_MARKS = frozenset(bytes([c]) for prefix in _TOKEN_STARTS for c in prefix if not chr(c).isalnum())
+#: A run of exactly 40 characters (an AWS secret key's length) in `_RUN_TABLE`'s translation.
+_FORTY = b" " + b"a" * 40 + b" "
 #: Bytes of a run a token can take: the longest format (an OpenAI project key) is about 170.
 _TOKEN_SPAN = 512
 TOKENS = {
@@ -424,6 +428,16 @@ def _aws_pair(data: bytes, start: int, end: int) -> bool:
     if not _AWS_SECRET.fullmatch(secret) or placeholder(secret):
         return False
     return any(not placeholder(match.group()) for match in _AWS_ID.finditer(data, *near))
+
+
+def _no_candidate(data: bytes, runs: bytes, start: int) -> bool:
+    """Whether no run from `start` on can be a credential, found at the speed of `bytes.find`: a token's run
+    starts with a prefix holding one of `_PREFIX_MARKS`, a base64-encoded key holds `LS0t`, an AWS key pair
+    is a run of exactly 40. Text of long runs of letters and digits alone (a hex dump, a file of padding)
+    then costs one pass, not a look at every run."""
+    if any(data.find(mark, start) != -1 for mark in _PREFIX_MARKS) or data.find(_BASE64_DASHES, start) != -1:
+        return False
+    return (b" " + runs[start:] + b" ").find(_FORTY) == -1
 
 
 def _credential_at(data: bytes, start: int, end: int) -> str:
@@ -516,8 +530,11 @@ class ContentScan:
         wrapped at 76, a list of digests), looking at each costs more than the reading: past
         `_DENSE` runs, a block of lines made of base64's alphabet is looked at once, for the one
         credential it can hold (a base64-encoded key; an AWS pair sends it back to run by run).
+        Text whose runs can hold none at all (`_no_candidate`) is not looked at run by run.
         """
         runs = data.translate(_RUN_TABLE)
+        if _no_candidate(data, runs, self._from):
+            return None
         blocks = b""
         limit = settled + len(_RUN) - 1
         seen = 0
