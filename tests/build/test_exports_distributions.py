@@ -13,16 +13,15 @@ import json
 import os
 import re
 import subprocess
-import sys
 import textwrap
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support import procs, site
+from support import envs, procs, site
 from support.builds import EPOCH, Result, build, sdist_names
-from support.envs import clean_env, make_venv, pip_install
+from support.envs import clean_env, make_venv
 from support.paths import ROOT
 from support.projects import copy_project
 
@@ -68,16 +67,7 @@ def run(python: Path, *args: str, cwd: Path, check: bool = True) -> subprocess.C
 
 
 def install(python: Path, *wheels: Path) -> None:
-    pip_install(
-        sys.executable,
-        "-q",
-        "--no-index",
-        *map(str, wheels),
-        into=python,
-        cwd=wheels[0].parent,
-        env=clean_env(),
-        check=True,
-    )
+    envs.install(*map(str, wheels), into=python, cwd=wheels[0].parent)
 
 
 def build_in(python: Path, project: Path) -> Result:

@@ -19,7 +19,7 @@ import pytest
 from harness_support import tool_results
 from support import slow
 from support.builds import build_wheel
-from support.envs import pip_install
+from support.envs import install
 from support.projects import pyproject
 
 from flue_runtime import Harness, LocalSandbox, MemorySandbox, agent, define_skill, use_model, use_skill
@@ -82,7 +82,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def installed(wheel: Path) -> Path:
     site = wheel.parent.parent / "site"
-    pip_install(sys.executable, "--no-index", "-q", "--target", str(site), str(wheel), cwd=wheel.parent, check=True)
+    install("--target", str(site), str(wheel), cwd=wheel.parent)
     return site
 
 

@@ -1,15 +1,14 @@
 """The integrations' fixture, built and installed for real: `fixtures/projects/integrations-demo` as a wheel
-built by hatchling with the hook, installed by pip into a folder of its own, imported from there."""
+built by hatchling with the hook, installed into a folder of its own (`support.envs.install`), imported from there."""
 
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from support.builds import build_wheel
-from support.envs import pip_install
+from support.envs import install
 from support.paths import PROJECTS
 from support.projects import copy_project
 
@@ -20,7 +19,7 @@ PACKAGE = "skills_demo"
 
 @dataclass(frozen=True)
 class Installed:
-    """The built wheel and the folder pip installed it into (a site directory of its own)."""
+    """The built wheel and the folder it was installed into (a site directory of its own)."""
 
     wheel: Path
     site: Path
@@ -34,8 +33,8 @@ class Installed:
 
 
 def build_and_install(base: Path) -> Installed:
-    """Build the fixture's wheel (hatchling + the flue-skills hook) and `pip install --target` it, offline."""
+    """Build the fixture's wheel (hatchling + the flue-skills hook) and install it `--target` a folder, offline."""
     wheel = build_wheel(copy_project(NAME, base / "source"), base / "dist")
     site = base / "site"
-    pip_install(sys.executable, "--no-index", "-q", "--target", str(site), str(wheel), cwd=base, check=True)
+    install("--target", str(site), str(wheel), cwd=base)
     return Installed(wheel, site)

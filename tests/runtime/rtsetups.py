@@ -1,7 +1,7 @@
 """The three setups of the run-time tests, built for real: wheels by the real backends, real venvs.
 
 - "wheel":    a fresh venv (no pip, no yaml, no jsonschema) with flue-skills and both fixture
-              wheels installed by pip from local files;
+              wheels installed from local files (`support.envs.install`);
 - "zip":      a fresh venv with flue-skills only; the two fixture wheels are put on sys.path
               as they are (zipimport);
 - "editable": a venv that sees the dev environment (build backends, yaml, jsonschema) with
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from support.builds import build_wheel
-from support.envs import clean_env, make_venv, pip_install
+from support.envs import clean_env, install, make_venv, pip_install
 from support.paths import ROOT
 from support.procs import run
 from support.projects import copy_project
@@ -34,7 +34,8 @@ SETUPS = ("wheel", "zip", "editable", "editable-strict")
 
 
 def pip(python: Path, *args: str, cwd: Path) -> None:
-    """The test runner's pip, installing into `python`'s environment, offline, nothing of this one's settings."""
+    """The test runner's pip, installing into `python`'s environment, offline, nothing of this one's settings:
+    the editable installs, as a user makes them (`pip install -e`)."""
     pip_install(sys.executable, "--no-index", "-q", *args, into=python, cwd=cwd, env=clean_env(), check=True)
 
 
@@ -81,11 +82,11 @@ def make_setup(name: str, builds: Builds, base: Path) -> Setup:
     work.mkdir()
     if name == "wheel":
         python = make_venv(base / "venv", see_dev_env=False)
-        pip(python, str(builds.flue), str(builds.agent), str(builds.lib), cwd=work)
+        install(str(builds.flue), str(builds.agent), str(builds.lib), into=python, cwd=work)
         return Setup(name, python, work)
     if name == "zip":
         python = make_venv(base / "venv", see_dev_env=False)
-        pip(python, str(builds.flue), cwd=work)
+        install(str(builds.flue), into=python, cwd=work)
         return Setup(name, python, work, [builds.agent, builds.lib])
     if name in ("editable", "editable-strict"):
         python = make_venv(base / "venv")

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rtsetups import AGENT, LIB, SETUPS, Builds, Setup, pip
+from rtsetups import AGENT, LIB, SETUPS, Builds, Setup
 from support.builds import build_wheel
-from support.envs import make_venv
+from support.envs import install, make_venv
 from support.paths import PROJECTS
 from support.projects import copy_project
 
@@ -207,7 +207,7 @@ def test_a_wheel_built_without_the_hook_says_how_to_add_it(builds: Builds, tmp_p
     )
     wheel = build_wheel(project, tmp_path / "dist")
     python = make_venv(tmp_path / "venv", see_dev_env=False)
-    pip(python, str(builds.flue), cwd=tmp_path)
+    install(str(builds.flue), into=python, cwd=tmp_path)
     setup = Setup("nohook", python, tmp_path, [wheel, builds.lib])
     out = setup.code("import runtime_agent_demo", check=False)
     assert out.returncode == 1

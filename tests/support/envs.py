@@ -1,4 +1,4 @@
-"""Fresh virtual environments, and `pip install` into them; nothing is downloaded."""
+"""Fresh virtual environments, and installs into them; nothing is downloaded."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import subprocess
 import sys
 import sysconfig
 from pathlib import Path
+
+from uv import find_uv_bin
 
 from support import slow
 from support.procs import run
@@ -53,6 +55,18 @@ def pip_install(
     target = ["--python", str(into)] if into is not None else []
     command = [str(python), "-m", "pip", *target, "install", "--no-deps", "--no-input", *args]
     return run(command, cwd=cwd, env=env, check=check, merged=merged)
+
+
+def install(*args: str, cwd: Path, into: Path | None = None) -> None:
+    """Installs what a test needs but does not test the installing of (built wheels, an editable project;
+    `--target DIR` among `args`): `uv pip install --no-deps --offline ARGS` for `into`'s environment (this one's
+    python with `--target`), about a tenth of pip's cost. No cache (a project changed between two installs is
+    built again), nothing of this environment's Python, pip or uv settings. A test about pip uses `pip_install`."""
+    slow.check("installs packages")
+    env = {key: value for key, value in clean_env().items() if not key.startswith("UV_")}
+    python = str(into) if into is not None else sys.executable
+    command = [find_uv_bin(), "pip", "install", "--python", python, "--no-deps", "--offline", "--no-cache", "-q"]
+    run([*command, *args], cwd=cwd, env=env, check=True)
 
 
 def origin(python: Path, module: str) -> Path:
