@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from support.builds import build, sdist_names, wheel_files
-from support.envs import make_venv, pip_install
+from support.envs import install, make_venv
 from support.hostile import artifacts
 
 #: A file finder that lists what git tracks, the way setuptools-scm's does.
@@ -53,8 +53,7 @@ def test_a_file_the_vcs_finder_does_not_list_stays_out_of_wheel_and_sdist(tmp_pa
     plugin.mkdir()
     (plugin / "pyproject.toml").write_text(FINDER_PROJECT)
     (plugin / "git_file_finder_demo.py").write_text(FINDER)
-    installed = pip_install(python, "--no-build-isolation", str(plugin), cwd=tmp_path)
-    assert installed.returncode == 0, installed.stdout + installed.stderr
+    install("--no-build-isolation", str(plugin), into=python, cwd=tmp_path)
 
     tree = artifacts.make(tmp_path / "tree", "shipped", "setuptools")
     manifest = tree / "MANIFEST.in"  # a `graft src` would add the untracked file back, as setuptools does

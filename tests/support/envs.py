@@ -58,7 +58,7 @@ def pip_install(
 
 
 def install(*args: str, cwd: Path, into: Path | None = None) -> None:
-    """Installs what a test needs but does not test the installing of (built wheels, an editable project;
+    """Installs what a test needs but does not test the installing of (built wheels, a local project;
     `--target DIR` among `args`): `uv pip install --no-deps --offline ARGS` for `into`'s environment (this one's
     python with `--target`), about a tenth of pip's cost. No cache (a project changed between two installs is
     built again), nothing of this environment's Python, pip or uv settings. A test about pip uses `pip_install`."""
