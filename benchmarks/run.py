@@ -246,7 +246,7 @@ QUICK = Scale(
     10,
     rounds_scan=1,
     rounds_pack=1,
-    rounds_mount=3,
+    rounds_mount=1,
     warmup=0,
     corpus_skills=30,
     rounds_validate=1,
