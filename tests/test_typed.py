@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 from support.builds import build_wheel
-from support.envs import make_venv
+from support.envs import install, make_venv
 from support.paths import ROOT
-from uv import find_uv_bin
 
 USER_MODULE = textwrap.dedent(
     """
@@ -63,8 +62,7 @@ def test_mypy_strict_checks_user_code_against_the_installed_wheel(tmp_path: Path
     with zipfile.ZipFile(wheel) as archive:
         assert {"flue_runtime/py.typed", "flue_build/py.typed"} <= set(archive.namelist())
     python = make_venv(tmp_path / "venv", see_dev_env=False)
-    # The wheel and its dependencies, as a user's install gets them (by uv: the installer is not what is tested).
-    subprocess.run([find_uv_bin(), "pip", "install", "--python", str(python), "-q", str(wheel)], check=True)
+    install(str(wheel), into=python, cwd=tmp_path, deps=True)  # the installer is not what is tested
     (tmp_path / "user.py").write_text(USER_MODULE)
     (tmp_path / "wrong.py").write_text(WRONG)
 

@@ -57,16 +57,17 @@ def pip_install(
     return run(command, cwd=cwd, env=env, check=check, merged=merged)
 
 
-def install(*args: str, cwd: Path, into: Path | None = None) -> None:
+def install(*args: str, cwd: Path, into: Path | None = None, deps: bool = False) -> None:
     """Installs what a test needs but does not test the installing of (built wheels, a local project;
     `--target DIR` among `args`): `uv pip install --no-deps --offline ARGS` for `into`'s environment (this one's
-    python with `--target`), about a tenth of pip's cost. No cache (a project changed between two installs is
-    built again), nothing of this environment's Python, pip or uv settings. A test about pip uses `pip_install`."""
+    python with `--target`), about a tenth of pip's cost; with `deps`, their dependencies too, from the package
+    index, as a user's install gets them. No cache (a project changed between two installs is built again),
+    nothing of this environment's Python, pip or uv settings. A test about pip uses `pip_install`."""
     slow.check("installs packages")
     env = {key: value for key, value in clean_env().items() if not key.startswith("UV_")}
     python = str(into) if into is not None else sys.executable
-    command = [find_uv_bin(), "pip", "install", "--python", python, "--no-deps", "--offline", "--no-cache", "-q"]
-    run([*command, *args], cwd=cwd, env=env, check=True)
+    command = [find_uv_bin(), "pip", "install", "--python", python, "--no-cache", "-q"]
+    run([*command, *(() if deps else ("--no-deps", "--offline")), *args], cwd=cwd, env=env, check=True)
 
 
 def origin(python: Path, module: str) -> Path:
