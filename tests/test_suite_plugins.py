@@ -21,7 +21,8 @@ def installed(wheel):
 
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeini('[pytest]\nmarkers = ["slow: builds"]\n')
+    # As our own configuration: langsmith's plugin left out (its import would cost each xdist worker a second).
+    pytester.makeini('[pytest]\nmarkers = ["slow: builds"]\naddopts = -p no:langsmith_plugin\n')
     pytester.makeconftest("pytest_plugins = ('support.slow', 'support.noskip')\n" + BUILDER)
     return pytester
 

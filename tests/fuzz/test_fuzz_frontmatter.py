@@ -11,7 +11,7 @@ limit (FLU105) are refused before anything is built from them.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from flue_runtime.format import frontmatter
@@ -107,6 +107,21 @@ def test_any_text_values(name: str, description: str) -> None:
     check(
         f"---\nname: {json.dumps(name)}\ndescription: {json.dumps(description)}\n---\n".encode("utf-8", "surrogatepass")
     )
+
+
+LINES = ["---", "--- \t", "---\r", "----", "---x", "-- -", " ---", "a---", "a", ""]
+
+
+@given(st.lists(st.sampled_from(LINES), max_size=12), st.sampled_from(["\n", "\r\n"]))
+@example(["", "---"], "\n")  # the first line empty, the closing line next
+@example(["---"], "\n")  # the closing line first: empty frontmatter
+@example([" ---", "---x", "----", "---\r"], "\n")
+def test_the_closing_line_is_found_where_a_multiline_search_finds_it(lines: list[str], newline: str) -> None:
+    """`_closing` looks only where a line starts with `---`; it finds what the multiline pattern finds."""
+    text = "---\n" + newline.join(lines)
+    start = 4  # after the opening line
+    found, expected = frontmatter._closing(text, start), frontmatter._CLOSING.search(text, start)
+    assert (found and found.span()) == (expected and expected.span())
 
 
 # --- the plain reader agrees with PyYAML wherever it reads ---------------------------------------

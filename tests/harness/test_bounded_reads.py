@@ -4,6 +4,7 @@ column to read on from; `ls` pages its entries; a FIFO is refused, not waited on
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -32,8 +33,13 @@ from flue_runtime.agents.sandbox_tools import SandboxFiles
 from flue_runtime.models import ModelRequest, ModelResponse, ScriptedModel, ToolCall
 from flue_runtime.mount.vfs import SkillTree
 
-#: One line of 5 MB, like a minified JSON file.
-MINIFIED = json.dumps([{"id": i, "name": f"item {i}", "tags": ["a", "b"]} for i in range(120_000)])
+
+@functools.cache
+def minified() -> str:
+    """One line of 5 MB, like a minified JSON file (made when a test needs it, not on every worker's collection)."""
+    return json.dumps([{"id": i, "name": f"item {i}", "tags": ["a", "b"]} for i in range(120_000)])
+
+
 CONTINUE = re.compile(r"call (\w+) with offset=(\d+)(?: and column=(\d+))? to read on\]$")
 
 
@@ -54,10 +60,11 @@ def run(
 
 
 def test_one_long_line_never_makes_a_result_larger_than_its_budget() -> None:
-    assert len(MINIFIED) > 5_000_000 and "\n" not in MINIFIED
+    long_line = minified()
+    assert len(long_line) > 5_000_000 and "\n" not in long_line
     with pytest.warns(SkillWarning, match="FLU305"):  # a large file: packed, with a warning
-        data = define_skill(name="data", description="Data.", instructions="Use it.", files={"items.json": MINIFIED})
-    huge = define_skill(name="huge", description="One long line.", instructions=MINIFIED)
+        data = define_skill(name="data", description="Data.", instructions="Use it.", files={"items.json": long_line})
+    huge = define_skill(name="huge", description="One long line.", instructions=long_line)
     model = run(
         [
             [
@@ -68,7 +75,7 @@ def test_one_long_line_never_makes_a_result_larger_than_its_budget() -> None:
             ],
             "ok",
         ],
-        sandbox=MemorySandbox({"items.json": MINIFIED}),
+        sandbox=MemorySandbox({"items.json": long_line}),
         skills=(data, huge),
     )
     results = tool_results(model)
@@ -76,15 +83,15 @@ def test_one_long_line_never_makes_a_result_larger_than_its_budget() -> None:
     for result in results:
         assert utf8_size(result["content"]) <= MAX_BYTES
     by_read = results[0]["content"]
-    assert by_read.startswith("     1\t" + MINIFIED[:1000])
+    assert by_read.startswith("     1\t" + long_line[:1000])
     assert by_read.endswith("call read with offset=1 and column=" + by_read.rsplit("column=", 1)[1])
     activation = results[3]["content"]
-    assert activation.startswith('<skill name="huge">\n' + MINIFIED[:1000])
+    assert activation.startswith('<skill name="huge">\n' + long_line[:1000])
     hint = activation.split("\n</skill>")[0].splitlines()[-1]
     line, column = re.search(r"SKILL\.md offset=(\d+) and column=(\d+)\]$", hint).groups()  # type: ignore[union-attr]
     shown = activation.splitlines()[1]
-    assert shown == MINIFIED[: int(column) - 1]
-    assert huge.read_text("SKILL.md").splitlines()[int(line) - 1] == MINIFIED  # the hint names the right line
+    assert shown == long_line[: int(column) - 1]
+    assert huge.read_text("SKILL.md").splitlines()[int(line) - 1] == long_line  # the hint names the right line
 
 
 def follow_hints(request: ModelRequest) -> ModelResponse:
@@ -103,7 +110,8 @@ def follow_hints(request: ModelRequest) -> ModelResponse:
 
 
 def test_the_pieces_of_a_long_line_join_to_exactly_the_file() -> None:
-    text = "head\n" + MINIFIED[:700_000] + "\ntail é\n"
+    long_line = minified()
+    text = "head\n" + long_line[:700_000] + "\ntail é\n"
     model = run([follow_hints] * 40, sandbox=MemorySandbox({"wide.json": text}), max_steps=40)
     pieces = []
     for request in model.requests[1:]:
@@ -117,7 +125,7 @@ def test_the_pieces_of_a_long_line_join_to_exactly_the_file() -> None:
         for row in body.split("\n"):
             number, _, part = row.partition("\t")
             rows[int(number)] = rows.get(int(number), "") + part
-    assert rows == {1: "head", 2: MINIFIED[:700_000], 3: "tail é"}
+    assert rows == {1: "head", 2: long_line[:700_000], 3: "tail é"}
     assert len(pieces) > 14  # one line in many pages
 
 

@@ -11,7 +11,6 @@ import socket
 import sys
 from typing import Any
 
-import anthropic
 from support.fakeapi import FakeAPI
 
 from flue_runtime import Harness, agent, define_skill, use_model, use_skill, use_state
@@ -186,6 +185,8 @@ def test_bad_request_is_a_model_error_with_status_type_message_and_model(fake_ap
     message_text = str(caught.value)
     assert "'claude-test'" in message_text
     assert "400 invalid_request_error: max_tokens: must be at most 64000" in message_text
+    import anthropic  # here, not at the top: collecting the module (on every xdist worker) does not load the SDK
+
     assert isinstance(caught.value.__cause__, anthropic.BadRequestError)
     assert len(fake_api.received) == 1  # a 400 is not retried
 
@@ -226,6 +227,8 @@ def test_unreachable_endpoint_is_a_model_error(clean_env: pytest.MonkeyPatch) ->
 
     with pytest.raises(ModelError, match=r"'claude-test': could not reach the API at http://127\.0\.0\.1") as caught:
         Harness(make_agent(model)).prompt_sync("hi")
+    import anthropic
+
     assert isinstance(caught.value.__cause__, anthropic.APIConnectionError)
 
 
@@ -255,6 +258,8 @@ def test_missing_sdk_says_which_extra_to_install(clean_env: pytest.MonkeyPatch) 
 
 
 def test_a_given_client_is_used_as_it_is(fake_api: FakeAPI) -> None:
+    import anthropic
+
     fake_api.reply(message(text("from the given client")))
     client = anthropic.AsyncAnthropic(api_key="given", base_url=fake_api.url, default_headers={"x-team": "support"})
     model = AnthropicModel("claude-test", client=client, max_tokens=100)
