@@ -5,11 +5,13 @@
 - "zip":      a fresh venv with flue-skills only; the two fixture wheels are put on sys.path
               as they are (zipimport);
 - "editable": a venv that sees the dev environment (build backends, yaml, jsonschema) with
-              both fixture projects installed with `pip install -e` (hatchling's .pth,
-              setuptools' editable finder); skills are read from the project folders;
+              both fixture projects installed in editable mode (hatchling's .pth, setuptools'
+              editable finder; by uv, which calls the backends' `build_editable` as pip does:
+              `pip install -e` itself is tests/build/test_build_editable.py's); skills are read
+              from the project folders;
 - "editable-strict": the same, the setuptools project with `editable_mode=strict` (a link
               tree whose bundle manifest points at the project's skill folders).
-Nothing is downloaded: pip runs with --no-index on files built here.
+Nothing is downloaded: every install is offline, of files built here.
 """
 
 from __future__ import annotations
@@ -17,13 +19,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from support.builds import build_wheel
-from support.envs import clean_env, install, make_venv, pip_install
+from support.envs import clean_env, install, make_venv
 from support.paths import ROOT
 from support.procs import run
 from support.projects import copy_project
@@ -31,12 +32,6 @@ from support.projects import copy_project
 PROBE = Path(__file__).resolve().parent / "probe.py"
 AGENT, LIB = "runtime-agent", "runtime-lib"
 SETUPS = ("wheel", "zip", "editable", "editable-strict")
-
-
-def pip(python: Path, *args: str, cwd: Path) -> None:
-    """The test runner's pip, installing into `python`'s environment, offline, nothing of this one's settings:
-    the editable installs, as a user makes them (`pip install -e`)."""
-    pip_install(sys.executable, "--no-index", "-q", *args, into=python, cwd=cwd, env=clean_env(), check=True)
 
 
 @dataclass
@@ -92,10 +87,10 @@ def make_setup(name: str, builds: Builds, base: Path) -> Setup:
         python = make_venv(base / "venv")
         agent = copy_project(AGENT, base / AGENT)
         lib = copy_project(LIB, base / LIB)
-        pip(python, "--no-build-isolation", "-e", str(agent), cwd=work)
+        install("--no-build-isolation", "-e", str(agent), into=python, cwd=work)
         # strict: setuptools links the package into a tree under build/, with a manifest whose entries
         # point back at the project's skill folders (`source`); lenient: an import hook onto the sources.
         strict = ["-C", "editable_mode=strict"] if name == "editable-strict" else []
-        pip(python, "--no-build-isolation", *strict, "-e", str(lib), cwd=work)
+        install("--no-build-isolation", *strict, "-e", str(lib), into=python, cwd=work)
         return Setup(name, python, work, projects={AGENT: agent, LIB: lib})
     raise ValueError(name)
