@@ -53,12 +53,13 @@ def main() -> int:
             isolated,
         )
         [wheel] = dist.glob("*.whl")
-        venv.EnvBuilder(with_pip=True).create(env_dir)
+        # No pip of its own (seeding one costs seconds): this pip installs into it.
+        venv.EnvBuilder().create(env_dir)
         python = str(env_dir / "bin" / "python")
         extra = [f"{wheel}[{args.model.split('/')[0]}]"] if args.model else [str(wheel)]
         step(
             f"install {wheel.name} into a fresh virtual environment",
-            [python, "-m", "pip", "install", "-q", "--find-links", str(wheels), *extra],
+            [sys.executable, "-m", "pip", "--python", python, "install", "-q", "--find-links", str(wheels), *extra],
         )
         print("--- run a conversation\n", flush=True)
         command = [python, "-m", "support_agent"] + (["--model", args.model] if args.model else [])
