@@ -392,13 +392,13 @@ def test_a_streamed_scan_of_prose_finds_nothing() -> None:
 
 
 def test_memory_stays_bounded_by_the_chunk_whatever_the_file_size(keys: dict[str, str]) -> None:
-    """Sixteen chunks of text, as `read_regular` reads them: what the scan keeps is bounded by a chunk (the
-    bound below is four), not by the file, and a key at the end is still found."""
+    """Eight chunks of text, as `read_regular` reads them: what the scan keeps is bounded by a chunk (the
+    bound below is four, half of the file), not by the file, and a key at the end is still found."""
     chunk = (b"A line of prose, with `code`, -----BEGIN and sk-... in it.\n" * (CHUNK // 50 + 1))[:CHUNK]
     scan = ContentScan()
     tracemalloc.start()
     try:
-        for _ in range(16):
+        for _ in range(8):
             scan.feed(chunk)
         scan.feed(keys["ed25519 openssh"].encode())
         found = scan.finish()
