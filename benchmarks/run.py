@@ -724,7 +724,7 @@ def statement_imports(python: str, statement: str, env: dict[str, str], startup:
 
 
 def bench_import(ctx: Context) -> Section:
-    rounds = 1 if ctx.scale is QUICK else max(3, ctx.scale.rounds_mount)  # --quick checks the harness, not figures
+    rounds = ctx.scale.rounds_mount
     section = Section(
         "import",
         "4. Import cost of using flue (no target)",

@@ -22,12 +22,12 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def make_venv(path: Path, *, see_dev_env: bool = True, with_pip: bool = False) -> Path:
-    """A fresh venv at `path`; returns its python. With `see_dev_env`, it sees this environment's packages
-    (pip, the build backends, flue-skills and its dependencies) through a .pth, and what is installed
-    into it goes into it. Without pip unless `with_pip`."""
+def make_venv(path: Path, *, see_dev_env: bool = True) -> Path:
+    """A fresh venv at `path`, without pip; returns its python. With `see_dev_env`, it sees this environment's
+    packages (pip, the build backends, flue-skills and its dependencies) through a .pth, and what is installed
+    into it goes into it. `pip_install` installs into it with this environment's pip, `install` with uv."""
     slow.check("makes a virtual environment")
-    command = [sys.executable, "-m", "venv", *(() if with_pip else ("--without-pip",)), str(path)]
+    command = [sys.executable, "-m", "venv", "--without-pip", str(path)]
     run(command, cwd=path.parent, env=clean_env())
     python = path / "bin" / "python"
     if see_dev_env:
