@@ -168,9 +168,8 @@ MARKERS = [
 ]
 
 
-def _decoys() -> Path:
+def _decoys(base: Path) -> Path:
     """A sandbox root full of files a wrong normalisation would reach, and a secret next to it."""
-    base = Path(tempfile.mkdtemp(prefix="flue-traversal-"))
     (base / "outside.txt").write_text("SECRET-OUTSIDE\n")
     root = base / "sandbox"
     for relative in (
@@ -206,9 +205,11 @@ def probe(skill: Any) -> dict[str, Any]:
         use_skill(skill)
         return "Read files."
 
-    root = _decoys()
-    before = _listing(root)
-    Harness(reader, sandbox=LocalSandbox(root)).session("traversal").prompt_sync("go")
+    with tempfile.TemporaryDirectory(prefix="flue-traversal-") as base:
+        root = _decoys(Path(base))
+        before = _listing(root)
+        Harness(reader, sandbox=LocalSandbox(root)).session("traversal").prompt_sync("go")
+        unchanged = _listing(root) == before
     wrote = [m for m in model.requests[1].messages if m["role"] == "tool"]
     results = [m for m in model.requests[2].messages if m["role"] == "tool"][len(wrote) :]
     tools: dict[str, list[dict[str, Any]]] = {"read_skill_resource": [], "read": [], "write": []}
@@ -230,7 +231,7 @@ def probe(skill: Any) -> dict[str, Any]:
         "tools": tools,
         "read_bytes": direct,
         "files": files,
-        "sandbox_unchanged": _listing(root) == before,
+        "sandbox_unchanged": unchanged,
     }
 
 

@@ -1,8 +1,9 @@
 """agentskills-mcp-server, an MCP Skills-extension server independent of ours (from the package index), pinned,
 in a Python 3.12 venv of its own (it needs Python >= 3.12), installed once into a cache folder.
 
-`.ci/run` runs this file before the tests (`python tests/support/agentskills_server.py`); a test calls `ensure()`,
-which makes the venv when it is missing (pip reaches the index from CI and developers' machines). The folder is
+`.ci/run` runs this file beside the tests (`.venv/bin/python tests/support/agentskills_server.py`); a test calls
+`ensure()`, which makes the venv when it is missing, with uv from the test extra (it reaches the index from CI and
+developers' machines), or waits for the install under way. The folder is
 `$FLUE_AGENTSKILLS_SERVER`, by default `~/.cache/flue-skills-tests/agentskills-mcp-server-<version>`.
 
 `config(...)` writes the server's config for folders of skills (its `fs` provider); `stdio_command(config)` is its
@@ -20,6 +21,8 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from uv import find_uv_bin
 
 PIN = "agentskills-mcp-server[fs]==0.7.0"
 VERSION = PIN.rpartition("==")[2]
@@ -49,14 +52,14 @@ def ensure() -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (python.exists() and marker.exists() and marker.read_text() == PIN):
             shutil.rmtree(venv, ignore_errors=True)
-            subprocess.run([str(python312()), "-m", "venv", str(venv)], check=True, stdin=subprocess.DEVNULL)
+            # uv (of the test extra): no pip seeded into the venv, which the server does not need.
+            uv = find_uv_bin()
             env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-            subprocess.run(
-                [str(python), "-m", "pip", "install", "-q", "--no-input", PIN],
-                check=True,
-                stdin=subprocess.DEVNULL,
-                env=env,
-            )
+            for command in (
+                [uv, "venv", "-q", "--python", str(python312()), str(venv)],
+                [uv, "pip", "install", "-q", "--python", str(python), PIN],
+            ):
+                subprocess.run(command, check=True, stdin=subprocess.DEVNULL, env=env)
             marker.write_text(PIN)
     return python
 
