@@ -49,8 +49,12 @@ class CLI:
         )
 
 
-@pytest.fixture
-def cli(tmp_path: Path) -> CLI:
+def in_folder(cwd: Path) -> CLI:
     env = {key: value for key, value in os.environ.items() if key not in UNSET}
     env["PYTHONPATH"] = str(HERE)
-    return CLI(tmp_path, env)
+    return CLI(cwd, env)
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> CLI:
+    return in_folder(tmp_path)

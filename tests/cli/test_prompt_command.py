@@ -6,10 +6,11 @@ import importlib
 import json
 import math
 import warnings
+from typing import Any
 
 import cli_agents
 import pytest
-from clisupport import CLI
+from clisupport import CLI, in_folder
 
 from flue_build.cli.tokens import counter
 from flue_runtime import Harness
@@ -25,10 +26,16 @@ def first_request(state: dict[str, object]) -> tuple[str, list[dict[str, object]
     return request.system, request.tools
 
 
-def test_json_is_what_the_first_request_carries(cli: CLI) -> None:
-    done = cli.run("prompt", "cli_agents:support", "--format", "json")
+@pytest.fixture(scope="module")
+def shown(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """`prompt cli_agents:support --format json`, run once for the tests that read it (each run loads a tokenizer)."""
+    done = in_folder(tmp_path_factory.mktemp("prompt")).run("prompt", "cli_agents:support", "--format", "json")
     assert done.returncode == 0, done.stderr
-    shown = json.loads(done.stdout)
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def test_json_is_what_the_first_request_carries(shown: dict[str, Any]) -> None:
     system, tools = first_request({})
     assert (shown["system"], shown["tools"]) == (system, tools)
     assert "- **refunds** — Handle refund requests." in shown["system"] and "**vip**" not in shown["system"]
@@ -50,8 +57,7 @@ def test_state_renders_the_agent_with_it(cli: CLI) -> None:
     assert "- **vip** — Extra care for VIP customers." in shown["system"]
 
 
-def test_tokens_are_counted_with_a_real_tokenizer(cli: CLI) -> None:
-    shown = json.loads(cli.run("prompt", "cli_agents:support", "--format", "json").stdout)
+def test_tokens_are_counted_with_a_real_tokenizer(shown: dict[str, Any]) -> None:
     tokens = shown["tokens"]
     with warnings.catch_warnings():  # bpe-openai 0.1.4 loads its tables with a deprecated importlib call
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -65,10 +71,9 @@ def test_tokens_are_counted_with_a_real_tokenizer(cli: CLI) -> None:
     assert tokens["total"] == tokens["system"] + sum(tokens["tools"].values())
 
 
-def test_text_shows_the_prompt_each_tool_and_the_total(cli: CLI) -> None:
+def test_text_shows_the_prompt_each_tool_and_the_total(cli: CLI, shown: dict[str, Any]) -> None:
     done = cli.run("prompt", "cli_agents:support")
     assert done.returncode == 0, done.stderr
-    shown = json.loads(cli.run("prompt", "cli_agents:support", "--format", "json").stdout)
     tokens = shown["tokens"]
     lines = done.stdout.splitlines()
     assert lines[0] == f"=== system prompt: {tokens['system']} tokens ==="
@@ -84,7 +89,7 @@ def test_text_shows_the_prompt_each_tool_and_the_total(cli: CLI) -> None:
     )
 
 
-def test_without_a_tokenizer_the_count_says_it_is_an_estimate(cli: CLI) -> None:
+def test_without_a_tokenizer_the_count_says_it_is_an_estimate(cli: CLI, shown: dict[str, Any]) -> None:
     # A Python where neither tokenizer can be imported (None in sys.modules makes `import` fail).
     code = (
         "import sys; sys.modules['bpe_openai'] = sys.modules['tiktoken'] = None; "
@@ -92,7 +97,6 @@ def test_without_a_tokenizer_the_count_says_it_is_an_estimate(cli: CLI) -> None:
     )
     done = cli.run_python(code, "prompt", "cli_agents:support")
     assert done.returncode == 0, done.stderr
-    shown = json.loads(cli.run("prompt", "cli_agents:support", "--format", "json").stdout)
     estimate = math.ceil(len(shown["system"]) / 4)
     assert done.stdout.splitlines()[0] == f"=== system prompt: about {estimate} tokens ==="
     assert done.stdout.splitlines()[-1].endswith(
