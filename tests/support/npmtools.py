@@ -6,9 +6,9 @@
 - `yaml`: the YAML reader the conformance suite compares frontmatter with;
 - Node.js 22 as an npm package (`node-linux-<arch>`): both tools need Node >= 22, and Debian's is 20.
 
-`.ci/run` runs this file before the tests (`python tests/support/npmtools.py`); a test calls
-`ensure()`, which installs whatever is missing (npm's registry is reachable from CI and developers'
-machines). The folder is `$FLUE_NPM_TOOLS`, by default `~/.cache/flue-skills-tests/npm`.
+`.ci/run` runs this file beside the installs and the tests (`python tests/support/npmtools.py`); a
+test calls `ensure()`, which installs whatever is missing (npm's registry is reachable from CI and
+developers' machines) or waits for the install under way. The folder is `$FLUE_NPM_TOOLS`, by default `~/.cache/flue-skills-tests/npm`.
 """
 
 from __future__ import annotations
