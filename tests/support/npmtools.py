@@ -8,7 +8,8 @@
 
 `.ci/run` runs this file beside the installs and the tests (`python tests/support/npmtools.py`); a
 test calls `ensure()`, which installs whatever is missing (npm's registry is reachable from CI and
-developers' machines) or waits for the install under way. The folder is `$FLUE_NPM_TOOLS`, by default `~/.cache/flue-skills-tests/npm`.
+developers' machines) or waits for the install under way. The folder is `$FLUE_NPM_TOOLS`, by
+default `~/.cache/flue-skills-tests/npm`.
 """
 
 from __future__ import annotations
