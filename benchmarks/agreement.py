@@ -392,7 +392,7 @@ def skills_ref_version(python: str | None) -> str:
 
 def _in_corpus(root: Path) -> list[tuple[str, Path]]:
     """Every skill folder under `root`, as `check ROOT` finds them."""
-    from flue_build.cli.find import find_skills
+    from flue_build.scan.found import find_skills
 
     return [(found.file.parent.relative_to(root).as_posix() or ".", found.file.parent) for found in find_skills(root)]
 

@@ -7,6 +7,7 @@ turns it into files and manifests.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib.util
 import os
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from flue_build.scan.found import find_skills
 from flue_build.scan.scanner import Call, scan_file
 from flue_build.scan.selection import project_sources
 from flue_build.scan.sources import INIT, Source, package_folders, sort_sources
@@ -211,6 +213,16 @@ class _Collector:
             folder = self.packages.get(".".join(segments[:depth]))
             if folder is not None:
                 return self._local(source.path, call, folder.joinpath(*segments[depth:]), report)
+        beside = source.path.parent.joinpath(*segments)
+        if _package_locations(segments[0]) is None and (beside.parent if call.kind == "skill" else beside).exists():
+            report(
+                "FLU415",
+                f"`{spec}` is read as a package spec, and no package `{segments[0]}` is importable, but "
+                f"{self.result.display(beside)} exists next to the module: a spec relative to the module starts "
+                "with `./`",
+                f'did you mean `./{spec}`? write {call.kind}("./{spec}")',
+            )
+            return None
         return self._external(call, report)
 
     def _local(self, module: Path | None, call: Call, path: Path, report: _Report) -> Target | None:
@@ -235,7 +247,9 @@ class _Collector:
             return Target("markdown", call.spec, path)
         folder = path.parent
         if not folder.is_dir():
-            report("FLU404", f"skill folder {shown} not found (spec `{call.spec}`)", _missing_hint(call.spec))
+            hint = _missing_hint(call.spec)
+            near = _nearest_skill(self.root, folder, call.spec)
+            report("FLU404", f"skill folder {shown} not found (spec `{call.spec}`)", near or hint)
             return None
         if (folder / INIT).exists() or (module is not None and is_inside(folder, module)):
             report(
@@ -380,6 +394,24 @@ def _missing_hint(spec: str) -> str:
     if spec.startswith("."):
         return "a relative spec starts from the folder of the module that calls it; fix the path or create the file"
     return "the first segments of a package spec name a package of this project; fix the path or create the file"
+
+
+def _nearest_skill(root: Path, missing: Path, spec: str) -> str | None:
+    """ "did you mean" a skill folder whose path is close to the `missing` one's, with the spec rewritten to
+    it: the folder a typo meant is usually a sibling (`refund` for `refunds`) or a cousin (`skils/refunds`)."""
+    segments = spec.split("/")[:-1]  # the spec's folder part, SKILL.md dropped
+    base, tail = missing, 0
+    while not base.is_dir() and is_inside(root, base.parent) and tail < len(segments):
+        base, tail = base.parent, tail + 1
+    if not base.is_dir() or not 0 < tail < len(segments) or any(s in (".", "..") for s in segments[-tail:]):
+        return None
+    wanted = "/".join(missing.parts[-tail:])
+    found = ["/".join(f.file.parent.relative_to(base).parts) for f in find_skills(base)]
+    close = difflib.get_close_matches(wanted, [f for f in found if f.count("/") == tail - 1], n=1, cutoff=0.6)
+    if not close:
+        return None
+    fixed = "/".join([*segments[:-tail], close[0], SKILL_FILE])
+    return f"did you mean `{fixed}`? {display_path(base / close[0], root)} holds a skill"
 
 
 def symlink_on_path(root: Path, path: Path) -> Path | None:

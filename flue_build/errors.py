@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from flue_runtime.format.diagnostics import Diagnostic
 
 __all__ = [
+    "BackendNotInstalledError",
     "BuildError",
     "ListError",
     "NotInstalledError",
@@ -45,6 +46,11 @@ class BuildError(FlueError, SystemExit):
 class UsageError(FlueError):
     """`flue-skills`: an argument the command cannot act on, found after parsing: a PATH that does not exist,
     a skill name that breaks the rules, an option that needs another, an address it may not listen on."""
+
+
+class BackendNotInstalledError(FlueError):
+    """`flue-skills check`/`ls PROJECT`: the project's build backend (hatchling, setuptools) is not importable
+    here, and only it can say what the build would select; checking less would pass what the build refuses."""
 
 
 class ListError(FlueError):

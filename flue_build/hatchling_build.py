@@ -31,6 +31,7 @@ from typing import Any
 
 from flue_build.audit import Origin, audit
 from flue_build.backends import hatchling_rules
+from flue_build.backends.dependency import missing_runtime_dependency
 from flue_build.backends.hatchling_rules import Placed
 from flue_build.collect import collect
 from flue_build.pack import BundlePlan, force_include, original_prefixes, plan, sdist_files, vetted_line
@@ -72,6 +73,8 @@ def prepare(root: Path, target: str, version: str, build_config: Any, build_data
     wheel = target == "wheel"
     walked = hatchling_rules.walked(builder) if target in ("wheel", "sdist") else []
     collection = collect(config, _sources(root, target, config, walked))
+    core = builder.metadata.core
+    collection.diagnostics += missing_runtime_dependency(root, core.name, collection.references, core.dependencies)
     if target not in ("wheel", "sdist") or version == "editable":
         fail_on_errors(collection.diagnostics, context)
         return vetted_line(collection)

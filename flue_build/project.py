@@ -15,14 +15,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flue_build.backends.dependency import missing_runtime_dependency, project_name, static_requirements
 from flue_build.backends.hatchling_rules import DYNAMIC
 from flue_build.backends.hook_setup import hook_problems
 from flue_build.collect import Collection, ProjectCheck, collect
+from flue_build.errors import BackendNotInstalledError
+from flue_build.scan.found import find_skills
 from flue_build.scan.selection import project_sources
 from flue_build.scan.sources import Source, from_distribution_paths
 from flue_build.shipping import ExcludedBy, SkillFolders, without_excluded
-from flue_runtime.format.config import load_config, read_pyproject
+from flue_runtime.format.config import PYPROJECT, load_config, read_pyproject
 from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.paths import display_path
 
 __all__ = ["ProjectView", "identity", "view_project"]
 
@@ -37,6 +41,9 @@ class ProjectView:
     setup: list[Diagnostic] = field(default_factory=list)
     #: `name version` as `[project]` writes them (`identity`), None without a name.
     identity: str | None = None
+    #: The runtime dependencies are computed by the build (a metadata hook, a setup.py): only the build can
+    #: tell whether they include flue-skills (FLU502).
+    dependencies_unknown: bool = False
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -71,7 +78,13 @@ def view_project(root: Path) -> ProjectView:
         if any(folders.folder_of(path) not in vetted for path in backend.skill_files):
             folders.meet(backend.sdist_walk())
     setup = _setup(root, pyproject, checked.collection, folders)
-    return ProjectView(checked, collection, folders, setup, identity(pyproject))
+    if backend.rejected is not None:
+        setup.append(_rejected(pyproject, backend.rejected))
+    requirements = static_requirements(root, pyproject)
+    if requirements is not None:
+        setup += missing_runtime_dependency(root, project_name(pyproject), checked.collection.references, requirements)
+    unknown = requirements is None and checked.collection.references > 0
+    return ProjectView(checked, collection, folders, setup, identity(pyproject), unknown)
 
 
 def identity(pyproject: dict[str, Any]) -> str | None:
@@ -102,6 +115,16 @@ def _setup(root: Path, pyproject: dict[str, Any], collection: Collection, folder
     return hook_problems(root, pyproject, " and ".join(reasons)) if reasons else []
 
 
+def _rejected(pyproject: dict[str, Any], why: str) -> Diagnostic:
+    name = _backend_name(pyproject)
+    return Diagnostic.make(
+        "FLU503",
+        PYPROJECT,
+        f"{name} rejects the project's configuration, so its build would fail: {why}",
+        f"fix the configuration {name} names; `python -m build` shows the same error with its context",
+    )
+
+
 @dataclass
 class _Backend:
     """What the backend installed here says of the project: `excluded_by` builds the wheel's exclusion
@@ -118,20 +141,46 @@ class _Backend:
     wheel_sources: list[Source] | None = None
     sdist_walk: Callable[[], list[Path]] | None = None
     skill_files: list[Path] = field(default_factory=list)
+    #: Why the backend rejects the project's configuration (FLU503), when it does.
+    rejected: str | None = None
 
 
 def _backend(root: Path, pyproject: dict[str, Any]) -> _Backend:
-    """Nothing when the backend is not installed here or rejects the configuration (its build reports that)."""
-    system = pyproject.get("build-system")
-    name = system.get("build-backend", "") if isinstance(system, dict) else ""
+    """What the project's backend says, asked of the backend installed here.
+
+    Raises `BackendNotInstalledError` when it is not installed: what the build selects (the skill folders
+    it would vet, its exclusions) is the backend's to say, and checking without it would pass what the
+    build refuses. A configuration the backend rejects is FLU503, as its build would fail."""
+    name = _backend_name(pyproject)
     try:
-        if isinstance(name, str) and name.startswith("hatchling"):
+        if name == "hatchling":
             return _hatchling(root)
         return _setuptools(root)
-    except ImportError:
-        return _Backend()
-    except Exception:  # a configuration the backend itself rejects
-        return _Backend()
+    except ImportError as exc:
+        if exc.name is None or exc.name.split(".")[0] not in (name, "setuptools"):
+            raise
+        if name not in _BACKENDS:
+            return _Backend()  # a backend flue-skills has no hook for: FLU501 says so
+        name = exc.name.split(".")[0]
+        raise BackendNotInstalledError(
+            f"{display_path(root)} builds with {name}, which is not installed here ({exc}): only {name} can say "
+            f"which files its build selects, so nothing was checked; install it where check runs "
+            f"(`pip install {name}`), as the pre-commit hook does, and check again"
+        ) from exc
+    except Exception as exc:  # a configuration the backend itself rejects: its build fails the same way
+        first = str(exc).strip().split("\n", 1)[0]  # hatchling's messages go on with examples
+        return _Backend(rejected=f"{type(exc).__name__}: {first}")
+
+
+#: The backends flue-skills hooks into, by their top-level module.
+_BACKENDS = ("hatchling", "setuptools")
+
+
+def _backend_name(pyproject: dict[str, Any]) -> str:
+    """The backend's top-level module (`setuptools` for a project that names none, as front ends build it)."""
+    system = pyproject.get("build-system")
+    name = system.get("build-backend") if isinstance(system, dict) else None
+    return name.split(".", 1)[0].split(":", 1)[0] if isinstance(name, str) and name else "setuptools"
 
 
 def _hatchling(root: Path) -> _Backend:
@@ -157,8 +206,8 @@ def _setuptools(root: Path) -> _Backend:
     from flue_build.backends.setuptools_rules import Exclusions, selected_files, static_distribution
 
     dist = static_distribution(root)
-    if dist is None:
-        return _Backend()
+    if dist is None:  # a setup.py: only running it would tell what it selects, so every skill folder is vetted
+        return _Backend(files=[found.file for found in find_skills(root)])
     build_py = dist.get_command_obj("build_py")
     build_py.ensure_finalized()
 

@@ -79,6 +79,7 @@ def _opted_in(root: Path) -> bool:
 
 class _State:
     def __init__(self, dist: Any) -> None:
+        from flue_build.backends.dependency import missing_runtime_dependency
         from flue_build.backends.setuptools_rules import Exclusions
         from flue_build.collect import collect
         from flue_build.scan.selection import setuptools_modules
@@ -96,6 +97,10 @@ class _State:
         else:
             sources = setuptools_modules(self.root, build_py.find_all_modules())
         collection = collect(config, sources)
+        requirements = dist.install_requires or []
+        collection.diagnostics += missing_runtime_dependency(
+            self.root, dist.get_name(), collection.references, requirements
+        )
         candidates = [
             *(
                 folder.joinpath(*f.path.split("/"))

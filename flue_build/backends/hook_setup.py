@@ -14,11 +14,12 @@ them: the import fails only after installation. `flue-skills check PROJECT` says
 
 from __future__ import annotations
 
-import re
+import difflib
 import tomllib
 from pathlib import Path
 from typing import Any
 
+from flue_build.backends.dependency import key_line, requirement_name
 from flue_runtime.format.config import PYPROJECT, flue_table
 from flue_runtime.format.diagnostics import Diagnostic
 
@@ -31,10 +32,6 @@ SETUPTOOLS_REQUIREMENT = "flue-skills"
 #: The artifacts a hatchling build of a project makes, each of which must run the hook.
 HATCH_TARGETS = ("wheel", "sdist")
 
-_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
-_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
-_REQUIRES = re.compile(r"^\s*requires\s*=")
-
 
 def hook_problems(root: Path, pyproject: dict[str, Any], why: str) -> list[Diagnostic]:
     """FLU501 for each piece of the hook setup `pyproject` lacks; `why` says what needs the hook
@@ -43,8 +40,8 @@ def hook_problems(root: Path, pyproject: dict[str, Any], why: str) -> list[Diagn
     system = system if isinstance(system, dict) else {}
     backend = system.get("build-backend")
     requires = system.get("requires") if "requires" in system else None
-    names = {_normalise(m.group(1)) for r in requires or [] if isinstance(r, str) and (m := _NAME.match(r))}
-    place = _requires_line(root / PYPROJECT)
+    names = {name for r in requires or [] if isinstance(r, str) and (name := requirement_name(r))}
+    place = key_line(root / PYPROJECT, "build-system", "requires")
     if isinstance(backend, str) and backend.split(".", 1)[0] == "hatchling":
         return _hatchling(root, pyproject, names, requires, place, why)
     if backend is None or (isinstance(backend, str) and backend.split(".", 1)[0] == "setuptools"):
@@ -64,7 +61,17 @@ def _hatchling(
 ) -> list[Diagnostic]:
     found = []
     missing = [target for target in HATCH_TARGETS if not _hatch_hook(root, pyproject, target)]
-    if missing:
+    misspelled = _misspelled_hooks(root, pyproject) if missing else []
+    for table, line in misspelled:
+        found.append(
+            _problem(
+                f"{why}, but the hook table `[{table}]` names no hook hatchling knows: the hook is `{HOOK}`, "
+                "and hatchling fails with `Unknown build hook`",
+                f"rename the table:\n[{table.rsplit('.', 1)[0]}.{HOOK}]",
+                line,
+            )
+        )
+    if missing and not misspelled:
         which = " and ".join(missing)
         found.append(
             _problem(
@@ -120,6 +127,22 @@ def _hatch_hook(root: Path, pyproject: dict[str, Any], target: str) -> bool:
     return False
 
 
+def _misspelled_hooks(root: Path, pyproject: dict[str, Any]) -> list[tuple[str, int | None]]:
+    """Hook tables of pyproject.toml whose name is close to the hook's (`flue_skills`, `flue-skill`), with their
+    header lines."""
+    build = _table(_table(_table(pyproject, "tool"), "hatch"), "build")
+    places = [("tool.hatch.build.hooks", _table(build, "hooks"))]
+    targets = _table(build, "targets")
+    places += [(f"tool.hatch.build.targets.{name}.hooks", _table(targets, name).get("hooks")) for name in targets]
+    found = []
+    for prefix, hooks in places:
+        for name in hooks if isinstance(hooks, dict) else ():
+            if name != HOOK and difflib.get_close_matches(name.lower(), [HOOK], n=1, cutoff=0.75):
+                table = f"{prefix}.{name}"
+                found.append((table, key_line(root / PYPROJECT, table, None)))
+    return found
+
+
 def _requirement(name: str, backend: str, requires: Any, place: int | None, why: str) -> Diagnostic:
     listed = [r for r in requires if isinstance(r, str)] if isinstance(requires, list) else [backend]
     example = ", ".join(f'"{r}"' for r in [*listed, name])
@@ -142,24 +165,3 @@ def _problem(message: str, hint: str, line: int | None = None) -> Diagnostic:
 def _table(data: Any, key: str) -> dict[str, Any]:
     value = data.get(key) if isinstance(data, dict) else None
     return value if isinstance(value, dict) else {}
-
-
-def _normalise(name: str) -> str:
-    """A distribution name as installers compare them (PEP 503)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _requires_line(path: Path) -> int | None:
-    """The line of `requires = ...` in the `[build-system]` table, when it is written that way."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-    table = None
-    for number, text in enumerate(lines, 1):
-        header = _HEADER.match(text)
-        if header:
-            table = header.group(1)
-        elif table == "build-system" and _REQUIRES.match(text):
-            return number
-    return None

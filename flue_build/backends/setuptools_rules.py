@@ -179,14 +179,12 @@ def selected_files(root: Path, dist: Any) -> list[Path]:
 
 
 def static_distribution(root: Path) -> Any | None:
-    """A `Distribution` with the project's packages and package data, or None when setuptools is
-    not installed or the project has a setup.py (only running it would tell)."""
+    """A `Distribution` with the project's packages and package data, or None when the project has a
+    setup.py (only running it would tell); `ImportError` when setuptools is not installed."""
     if (root / "setup.py").exists():
         return None
-    try:
-        from setuptools.dist import Distribution
-    except ImportError:
-        return None
+    from setuptools.dist import Distribution
+
     attrs = {**_setup_cfg(root), **_pyproject(root)}
     with contextlib.chdir(root):
         dist = Distribution({"script_name": "setup.py", **attrs})

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flue_build.cli.exits import OK, PROBLEMS
-from flue_build.cli.find import Found, find_skills
 from flue_build.errors import UsageError
+from flue_build.scan.found import Found, find_skills
 from flue_runtime.format.config import PYPROJECT, project_config
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, format_json, has_errors, printable, summary
 from flue_runtime.format.paths import display_path
@@ -54,16 +54,22 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(format_json(report.diagnostics))
     else:
-        for diagnostic in report.diagnostics:
-            print(diagnostic.format())
-        for project in report.projects:
+        for project in report.projects:  # what was looked at first, then what was found in it
             named = f" ({printable(project.identity)})" if project.identity else ""
             print(
                 f"project {project.root}{named}: scanned {project.modules} module{'' if project.modules == 1 else 's'}, "
                 f"found {project.references} reference{'' if project.references == 1 else 's'}"
+                + (_DEPENDENCIES_UNKNOWN if project.dependencies_unknown else "")
             )
+        for diagnostic in report.diagnostics:
+            print(diagnostic.format())
         print(summary(report.diagnostics, report.checked))
     return PROBLEMS if has_errors(report.diagnostics) else OK
+
+
+_DEPENDENCIES_UNKNOWN = (
+    "; its runtime dependencies are computed by its build (dynamic), which checks that they list flue-skills (FLU502)"
+)
 
 
 @dataclass
@@ -76,6 +82,8 @@ class ProjectSummary:
     skills: int
     #: `name version` from `[project]`, static fields only (a computed version: "version dynamic").
     identity: str | None = None
+    #: Only the build can tell whether the runtime dependencies list flue-skills (`ProjectView`).
+    dependencies_unknown: bool = False
 
 
 @dataclass
@@ -148,7 +156,14 @@ def _check_project(path: Path, strict: bool, report: Report) -> None:
             )
         )
     report.projects.append(
-        ProjectSummary(Path(shown), collection.modules, collection.references, view.skills, view.identity)
+        ProjectSummary(
+            Path(shown),
+            collection.modules,
+            collection.references,
+            view.skills,
+            view.identity,
+            view.dependencies_unknown,
+        )
     )
 
 

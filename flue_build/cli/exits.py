@@ -22,7 +22,7 @@ import sys
 import traceback
 from collections.abc import Callable
 
-from flue_build.errors import UnknownTargetError, UsageError
+from flue_build.errors import BackendNotInstalledError, UnknownTargetError, UsageError
 from flue_runtime.errors import (
     ConfigError,
     DestinationError,
@@ -58,6 +58,7 @@ BROKEN_PIPE = 128 + signal.SIGPIPE
 USAGE_OR_ENVIRONMENT: tuple[type[BaseException], ...] = (
     UsageError,  # an argument the parser cannot judge alone
     UnknownTargetError,  # TARGET or MODULE:AGENT names nothing (`NotInstalledError` among them)
+    BackendNotInstalledError,  # `check PROJECT`: the project's build backend is not installed where check runs
     DestinationError,  # `export`: DIR has a different folder in the way, or cannot be written
     StoreError,  # `run --store`: the session store cannot be opened (its extra missing among the causes)
     SessionIdError,  # `run --session`: an id no store can keep

@@ -75,6 +75,9 @@ SUMMARIES: dict[str, str] = {
     "FLU412": "a referenced skill's `SKILL.md` or a `markdown()` target is excluded by the project's own rules",
     "FLU413": "package spec names a skill or file its distribution does not export (`[tool.flue] exports`)",
     "FLU414": "`[tool.flue] exports` names a spec outside the project's packages",
+    "FLU415": "spec without `./` names no importable package but a file next to the module: a relative spec needs `./`",
     # 5xx: the project's build configuration
     "FLU501": "the project needs flue-skills at build time but its build does not run it (hook table, `[tool.flue]` or build requirement missing)",
+    "FLU502": "the project's code calls `skill()`/`markdown()` but its runtime dependencies lack `flue-skills`",
+    "FLU503": "the build backend rejects the project's configuration",
 }

@@ -109,8 +109,11 @@ CODES: dict[str, Code] = {
         "FLU412": E,
         "FLU413": E,
         "FLU414": E,
+        "FLU415": E,
         # 5xx: the project's build configuration
         "FLU501": E,
+        "FLU502": E,
+        "FLU503": E,
     }.items()
 }
 

@@ -1,0 +1,151 @@
+"""FLU502: a project whose code calls `skill()`/`markdown()` imports `flue_runtime` wherever its wheel is
+installed, so `flue-skills` must be among its runtime dependencies; without it the build passes and the
+installed wheel fails with `ModuleNotFoundError: flue_runtime`.
+
+The builds judge the requirements their backend computed (hatchling's core metadata, setuptools'
+`install_requires`); `check` reads them as data (`[project] dependencies`, setuptools' `dynamic` file
+lists, `setup.cfg`), and says when only running the project's code would tell.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from flue_runtime.format.config import PYPROJECT
+from flue_runtime.format.diagnostics import Diagnostic
+
+__all__ = [
+    "RUNTIME",
+    "key_line",
+    "missing_runtime_dependency",
+    "normalise",
+    "project_name",
+    "requirement_name",
+    "static_requirements",
+]
+
+#: The distribution a referencing project's wheel needs where it is installed.
+RUNTIME = "flue-skills"
+
+_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
+_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
+
+
+def normalise(name: str) -> str:
+    """A distribution name as installers compare them (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def requirement_name(requirement: str) -> str | None:
+    """The normalised distribution name a requirement string (PEP 508) starts with."""
+    match = _NAME.match(requirement)
+    return normalise(match.group(1)) if match else None
+
+
+def missing_runtime_dependency(
+    root: Path, name: str | None, references: int, requirements: Iterable[str]
+) -> list[Diagnostic]:
+    """FLU502 when the code makes references and `requirements` (the runtime dependencies of project `name`)
+    lack flue-skills; flue-skills itself, whose code defines `skill()`, needs no dependency on itself."""
+    listed = [str(r) for r in requirements]
+    if not references or (name is not None and normalise(name) == RUNTIME):
+        return []
+    if RUNTIME in {requirement_name(r) for r in listed}:
+        return []
+    example = ", ".join(f'"{r}"' for r in [*listed, RUNTIME])
+    line = key_line(root / PYPROJECT, "project", "dependencies") or key_line(root / PYPROJECT, "project", None)
+    count = f"{references} skill()/markdown() reference{'' if references == 1 else 's'}"
+    return [
+        Diagnostic.make(
+            "FLU502",
+            PYPROJECT,
+            f"the code makes {count}, which import flue_runtime where the wheel is installed, but `{RUNTIME}` "
+            "is not among the project's runtime dependencies: the installed wheel would fail with "
+            "`ModuleNotFoundError: No module named 'flue_runtime'`",
+            f"add it to [project] dependencies in pyproject.toml:\ndependencies = [{example}]",
+            line,
+            1 if line else None,
+        )
+    ]
+
+
+def project_name(pyproject: dict[str, Any]) -> str | None:
+    project = pyproject.get("project")
+    name = project.get("name") if isinstance(project, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def static_requirements(root: Path, pyproject: dict[str, Any]) -> list[str] | None:
+    """The runtime requirements as the project's files state them, without running its code; None when
+    only the build can tell (a metadata hook, a setup.py)."""
+    project = pyproject.get("project")
+    if isinstance(project, dict):
+        dynamic = project.get("dynamic")
+        if not (isinstance(dynamic, list) and "dependencies" in dynamic):
+            listed = project.get("dependencies", [])
+            return [r for r in listed if isinstance(r, str)] if isinstance(listed, list) else []
+        return _setuptools_dynamic(root, pyproject)
+    if (root / "setup.py").exists():
+        return None
+    return _setup_cfg(root)
+
+
+def _setuptools_dynamic(root: Path, pyproject: dict[str, Any]) -> list[str] | None:
+    """`[tool.setuptools.dynamic] dependencies = {file = [...]}`: requirement files, read as setuptools reads them."""
+    system = pyproject.get("build-system")
+    backend = system.get("build-backend") if isinstance(system, dict) else None
+    if isinstance(backend, str) and not backend.startswith("setuptools"):
+        return None
+    tool = pyproject.get("tool")
+    setuptools = tool.get("setuptools") if isinstance(tool, dict) else None
+    dynamic = setuptools.get("dynamic") if isinstance(setuptools, dict) else None
+    entry = dynamic.get("dependencies") if isinstance(dynamic, dict) else None
+    files = entry.get("file") if isinstance(entry, dict) else None
+    if isinstance(files, str):
+        files = [files]
+    if not isinstance(files, list):
+        return None
+    found: list[str] = []
+    for name in files:
+        try:
+            text = (root / str(name)).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None  # setuptools fails the build on it
+        found += [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    return [line for line in found if line and not line.startswith("-")]
+
+
+def _setup_cfg(root: Path) -> list[str] | None:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read(root / "setup.cfg", encoding="utf-8")
+    except (configparser.Error, UnicodeDecodeError):
+        return None
+    value = parser.get("options", "install_requires", fallback="")
+    if value.startswith(("file:", "attr:")):
+        return None
+    return [line.split("#", 1)[0].strip() for line in re.split(r"[\n;]", value) if line.split("#", 1)[0].strip()]
+
+
+def key_line(path: Path, table: str, key: str | None) -> int | None:
+    """The line of `key = ...` in `[table]` of a TOML file, when it is written that way; with no key, the
+    table's header line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    pattern = None if key is None else re.compile(rf"^\s*{re.escape(key)}\s*=")
+    current = None
+    for number, text in enumerate(lines, 1):
+        header = _HEADER.match(text)
+        if header:
+            current = header.group(1)
+            if pattern is None and current == table:
+                return number
+        elif pattern is not None and current == table and pattern.match(text):
+            return number
+    return None
