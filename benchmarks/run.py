@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/run.py --only mount,memory --python ~/.pyenv/versions/3.12.1/bin/python
     .venv/bin/python benchmarks/run.py --report BENCHMARKS-results.md --json results.json
 
-Benchmarks (issues 7, 11, 16, 20): scan, pack, mount, import, memory, catalog, validate, turn, script. Inputs come from
+Benchmarks (issues 7, 11, 16, 20, 31): scan, pack, mount, import, memory, catalog, validate, turn, script, startup. Inputs come from
 `generate.py` (seeded: the same every run) into a temporary folder (`--workdir` keeps
 them). Timed commands run as child processes, interleaved round by round with their
 baselines so that a noisy machine slows both alike; every figure is a median.
@@ -45,7 +45,7 @@ sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
 
-SECTIONS = ("scan", "pack", "mount", "import", "memory", "catalog", "validate", "turn", "script")
+SECTIONS = ("scan", "pack", "mount", "import", "memory", "catalog", "validate", "turn", "script", "startup")
 EPOCH = "1700000000"  # SOURCE_DATE_EPOCH: reproducible wheels
 
 
@@ -233,6 +233,7 @@ class Scale:
     rounds_turn: int = 3
     script_calls: int = 30
     rounds_script: int = 3
+    rounds_startup: int = 21
 
 
 FULL = Scale(5000, 30, 200, 100, 1000, 10, 50, rounds_scan=5, rounds_pack=5, rounds_mount=21, warmup=1)
@@ -258,6 +259,7 @@ QUICK = Scale(
     rounds_turn=1,
     script_calls=3,
     rounds_script=1,
+    rounds_startup=2,
 )
 
 
@@ -1000,45 +1002,9 @@ def bench_validate(ctx: Context) -> Section:
         ratio(floor_cpu, ours_cpu),
     )
     data["floor_cpu_s"] = floor_cpu
-    _check_a_few(ctx, section, data)
     _first_validation(ctx, section, data)
     section.data = data
     return section
-
-
-def _check_a_few(ctx: Context, section: Section, data: dict[str, Any]) -> None:
-    """What a pre-commit hook costs: `flue-skills check` on three skills against one run of the reference
-    validator's command on one, each a fresh process (start-up and imports included), wall time."""
-    rng = random.Random(generate.SEED + 5)
-    folder = ctx.work / "a-few-skills"
-    if folder.exists():
-        shutil.rmtree(folder)
-    few = [folder / generate.skill_name(n) for n in range(3)]
-    for skill in few:  # a SKILL.md and three support files each, as the pack project's skills
-        generate.write_skill(skill, rng, skill.name, files=4, binary=False)
-    commands = {"check": Command([sys.executable, "-m", "flue_build", "check", *map(str, few)], child_env())}
-    reference = ctx.skills_ref_python
-    if reference:
-        validate = [reference, "-m", "skills_ref.cli", "validate", str(few[0])]
-        commands["skills_ref"] = Command(validate, child_env())
-    rounds = ctx.scale.rounds_validate * 2
-    res = interleave(commands, rounds, ctx.scale.warmup, parse=False)
-    ours = statistics.median(res["check"].seconds)
-    data["check_three_s"] = ours
-    if not reference:
-        section.row("`flue-skills check` on 3 skills, a fresh process (wall)", ms(ours))
-        return
-    theirs = statistics.median(res["skills_ref"].seconds)
-    data["skills_ref_one_s"] = theirs
-    section.row(
-        "`flue-skills check` on 3 skills (what a pre-commit hook runs) against one `skills-ref validate` of 1 "
-        f"skill, fresh processes, wall (median of {rounds})",
-        ms(ours),
-        ms(theirs),
-        ratio(ours, theirs),
-        "≤ 1 (no slower)",
-        ours <= theirs,
-    )
 
 
 def _skills_ref_version(python: str) -> str:
@@ -1295,6 +1261,77 @@ def bench_script(ctx: Context) -> Section:
     return section
 
 
+# --- 10. start-up ------------------------------------------------------------------------------------
+
+
+def bench_startup(ctx: Context) -> Section:
+    """What a pre-commit hook costs (issue 31, item 8): `flue-skills check` on three skills against one run of the
+    reference validator's command on one of them, each a fresh process through its console script (start-up and
+    imports are most of either). Whole-process CPU time (user + system, the child's rusage) is the measure; wall
+    beside it, and the load average around the rounds, since a loaded machine inflates both."""
+    section = Section(
+        "startup",
+        "10. Start-up: `flue-skills check` on 3 skills against one `agentskills validate`",
+        "Three generated skills (a SKILL.md and three support files each). `flue-skills check` of the three and "
+        "skills-ref's `agentskills validate` of the first, each run through its console script in a fresh process, "
+        "interleaved round by round after an untimed warm-up round; the medians. CPU is the child's user + system "
+        "time (its rusage), the measure of the target; the load average is read before and after the rounds.",
+    )
+    data: dict[str, Any] = {}
+    rng = random.Random(generate.SEED + 5)
+    folder = ctx.work / "a-few-skills"
+    if folder.exists():
+        shutil.rmtree(folder)
+    few = [folder / generate.skill_name(n) for n in range(3)]
+    for skill in few:  # a SKILL.md and three support files each, as the pack project's skills
+        generate.write_skill(skill, rng, skill.name, files=4, binary=False)
+    check = [*_console_script(sys.executable, "flue-skills", "flue_build"), "check", *map(str, few)]
+    commands = {"check": Command(check, child_env())}
+    reference = ctx.skills_ref_python
+    if reference:
+        validate = [*_console_script(reference, "agentskills", "skills_ref.cli"), "validate", str(few[0])]
+        commands["skills_ref"] = Command(validate, child_env())
+    rounds = ctx.scale.rounds_startup
+    ctx.log(f"startup: {rounds} rounds of {', '.join(commands)}")
+    load_before = os.getloadavg()[0]
+    res = interleave(commands, rounds, max(1, ctx.scale.warmup), parse=False)
+    load_after = os.getloadavg()[0]
+    ours, ours_cpu = res["check"].median, res["check"].cpu_median
+    data.update(check_three_s=ours, check_three_cpu_s=ours_cpu, load=[load_before, load_after], rounds=rounds)
+    section.row("load average (1 min) before / after the rounds", f"{load_before:.2f} / {load_after:.2f}")
+    if not reference:
+        section.row("`flue-skills check` on 3 skills, a fresh process: CPU / wall", f"{ms(ours_cpu)} / {ms(ours)}")
+        section.row(
+            "skills-ref baseline",
+            "skipped: no interpreter with skills-ref (`pip install skills-ref`, then --skills-ref-python)",
+        )
+        section.data = data
+        return section
+    theirs, theirs_cpu = res["skills_ref"].median, res["skills_ref"].cpu_median
+    data.update(
+        skills_ref_one_s=theirs, skills_ref_one_cpu_s=theirs_cpu, skills_ref_version=_skills_ref_version(reference)
+    )
+    section.row(
+        f"`flue-skills check` of 3 skills against skills-ref {data['skills_ref_version']} `agentskills validate` of "
+        f"1, CPU: user + system (median of {rounds})",
+        ms(ours_cpu),
+        ms(theirs_cpu),
+        ratio(ours_cpu, theirs_cpu),
+        "≤ 1 (issue 31)",
+        ours_cpu <= theirs_cpu,
+    )
+    section.row("… wall time", ms(ours), ms(theirs), ratio(ours, theirs))
+    section.data = data
+    return section
+
+
+def _console_script(python: str, script: str, module: str) -> list[str]:
+    """How a user runs the command: the console script beside `python` (it imports what PYTHONPATH gives first,
+    so `--checkout` is measured), else `python -m module`."""
+    installed = Path(python).with_name(script)
+    return [str(installed)] if installed.is_file() else [python, "-m", module]
+
+
 # --- report ---------------------------------------------------------------------------------
 
 
@@ -1380,6 +1417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "validate": lambda: bench_validate(ctx),
             "turn": lambda: bench_turn(ctx),
             "script": lambda: bench_script(ctx),
+            "startup": lambda: bench_startup(ctx),
         }
         memory = Section(
             "memory",

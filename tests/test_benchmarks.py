@@ -31,7 +31,18 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     data = json.loads(results.read_text())
-    assert set(data) == {"scan", "pack", "mount", "import", "memory", "catalog", "validate", "turn", "script"}
+    assert set(data) == {
+        "scan",
+        "pack",
+        "mount",
+        "import",
+        "memory",
+        "catalog",
+        "validate",
+        "turn",
+        "script",
+        "startup",
+    }
     assert all(section["rows"] for section in data.values())
     assert "## Results" in proc.stdout
     # The generators are seeded: the same inputs every run.
@@ -62,6 +73,12 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     assert mounted["installed"]["skills_ref_over_ms"] > 0 and mounted["zip"]["skills_ref_over_ms"] > 0
     assert any(row["target"] == "≤ 1/3 (issue 24)" for row in data["turn"]["rows"])
     assert data["script"]["data"]["calls"] == 3 and data["script"]["data"]["tool_ms"] > 0
+    # Issue 31's start-up: whole-process CPU of `check` on 3 skills and of the reference validator (the test extra
+    # has skills-ref), with the load average read around the rounds.
+    startup = data["startup"]["data"]
+    assert startup["check_three_cpu_s"] > 0 and startup["skills_ref_one_cpu_s"] > 0
+    assert len(startup["load"]) == 2
+    assert any(row["target"] == "≤ 1 (issue 31)" for row in data["startup"]["rows"])
 
 
 def test_generators_are_deterministic(tmp_path: Path) -> None:

@@ -1,44 +1,94 @@
 """The `flue-skills` command: check, new, schema, ls, prompt, run, mcp, export.
 
 Each command is a module with `register(commands)`, which adds its subparser and sets its
-`handler`; `COMMANDS` lists them in the order `--help` shows. Every exit status is decided in
-`exits`, the same for every command.
+`handler`; `COMMANDS` names them in the order `--help` shows, each with the one line `--help`
+lists. Only the module of the command being run is imported (pip's `commands_dict` does the same):
+`flue-skills check` never pays for the imports of `run`, `ls` or `mcp`. Every exit status is
+decided in `exits`, the same for every command.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from typing import Protocol
+import importlib
+import sys
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Protocol, cast
 
 import flue_runtime
-from flue_build.cli import chat, check, exits, export, ls, new, prompt, schema, serve
+from flue_build.cli import exits
 
-__all__ = ["COMMANDS", "Command", "main"]
+__all__ = ["COMMANDS", "Command", "CommandModule", "main"]
 
 
-class Command(Protocol):
+class CommandModule(Protocol):
     """A command's module: `register` adds its subparser, whose defaults set `handler(args) -> int`."""
 
     def register(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None: ...
 
 
-#: One module per command (`chat` is `run`, `serve` is `mcp`).
-COMMANDS: tuple[Command, ...] = (check, new, schema, ls, prompt, chat, serve, export)
+@dataclass(frozen=True)
+class Command:
+    """A command as `--help` lists it, and the module that defines it, imported only to run it."""
+
+    name: str
+    module: str
+    #: The line `flue-skills --help` shows; the module's own `help=` (a test keeps them equal).
+    summary: str
+
+    def load(self) -> CommandModule:
+        return cast(CommandModule, importlib.import_module(self.module))
 
 
-def _parser() -> argparse.ArgumentParser:
+#: One module per command (`chat` is `run`, `serve` is `mcp`), in the order `--help` shows.
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "check",
+        "flue_build.cli.check",
+        "validate skills: a skill folder, a SKILL.md, a folder searched recursively, or a project",
+    ),
+    Command("new", "flue_build.cli.new", "scaffold a valid skill"),
+    Command("schema", "flue_build.cli.schema", "print the SKILL.md frontmatter JSON Schema"),
+    Command("ls", "flue_build.cli.ls", "list the skills a wheel, an installed package or a project ships"),
+    Command(
+        "prompt",
+        "flue_build.cli.prompt",
+        "print what an agent sends on its first model turn: system prompt, catalog, tools, tokens",
+    ),
+    Command("run", "flue_build.cli.chat", "talk to an agent in the terminal"),
+    Command("mcp", "flue_build.cli.serve", "serve skills over the Model Context Protocol (needs flue-skills[mcp])"),
+    Command(
+        "export", "flue_build.cli.export", "write skills as plain folders, for runtimes that read skills from disk"
+    ),
+)
+
+
+def _parser(load: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with `load`, only those commands are defined in full and the others are
+    named with their summary (enough for `--help` and for argparse's "invalid choice")."""
     parser = argparse.ArgumentParser(prog="flue-skills", description="Validate, scaffold and inspect agent skills.")
     parser.add_argument("--version", action="version", version=f"flue-skills {flue_runtime.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
-        command.register(commands)
+        if load is None or command.name in load:
+            command.load().register(commands)
+        else:
+            commands.add_parser(command.name, help=command.summary)
     return parser
+
+
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The command `argv` names: its first word that is not an option (the top level's options,
+    `--help` and `--version`, take no value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The exit status (argparse's usage errors exit 2 through `SystemExit`)."""
-    args = _parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    chosen = _chosen(words)
+    args = _parser(() if chosen is None else (chosen,)).parse_args(words)
     return exits.run(args.command, args.handler, args)
 
 

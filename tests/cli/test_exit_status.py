@@ -41,6 +41,10 @@ CLI_DIR = Path(cli_package.__file__).parent
 CLI_PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "cli.md"
 
 
+#: Each command's module, in `--help` order (the CLI itself imports only the one it runs).
+COMMAND_MODULES: list[ModuleType] = [importlib.import_module(command.module) for command in COMMANDS]
+
+
 def cli_modules() -> list[ModuleType]:
     return [importlib.import_module(f"{cli_package.__name__}.{m.name}") for m in pkgutil.iter_modules([str(CLI_DIR)])]
 
@@ -62,7 +66,7 @@ def registered(module: ModuleType) -> dict[str, argparse.ArgumentParser]:
 
 
 def command_names() -> list[str]:
-    return [name for module in COMMANDS for name in registered(module)]
+    return [name for module in COMMAND_MODULES for name in registered(module)]
 
 
 # --- every command registers itself -------------------------------------------------------
@@ -70,11 +74,20 @@ def command_names() -> list[str]:
 
 def test_every_module_that_defines_a_command_registers_itself() -> None:
     defining = [m.__name__ for m in cli_modules() if defines_a_command(m)]
-    assert sorted(defining) == sorted(m.__name__ for m in COMMANDS)
-    for module in COMMANDS:
-        (parser,) = registered(module).values()  # one command per module
+    assert sorted(defining) == sorted(m.__name__ for m in COMMAND_MODULES)
+    for command, module in zip(COMMANDS, COMMAND_MODULES):
+        ((name, parser),) = registered(module).items()  # one command per module
         handler = parser.get_default("handler")
         assert callable(handler) and handler.__module__ == module.__name__, module.__name__
+        assert name == command.name, module.__name__
+
+
+def test_each_commands_summary_is_its_modules_help() -> None:
+    """`--help` lists each command's line without importing its module: the line must be the module's."""
+    (full,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    (named,) = [a for a in _parser(load=())._actions if isinstance(a, argparse._SubParsersAction)]
+    assert [(c.dest, c.help) for c in named._choices_actions] == [(c.dest, c.help) for c in full._choices_actions]
+    assert _parser(load=()).format_help() == _parser().format_help()
 
 
 def test_the_parser_lists_exactly_the_registered_commands() -> None:
@@ -87,9 +100,11 @@ def test_the_parser_lists_exactly_the_registered_commands() -> None:
 
 
 def test_the_package_dispatches_nothing_itself() -> None:
-    """No if-chain over command names beside the registered handlers: `__init__` only builds the parser."""
+    """No if-chain over command names beside the registered handlers: `__init__` only builds the parser
+    (a command it does not run is named with its summary alone, so that its module is not imported)."""
     source = (CLI_DIR / "__init__.py").read_text(encoding="utf-8")
-    assert "add_parser(" not in source and "args.command ==" not in source
+    assert source.count("add_parser(") == source.count("add_parser(command.name, help=command.summary)") == 1
+    assert "args.command ==" not in source
 
 
 def literal_statuses(module: ModuleType) -> list[str]:
@@ -152,7 +167,7 @@ def raising(exc: BaseException) -> Callable[[argparse.Namespace], int]:
     return handler
 
 
-@pytest.mark.parametrize("module", COMMANDS, ids=lambda m: m.__name__.rpartition(".")[2])
+@pytest.mark.parametrize("module", COMMAND_MODULES, ids=lambda m: m.__name__.rpartition(".")[2])
 def test_a_failure_in_any_command_exits_as_exits_decides(
     module: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
