@@ -119,13 +119,51 @@ def _list(target: str, notes: list[str]) -> list[ListedSkill]:
             listed, _ = installed(target, notes)
             return listed
         except NotInstalledError:
-            if not path.is_dir():
+            if not path.exists():
                 raise
     if path.is_dir():
         raise UnknownTargetError(
             f"{target}: a folder must be a project (holding a pyproject.toml); give a wheel or a package name otherwise"
         )
+    if path.exists():
+        raise UnknownTargetError(_not_read(target, path))
     raise UnknownTargetError(f"{target}: no such wheel, project folder or installed package")
+
+
+#: Archive suffixes a source distribution has had (PEP 625's `.tar.gz`, and older ones).
+_ARCHIVES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar", ".zip")
+
+
+def _not_read(target: str, path: Path) -> str:
+    """What `ls` says of a file it was given that is not a wheel: what the file is, and what to give instead."""
+    reads = (
+        "ls reads a wheel (.whl), a project folder (holding a pyproject.toml) or an installed package or "
+        "distribution name"
+    )
+    if path.name.endswith(_ARCHIVES) and _is_sdist(path):
+        return (
+            f"{target}: a source distribution (sdist), which ls does not read (its skills are packed when a wheel "
+            "is built from it); give the wheel built beside it (`python -m build` writes both into dist/) or the "
+            "project folder"
+        )
+    what = "an archive" if path.name.endswith(_ARCHIVES) else "a file"
+    return f"{target}: {what}, not a wheel; {reads}"
+
+
+def _is_sdist(path: Path) -> bool:
+    """An archive holding `<name>-<version>/PKG-INFO`, as every sdist does (its top folder's metadata)."""
+    import tarfile
+
+    try:
+        if path.name.endswith(".zip"):
+            with zipfile.ZipFile(path) as archive:
+                names = archive.namelist()
+        else:
+            with tarfile.open(path) as archive:
+                names = archive.getnames()
+    except (OSError, zipfile.BadZipFile, tarfile.TarError):
+        return False
+    return any(name.count("/") == 1 and name.endswith("/PKG-INFO") for name in names)
 
 
 def from_manifests(manifests: list[Manifest]) -> list[ListedSkill]:

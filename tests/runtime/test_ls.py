@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -153,3 +155,44 @@ def test_the_console_script_has_ls() -> None:
         [sys.executable, "-m", "flue_build", "ls", "--help"], capture_output=True, text=True, check=True
     )
     assert "TARGET" in out.stdout and "--format" in out.stdout
+
+
+# --- a file that is not a wheel: said what it is, and what to give instead (issue 31) ----------------
+
+
+def write_sdist(path: Path) -> Path:
+    """An sdist as a build writes it: `<name>-<version>/` holding PKG-INFO and the project's files."""
+    with tarfile.open(path, "w:gz") as archive:
+        for name, text in [("PKG-INFO", "Metadata-Version: 2.3\nName: acme\nVersion: 0.1.0\n"), ("pyproject.toml", "")]:
+            data = text.encode()
+            info = tarfile.TarInfo(f"acme-0.1.0/{name}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_an_sdist_is_named_and_the_wheel_or_the_project_suggested(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "dist").mkdir()
+    sdist = write_sdist(tmp_path / "dist" / "acme-0.1.0.tar.gz")
+    code, _, err = ls(capsys, str(sdist))
+    assert code == 2
+    assert f"{sdist}: a source distribution (sdist), which ls does not read" in err
+    assert "give the wheel" in err and "or the project folder" in err
+    assert "no such" not in err
+    # Named from its own folder (a name an installed distribution could have): the file still wins over "not installed".
+    monkeypatch.chdir(sdist.parent)
+    code, _, err = ls(capsys, sdist.name)
+    assert code == 2 and "acme-0.1.0.tar.gz: a source distribution (sdist)" in err
+
+
+def test_another_file_is_said_not_to_be_a_wheel(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    archive = tmp_path / "skills.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(BILLING, arcname="billing")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a wheel\n")
+    for path, what in [(archive, "an archive"), (notes, "a file")]:
+        code, _, err = ls(capsys, str(path))
+        assert code == 2 and f"{path}: {what}, not a wheel; ls reads a wheel (.whl), a project folder" in err, err
