@@ -18,12 +18,13 @@ from flue_runtime.format.validate import PLACEHOLDER_DESCRIPTION, SKILL_FILE, ch
 __all__ = ["TEMPLATE", "new_skill", "register", "run"]
 
 
+#: The body starts on the line after the closing `---` (the reader keeps every byte after it, as the bundle's
+#: offsets and exports do): no blank line there, or every instructions string would start with one.
 TEMPLATE = """\
 ---
 name: {name}
 description: {description}
 ---
-
 # {title}
 
 Instructions the agent follows once it activates this skill: the steps, the checks,
