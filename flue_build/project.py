@@ -203,7 +203,12 @@ def _hatchling(root: Path) -> _Backend:
 
 
 def _setuptools(root: Path) -> _Backend:
-    from flue_build.backends.setuptools_rules import Exclusions, selected_files, static_distribution
+    from flue_build.backends.setuptools_rules import (
+        Exclusions,
+        find_all_modules,
+        selected_files,
+        static_distribution,
+    )
 
     dist = static_distribution(root)
     if dist is None:  # a setup.py: only running it would tell what it selects, so every skill folder is vetted
@@ -222,4 +227,5 @@ def _setuptools(root: Path) -> _Backend:
         ]
         return Exclusions(root, build_py, candidates)
 
-    return _Backend(excluded_by, selected_files(root, dist))
+    modules = [root / file for _, _, file in find_all_modules(root, dist)]  # a module in a skill folder ships too
+    return _Backend(excluded_by, [*selected_files(root, dist), *modules])

@@ -36,6 +36,7 @@ build-backend = "hatchling.build"
 name = "marker-demo"
 dynamic = ["version", "description"]
 requires-python = ">=3.11"
+dependencies = ["flue-skills"]
 
 [tool.hatch.version]
 source = "code"
@@ -79,6 +80,7 @@ build-backend = "setuptools.build_meta"
 name = "marker-demo"
 dynamic = ["version"]
 requires-python = ">=3.11"
+dependencies = ["flue-skills"]
 
 [tool.setuptools.dynamic]
 version = {attr = "marker_demo.__version__"}

@@ -75,6 +75,7 @@ build-backend = "hatchling.build"
 name = "{name}"
 version = "0.1.0"
 requires-python = ">=3.11"
+dependencies = ["flue-skills"]
 
 [tool.hatch.build.hooks.flue-skills]
 
@@ -93,6 +94,7 @@ build-backend = "setuptools.build_meta"
 name = "{name}"
 version = "0.1.0"
 requires-python = ">=3.11"
+dependencies = ["flue-skills"]
 
 [tool.setuptools.packages.find]
 where = ["src"]
