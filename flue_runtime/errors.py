@@ -19,6 +19,7 @@ __all__ = [
     "HookError",
     "LoopError",
     "MissingBuildHookError",
+    "MissingBuildHookWarning",
     "ModelError",
     "MountError",
     "NotExportedError",
@@ -148,6 +149,11 @@ class UnsafeFileError(MountError):
 class SkillWarning(FlueError, UserWarning):
     """A skill was accepted with a warning (a file skipped as noise, two names differing only in case);
     issued with `warnings.warn` where no report is printed, such as `define_skill(files=...)`."""
+
+
+class MissingBuildHookWarning(SkillWarning):
+    """A package installed from a wheel built without the flue-skills hook read its skills from its installed files,
+    which no build vetted; issued once per distribution and process, naming it and how to add the hook."""
 
 
 class ConfigError(FlueError):

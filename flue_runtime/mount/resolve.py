@@ -8,7 +8,11 @@ Order, for a call in module M:
 3. a package spec: the named package's own bundle, else its folder on disk; when the distribution
    providing it declares `[tool.flue] exports` (its manifest, or its project in dev mode), a spec
    from another package must be one of them (`NotExportedError`).
-Anything else is an error that says which of these was tried and how to fix it.
+Anything else is an error that says which of these was tried and how to fix it. A package without a
+bundle that was installed from a wheel (not a source tree, not an editable install: `installed`) was
+built without the hook: its skills read from disk get one `MissingBuildHookWarning` per distribution,
+and a skill missing from disk is a `MissingBuildHookError`; from a source tree it is a wrong path, with
+a "did you mean" when a folder or file close to it exists.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from flue_runtime.errors import (
     BundleError,
     FlueError,
     MissingBuildHookError,
+    MissingBuildHookWarning,
     NotExportedError,
     SkillNotFoundError,
     UnknownPackageError,
@@ -34,6 +39,7 @@ from flue_runtime.format.exports import not_exported
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Reference
 from flue_runtime.format.paths import is_inside
 from flue_runtime.mount.bundled import InstalledBundle, bundle_of, bundle_package, is_regular_package, module_spec
+from flue_runtime.mount.installed import installed
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.specs import SKILL_SUFFIX, Kind, Spec, parse_spec
 
@@ -117,6 +123,8 @@ def _resolve(spec: Spec, caller: Caller) -> SkillReference | str:
     target = _path(os.path.normpath(os.path.join(base, *spec.segments)))
     found = _from_disk(spec, target, caller)
     if found is not None:
+        if package is not None and bundle is None:
+            _warn_if_installed(package, spec, caller)
         return found
     raise _relative_not_found(spec, caller, package, bundle, target)
 
@@ -170,6 +178,12 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
     top = parts[0]
     top_spec = module_spec(top)
     if top_spec is None:
+        beside = os.path.join(os.path.dirname(caller.file), *parts) if caller.file else None
+        if beside is not None and os.path.lexists(beside):
+            raise UnknownPackageError(
+                f"{spec.call} in {caller.where()}: no importable package {top!r}, but {beside} exists next to the "
+                f"module; did you mean `./{spec.text}`? A spec relative to the module starts with ./"
+            )
         raise UnknownPackageError(
             f"{spec.call} in {caller.where()}: no importable package {top!r}; "
             f"install the distribution that provides it, or start the spec with ./ for a path next to the module"
@@ -196,14 +210,24 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
             _check_exported(spec, caller, config.exports, bundle_name, config.root)
         found = _from_disk(spec, _path(os.path.join(location, *parts[1:])), caller)
         if found is not None:
+            if bundle is None and bundle_name is not None and bundle_package(caller.module) == bundle_name:
+                _warn_if_installed(bundle_name, spec, caller)
             return found
     where = ", ".join(locations) or "no folder"
     what = "skill folder" if spec.kind == "skill" else "markdown file"
+    guess = next(filter(None, (_guess(location, parts[1:], parts[:1]) for location in locations)), "")
     if bundle_name is not None and bundle is None:
+        missing = os.path.join(locations[0], *parts[1:]) if locations else "/".join(parts)
+        missing = os.path.dirname(missing) if spec.kind == "skill" else missing
+        if installed(bundle_name) is None:  # a source tree or an editable install: the path is wrong
+            raise SkillNotFoundError(
+                f"{spec.call} in {caller.where()}: package {top!r} is read from its source tree (at {where}) and "
+                f"there is no {what} {missing}; {guess}check the spec's path"
+            )
         raise MissingBuildHookError(
             f"{spec.call} in {caller.where()}: package {top!r} (at {where}) has no bundled skills "
             f"(no {bundle_name.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE}) and no such {what} on disk; "
-            f"it was built without the flue-skills build hook. In that package's project, {HOOK_HELP}"
+            f"it was built without the flue-skills build hook. {guess}In that package's project, {HOOK_HELP}"
         )
     if bundle is not None:
         prefix = bundle.package.replace(".", "/")
@@ -214,7 +238,7 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
     raise SkillNotFoundError(
         f"{spec.call} in {caller.where()}: package {top!r} (at {where}) has no such {what}: {held}, and it is not on disk. "
         f"A package ships a skill when one of its own modules references it (like skill('./review/SKILL.md')) "
-        f"or its [tool.flue] exports list it, and it is built with the flue-skills hook; check the spec's path"
+        f"or its [tool.flue] exports list it, and it is built with the flue-skills hook; {guess}check the spec's path"
     )
 
 
@@ -252,22 +276,89 @@ def _relative_not_found(
 ) -> FlueError:
     what = f"skill folder {target.parent}" if spec.kind == "skill" else f"file {target}"
     head = f"{spec.call} in {caller.where()}"
+    base = os.path.dirname(caller.file) if caller.file else os.getcwd()
+    guess = _guess(base, spec.segments)
     if caller.file is None:
         return SkillNotFoundError(
             f"{head}: no {what} (a module without a file resolves ./ specs against the working directory); "
-            "check the path, or use a package spec"
+            f"{guess}check the path, or use a package spec"
         )
     if package is None:
         return SkillNotFoundError(
             f"{head}: no {what}, and {caller.module!r} is not inside a regular package (a folder with __init__.py), "
-            "so nothing could be bundled for it; check the path, or move the module into a package"
+            f"so nothing could be bundled for it; {guess}check the path, or move the module into a package"
+        )
+    if bundle is None and installed(package) is None:  # a source tree or an editable install: the path is wrong
+        return SkillNotFoundError(
+            f"{head}: no {what} (package {package!r} is read from its source tree, and a ./ spec is relative to the "
+            f"module's folder); {guess}check the spec's path"
         )
     if bundle is None:
         return MissingBuildHookError(
             f"{head}: not bundled (package {package!r} has no {package.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE}: "
-            f"it was built without the flue-skills build hook) and no {what} on disk. To fix, {HOOK_HELP}"
+            f"it was built without the flue-skills build hook) and no {what} on disk; {guess}To fix, {HOOK_HELP}"
         )
     return SkillNotFoundError(
         f"{head}: the bundle of package {package!r} lists no such call for {caller.module!r} and there is no {what} on disk; "
-        "the installed package is older than its code, or the call is not visible to the build (rebuild and reinstall)"
+        f"{guess}the installed package is older than its code, or the call is not visible to the build (rebuild and reinstall)"
     )
+
+
+def _guess(base: str, parts: list[str], prefix: list[str] | None = None) -> str:
+    """ "did you mean `...`? " when replacing each segment of `parts` (below `base`) that names nothing by the
+    closest name there gives an existing skill folder (or markdown file); "" otherwise. `prefix`: the spec's
+    segments before `parts` (a package spec's package)."""
+    import difflib
+
+    current, fixed, changed = base, [], False
+    for index, part in enumerate(parts):
+        if part in (".", ".."):
+            current = current if part == "." else os.path.dirname(current)
+        elif not os.path.lexists(os.path.join(current, part)):
+            last = index == len(parts) - 1
+            try:
+                names = [n for n in os.listdir(current) if last or os.path.isdir(os.path.join(current, n))]
+            except OSError:
+                return ""
+            close = difflib.get_close_matches(part, names, n=1, cutoff=0.6)
+            if not close:
+                return ""
+            part, changed = close[0], True
+            current = os.path.join(current, part)
+        else:
+            current = os.path.join(current, part)
+        fixed.append(part)
+    if not changed or not os.path.isfile(current):
+        return ""
+    return f"did you mean `{'/'.join([*(prefix or []), *fixed])}`? "
+
+
+#: The distributions (or archives) already warned about: one `MissingBuildHookWarning` each per process.
+_warned: set[str] = set()
+
+
+def _warn_if_installed(package: str, spec: Spec, caller: Caller) -> None:
+    """One `MissingBuildHookWarning` per distribution when `package`, read from disk, was installed from a wheel:
+    a wheel built without the hook ships its skill folders raw and unvetted, `.env` files included."""
+    found = installed(package)
+    if found is None or (found.distribution or found.location) in _warned:
+        return
+    _warned.add(found.distribution or found.location)
+    import warnings
+
+    warnings.warn(
+        f"{found.describe()} (package {package!r} at {found.location}) was built without the flue-skills build "
+        f"hook: {spec.call} in {caller.where()} is read from the installed files, as from a source tree. Its wheel "
+        "ships the skill folders as they are, not vetted by its build (a secret in one is published with it), "
+        f"and every import vets them again. To fix, in that distribution's project, {HOOK_HELP}",
+        MissingBuildHookWarning,
+        stacklevel=_outside_flue(),
+    )
+
+
+def _outside_flue() -> int:
+    """The `stacklevel` that shows a warning at the first frame outside flue_runtime: the user's `skill()` call."""
+    frame, level = sys._getframe(1), 1  # the function that warns is level 1
+    while frame.f_back is not None and str(frame.f_globals.get("__name__", "")).split(".")[0] == "flue_runtime":
+        frame, level = frame.f_back, level + 1
+    return level

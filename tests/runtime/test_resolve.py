@@ -497,3 +497,87 @@ def test_public_names() -> None:
         assert name in flue_runtime.__all__
         assert getattr(flue_runtime, name) is not None
     assert isinstance(sys.modules["flue_runtime"], ModuleType)
+
+
+# --- a missing file in a source tree (issue 31, item 6a) -------------------------------
+
+
+def typo_package(root: Path, pkg: str, calls: dict[str, str]) -> Path:
+    """A source tree `root/src/<pkg>` holding playbooks/refunds, playbooks/triage and notes/system.md, with a module per entry of
+    `calls` (module name: the statement it runs); returns `src`."""
+    base = root / "src" / pkg
+    write_module(base / "__init__.py", "")
+    write_skill(base / "playbooks" / "refunds")
+    write_skill(base / "playbooks" / "triage")
+    write_module(base / "notes" / "system.md", "You are helpful.\n")
+    for module, statement in calls.items():
+        write_module(base / f"{module}.py", f"from flue_runtime import skill, markdown\n\nX = {statement}\n")
+    return root / "src"
+
+
+@pytest.mark.parametrize(
+    "statement, guess",
+    [
+        ("skill('./playbooks/refnds/SKILL.md')", "./playbooks/refunds/SKILL.md"),
+        ("skill('./playbook/refunds/SKILL.md')", "./playbooks/refunds/SKILL.md"),
+        ("markdown('./notes/sytem.md')", "./notes/system.md"),
+        ("skill('./playbooks/zzzqqq/SKILL.md')", None),
+    ],
+)
+def test_a_path_typo_in_a_source_tree_is_a_missing_folder_not_a_missing_hook(
+    statement: str, guess: str | None, tmp_path: Path, pkg_name: str, imports: ImportSandbox
+) -> None:
+    """Run from a source tree (PYTHONPATH=src), a skill folder not on disk is a wrong path: no hook would help."""
+    imports.add(typo_package(tmp_path, pkg_name, {"agent": statement}))
+    with pytest.raises(SkillNotFoundError) as info:
+        importlib.import_module(f"{pkg_name}.agent")
+    assert not isinstance(info.value, MissingBuildHookError), info.value
+    message = str(info.value)
+    spec = statement.split("'")[1]
+    missing = os.path.normpath(tmp_path / "src" / pkg_name / spec)
+    assert spec in message and f"{pkg_name}.agent" in message
+    assert (os.path.dirname(missing) if spec.endswith("/SKILL.md") else missing) in message, message
+    assert "build hook" not in message, message
+    if guess is None:
+        assert "did you mean" not in message, message
+    else:
+        assert f"did you mean `{guess}`?" in message, message
+
+
+def test_a_package_spec_typo_in_a_source_tree_is_a_missing_folder(
+    tmp_path: Path, pkg_name: str, imports: ImportSandbox
+) -> None:
+    imports.add(typo_package(tmp_path, pkg_name, {"agent": f"skill('{pkg_name}/playbooks/triag/SKILL.md')"}))
+    with pytest.raises(SkillNotFoundError) as info:
+        importlib.import_module(f"{pkg_name}.agent")
+    assert not isinstance(info.value, MissingBuildHookError), info.value
+    message = str(info.value)
+    assert f"did you mean `{pkg_name}/playbooks/triage/SKILL.md`?" in message, message
+    assert str(tmp_path / "src" / pkg_name / "playbooks" / "triag") in message and "build hook" not in message, message
+
+
+@pytest.mark.parametrize(
+    "statement, guess",
+    [
+        ("skill('playbooks/refunds/SKILL.md')", "./playbooks/refunds/SKILL.md"),
+        ("markdown('notes/system.md')", "./notes/system.md"),
+    ],
+)
+def test_a_spec_without_dot_slash_naming_a_file_next_to_the_module_says_so(
+    statement: str, guess: str, tmp_path: Path, pkg_name: str, imports: ImportSandbox
+) -> None:
+    imports.add(typo_package(tmp_path, pkg_name, {"agent": statement}))
+    with pytest.raises(UnknownPackageError) as info:
+        importlib.import_module(f"{pkg_name}.agent")
+    message = str(info.value)
+    assert f"no importable package {guess.split('/')[1]!r}" in message, message
+    assert f"did you mean `{guess}`?" in message, message
+
+
+def test_a_spec_without_dot_slash_and_nothing_next_to_the_module_guesses_nothing(
+    tmp_path: Path, pkg_name: str, imports: ImportSandbox
+) -> None:
+    imports.add(typo_package(tmp_path, pkg_name, {"agent": "skill('playbooks/elsewhere/SKILL.md')"}))
+    with pytest.raises(UnknownPackageError) as info:
+        importlib.import_module(f"{pkg_name}.agent")
+    assert "did you mean" not in str(info.value)

@@ -1,0 +1,116 @@
+"""Whether a package without a bundle was installed from a wheel, or is a source tree (dev mode).
+
+Reading skills from disk is dev mode when the package is a source tree: on `sys.path`
+through PYTHONPATH or a checkout, or through an editable install's `.pth` or finder. From a
+package installed from a wheel it means the wheel was built without the flue-skills hook,
+and a skill missing from disk means the same. The two are told apart the public way: an
+installed package lies beside the `.dist-info` whose RECORD lists its `__init__`
+(`importlib.metadata`), unless that distribution's `direct_url.json` says it was installed
+editable; a package imported from a zip (a wheel put on `sys.path`) was installed too, since
+nobody edits a zip. Only a source tree's folder is listed on the way, so dev mode pays no
+`importlib.metadata` import; an answer is kept per package file for the process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import zipimport
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported when a folder holds metadata to read: a source tree never needs it
+    from importlib.metadata import Distribution
+
+from flue_runtime.mount.bundled import module_spec
+
+__all__ = ["Installed", "installed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Installed:
+    """A package installed from a wheel: the distribution's name (None: a zip on sys.path without metadata) and
+    the folder or zip it lies in."""
+
+    distribution: str | None
+    location: str
+
+    def describe(self) -> str:
+        """How a message names it: the distribution, or the zip when it has no metadata."""
+        return f"distribution {self.distribution!r}" if self.distribution else f"the archive {self.location}"
+
+
+_known: dict[str, Installed | None] = {}
+
+
+def installed(package: str) -> Installed | None:
+    """How regular package `package` came onto sys.path: `Installed` from a wheel (or a zip), None from a source
+    tree or an editable install (or when it cannot be told: no metadata names it)."""
+    spec = module_spec(package)
+    origin = getattr(spec, "origin", None)
+    if spec is None or not isinstance(origin, str) or origin == "namespace":
+        return None
+    try:
+        return _known[origin]
+    except KeyError:
+        pass
+    location = origin
+    for _ in range(package.count(".") + 2):  # the __init__ file, then one folder per dotted part
+        location = os.path.dirname(location)
+    init = "/".join([*package.split("."), os.path.basename(origin)])
+    if isinstance(spec.loader, zipimport.zipimporter):
+        found: Installed | None = Installed(_zip_distribution(location, init), location)
+    else:
+        found = _folder_distribution(location, init, package.split(".")[0])
+    _known[origin] = found
+    return found
+
+
+def _folder_distribution(location: str, init: str, top: str) -> Installed | None:
+    """The distribution installed in folder `location` whose RECORD lists `init`, unless installed editable."""
+    try:
+        infos = [name for name in os.listdir(location) if name.endswith(".dist-info")]
+    except OSError:
+        return None
+    if not infos:
+        return None  # a source tree: nothing was installed here
+    from importlib.metadata import Distribution  # (only here: a source tree's folder holds no .dist-info)
+
+    wanted = _normalized(top)
+    infos.sort(key=lambda name: _normalized(name.split("-", 1)[0]) != wanted)  # the likely owner first
+    for info in infos:
+        dist = Distribution.at(os.path.join(location, info))
+        if not _lists(dist, init):
+            continue
+        return None if _editable(dist) else Installed(dist.name, location)
+    return None
+
+
+def _zip_distribution(location: str, init: str) -> str | None:
+    """The name of the distribution inside zip `location` whose RECORD lists `init`, if any."""
+    from importlib.metadata import distributions
+
+    for dist in distributions(path=[location]):
+        if _lists(dist, init):
+            return dist.name
+    return None
+
+
+def _lists(dist: Distribution, init: str) -> bool:
+    """Whether `dist`'s file list (a `.dist-info`'s RECORD) holds `init`."""
+    return any(file.as_posix() == init for file in dist.files or ())
+
+
+def _editable(dist: Distribution) -> bool:
+    """An editable install, as its `direct_url.json` (PEP 610, PEP 660) says."""
+    try:
+        data = json.loads(dist.read_text("direct_url.json") or "{}")
+    except ValueError:
+        return False
+    info = data.get("dir_info") if isinstance(data, dict) else None
+    return isinstance(info, dict) and info.get("editable") is True
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
