@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT
+from support.projects import pyproject, write_module, write_skill
 
 GOOD = ROOT / "fixtures" / "skills" / "good" / "refunds"
 
@@ -52,3 +53,18 @@ def test_the_hook_passes_a_good_skill_and_fails_a_bad_one(tmp_path: Path) -> Non
     passed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "checked 1 skill: 0 errors" in passed.stdout
+
+    # A hatchling project whose build refuses an unreferenced skill folder's `.env`: the hook's environment
+    # has the backend, so the hook says what the build says (it used to check less and pass).
+    (repo / "pyproject.toml").write_text(pyproject("hatchling", "acme"))
+    write_module(
+        repo / "src/acme/__init__.py", 'from flue_runtime import skill\n\nPDF = skill("./skills/pdf/SKILL.md")\n'
+    )
+    write_skill(repo / "src/acme/skills/pdf")
+    write_skill(repo / "src/acme/skills/orphan", files={".env": "TOKEN=1\n"})
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "project")
+    refused = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "src/acme/skills/orphan/.env: FLU302 error" in refused.stdout, refused.stdout
+    assert "src/acme/skills/orphan: FLU410 warning" in refused.stdout, refused.stdout
