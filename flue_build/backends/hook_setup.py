@@ -133,10 +133,10 @@ def _misspelled_hooks(root: Path, pyproject: dict[str, Any]) -> list[tuple[str, 
     build = _table(_table(_table(pyproject, "tool"), "hatch"), "build")
     places = [("tool.hatch.build.hooks", _table(build, "hooks"))]
     targets = _table(build, "targets")
-    places += [(f"tool.hatch.build.targets.{name}.hooks", _table(targets, name).get("hooks")) for name in targets]
+    places += [(f"tool.hatch.build.targets.{name}.hooks", _table(_table(targets, name), "hooks")) for name in targets]
     found = []
     for prefix, hooks in places:
-        for name in hooks if isinstance(hooks, dict) else ():
+        for name in hooks:
             if name != HOOK and difflib.get_close_matches(name.lower(), [HOOK], n=1, cutoff=0.75):
                 table = f"{prefix}.{name}"
                 found.append((table, key_line(root / PYPROJECT, table, None)))

@@ -161,3 +161,18 @@ def test_a_project_without_skills_needs_no_hook(tmp_path: Path, capsys: pytest.C
     code = main(["check", "--format", "json", str(tmp_path)])
     # No FLU501; the one problem is that `check` was given a path that holds no skill (issue 21).
     assert [d["code"] for d in json.loads(capsys.readouterr().out)] == ["FLU100"] and code == 1
+
+
+@pytest.mark.parametrize("misspelled", ["flue_skills", "flue-skill", "flueskills"])
+def test_a_misspelled_hook_table_is_named_with_its_line_and_the_hint_renames_it(
+    misspelled: str, project: ProjectFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = project("hatch-src")
+    edit(tree, HATCH_TABLE, f"[tool.hatch.build.hooks.{misspelled}]\n")
+    line = (tree / "pyproject.toml").read_text().splitlines().index(f"[tool.hatch.build.hooks.{misspelled}]") + 1
+    code, [problem] = check(capsys, tree)
+    assert code == 1 and (problem["line"], problem["column"]) == (line, 1)
+    assert f"`[tool.hatch.build.hooks.{misspelled}]` names no hook hatchling knows" in problem["message"]
+    renamed = str(problem["hint"]).split("\n", 1)[1]
+    edit(tree, f"[tool.hatch.build.hooks.{misspelled}]\n", renamed + "\n")
+    assert check(capsys, tree) == (0, [])
