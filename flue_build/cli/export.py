@@ -20,8 +20,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "distribution, MODULE:AGENT, or a folder of skill folders. A different folder already at "
         "DIR/<name> is refused unless --force; on any failure DIR is left as it was.",
     )
-    parser.add_argument("target", metavar="TARGET")
-    parser.add_argument("dest", type=Path, metavar="DIR")
+    parser.add_argument(
+        "target",
+        metavar="TARGET",
+        help="an installed package or distribution, MODULE:AGENT, a skill folder or a folder of skill folders",
+    )
+    parser.add_argument(
+        "dest", type=Path, metavar="DIR", help="the folder to write DIR/<name>/ into (created if missing)"
+    )
     parser.add_argument("--force", action="store_true", help="replace folders in DIR that differ")
     parser.set_defaults(handler=run)
 

@@ -61,7 +61,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="List each skill TARGET ships: name, number and size of files, bundle package, description. "
         "TARGET is a .whl file, a project folder (holding a pyproject.toml) or an installed package or distribution name.",
     )
-    parser.add_argument("target", metavar="TARGET")
+    parser.add_argument(
+        "target", metavar="TARGET", help="a .whl file, a project folder, or an installed package or distribution name"
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(handler=run)
 

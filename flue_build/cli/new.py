@@ -34,7 +34,9 @@ and which support files in this folder to read (for example `reference.md`).
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("new", help="scaffold a valid skill", description="Create DIR/NAME/SKILL.md.")
-    parser.add_argument("name", metavar="NAME")
+    parser.add_argument(
+        "name", metavar="NAME", help="the skill's name and folder: lowercase letters, digits and single hyphens"
+    )
     parser.add_argument("--dir", type=Path, default=Path("."), metavar="DIR", help="parent folder (default: .)")
     parser.add_argument("--description", default=None, help="the skill's description")
     parser.set_defaults(handler=run)

@@ -53,7 +53,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "TARGET is an installed package or distribution, MODULE:AGENT, or a folder of skill folders. "
         "Speaks stdio unless --http is given.",
     )
-    parser.add_argument("target", metavar="TARGET")
+    parser.add_argument(
+        "target",
+        metavar="TARGET",
+        help="an installed package or distribution, MODULE:AGENT, a skill folder or a folder of skill folders",
+    )
     parser.add_argument(
         "--http",
         metavar="HOST:PORT",
