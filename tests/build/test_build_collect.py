@@ -278,3 +278,41 @@ def test_setuptools_and_flat_projects_are_discovered_as_their_backends_would() -
     assert [s.module for s in tools.sources] == ["setuptools_src_demo", "setuptools_src_demo.agents"]
     assert tools.collection.ok and flat.collection.ok
     assert sys.modules.get("setuptools_src_demo") is None
+
+
+@pytest.mark.parametrize(
+    ("written", "meant", "where"),
+    [
+        ("./skills/refund/SKILL.md", "./skills/refunds/SKILL.md", "src/hatch_src_demo/skills/refunds"),  # a sibling
+        ("./skils/refunds/SKILL.md", "./skills/refunds/SKILL.md", "src/hatch_src_demo/skills/refunds"),  # a cousin
+    ],
+)
+def test_a_missing_skill_folder_says_which_one_was_meant(
+    written: str, meant: str, where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = copy_project("hatch-src", tmp_path / "p")
+    module = project / "src" / "hatch_src_demo" / "__init__.py"
+    module.write_text(module.read_text().replace("./skills/refunds/SKILL.md", written))
+    assert main(["check", "--format", "json", str(project)]) == 1
+    [missing] = [r for r in json.loads(capsys.readouterr().out) if r["code"] == "FLU404"]
+    assert missing["hint"] == f"did you mean `{meant}`? {where} holds a skill"
+    module.write_text(module.read_text().replace(written, meant))  # the hint, followed, checks clean
+    assert main(["check", str(project)]) == 0, capsys.readouterr().out
+
+
+def test_no_guess_when_nothing_is_close(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = copy_project("hatch-src", tmp_path / "p")
+    module = project / "src" / "hatch_src_demo" / "__init__.py"
+    module.write_text(module.read_text().replace("./skills/refunds/SKILL.md", "./skills/invoices/SKILL.md"))
+    main(["check", "--format", "json", str(project)])
+    [missing] = [r for r in json.loads(capsys.readouterr().out) if r["code"] == "FLU404"]
+    assert "did you mean" not in missing["hint"]
+
+
+def test_check_names_the_project_before_what_it_found(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = copy_project("hatch-src", tmp_path / "p")
+    (project / "src" / "hatch_src_demo" / "skills" / "refunds" / "id_ed25519").write_text("key")
+    assert main(["check", str(project)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"project {project} (hatch-src-demo 0.1.0): scanned 3 modules"), lines
+    assert any("FLU302 error" in line for line in lines[1:-1]) and lines[-1].startswith("checked 2 skills")
