@@ -127,14 +127,15 @@ class SkillSourceError(SkillError):
 
 
 class SkillPathError(MountError, ValueError):
-    """A path that is not a plain relative path inside a skill."""
+    """A path that is not a plain relative path inside a skill. `advice` says what to write instead: by
+    default a path relative to the skill folder; where a model reads `/.flue/skills`, a real path there."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(
+        self, path: str, reason: str, advice: str = "use a path relative to the skill folder, like 'reference.md'"
+    ) -> None:
         self.path, self.reason = path, reason
         shown = repr(path) if len(path) <= 300 else f"{path[:200]!r}... ({len(path):,} characters)"
-        super().__init__(
-            f"refused path {shown}: {reason}; use a path relative to the skill folder, like 'reference.md'"
-        )
+        super().__init__(f"refused path {shown}: {reason}; {advice}")
 
 
 class UnsafeFileError(MountError):

@@ -2,14 +2,16 @@
 
 The harness makes one before every model turn (and `ToolContext.prompt` runs with the
 latest). Workspace skills come after the declared ones; one named like a declared skill
-is left out with a warning. The harness's own tools have constant definitions, in a
-fixed order, ahead of the agent's tools; which of them a session offers only grows.
+is left out, and why is kept in `skipped` for the harness to warn once per prompt (a
+configuration is made at every model turn). The harness's own tools have constant
+definitions, in a fixed order, ahead of the agent's tools; which of them a session offers
+only grows.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from flue_runtime.agents.hooks import Render
@@ -36,6 +38,8 @@ class Configuration:
     render: Render
     sandbox: Sandbox | None
     skills: MountedSkills
+    #: Why each workspace skill named like a declared one was left out: the caller warns.
+    skipped: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -44,11 +48,13 @@ class Configuration:
         sandbox: Sandbox | None,
         workspace: Sequence[tuple[SkillReference, str]],
         budget: int | None,
+        activated: Callable[[], Iterable[str]] | None = None,
     ) -> Configuration:
+        """`activated`: the skills the model activated in the conversation (see `MountedSkills`)."""
         declared = {skill.name: skill for skill in rendered.skills}
-        found = without_clashes(workspace, declared)
+        found, skipped = without_clashes(workspace, declared)
         mounted = [Mounted(skill) for skill in rendered.skills] + [Mounted(skill, folder) for skill, folder in found]
-        return cls(rendered, sandbox, MountedSkills(mounted, budget=budget))
+        return cls(rendered, sandbox, MountedSkills(mounted, budget=budget, activated=activated), tuple(skipped))
 
     @property
     def instructions(self) -> str:
@@ -79,7 +85,9 @@ class Configuration:
     def tools(self, offered: Iterable[str] = ()) -> list[Tool]:
         """The harness tools `offered` before plus those needed now, in their fixed order, then the agent's."""
         names = {*offered, *self.needed()}
-        files = SandboxFiles(self.sandbox, self.skills.tree, keep_out=self.skills.folders)
+        files = SandboxFiles(
+            self.sandbox, self.skills.tree, keep_out=self.skills.folders, skill_paths=self.skills.skill_paths
+        )
         tools = []
         for name in HARNESS_TOOLS:
             if name not in names:

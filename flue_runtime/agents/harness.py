@@ -22,7 +22,7 @@ from flue_runtime.agents.context import PromptResult, ToolContext, set_value
 from flue_runtime.agents.hooks import render
 from flue_runtime.agents.prompt import announcement, instructions_announcement
 from flue_runtime.agents.sandbox import Sandbox
-from flue_runtime.agents.skill_tools import CATALOG_BUDGET
+from flue_runtime.agents.skill_tools import CATALOG_BUDGET, activated_skills
 from flue_runtime.agents.stores import MemoryStore, SessionRecord, Store, check_session_id, open_store
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import Workspace, discover_workspace_skills, find_workspace_skills, warn
@@ -94,7 +94,10 @@ class Harness:
         """Render the agent with `state`; `workspace` gives the workspace skills of the sandbox it uses."""
         rendered = render(self.agent, dict(state))
         sandbox: Sandbox | None = rendered.sandbox or self.sandbox
-        return Configuration.of(rendered, sandbox, workspace(sandbox) if sandbox else [], self.catalog_budget)
+        config = Configuration.of(rendered, sandbox, workspace(sandbox) if sandbox else [], self.catalog_budget)
+        for message in config.skipped:
+            warn(message)
+        return config
 
 
 class Session:
@@ -182,6 +185,7 @@ class Session:
     async def _loop(self, working: SessionRecord, text: str) -> PromptResult:
         start = len(working.messages)
         discovered: dict[int, Workspace] = {}  # workspace skills, found once per prompt and sandbox
+        warned: set[str] = set()  # a workspace skill skipped for its name is told once per prompt, not per turn
 
         async def workspace(sandbox: Sandbox) -> Workspace:
             if id(sandbox) not in discovered:
@@ -195,7 +199,13 @@ class Session:
             rendered = render(self.harness.agent, working.state)
             sandbox: Sandbox | None = rendered.sandbox or self.harness.sandbox
             found = await workspace(sandbox) if sandbox else []
-            config = Configuration.of(rendered, sandbox, found, self.harness.catalog_budget)
+            config = Configuration.of(
+                rendered, sandbox, found, self.harness.catalog_budget, lambda: activated_skills(working.messages)
+            )
+            for message in config.skipped:
+                if message not in warned:
+                    warned.add(message)
+                    warn(message)
             if not working.messages:  # the conversation starts now: the system prompt says it all
                 _begin(working, config)
             tools = self._turn(working, config)

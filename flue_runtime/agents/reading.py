@@ -117,7 +117,9 @@ def page_stream(
         )
         return window.render(label, tool, first)
     if column is not None:
-        raise PageError(f"{label} is a binary file: its offset counts bytes, and there are no columns")
+        raise PageError(
+            f"{label} is a binary file: its offset counts bytes, and there are no columns; leave column out"
+        )
     return _binary_page(handle, size, label, tool, offset or 0, min(limit or BINARY_PAGE, (room // 4) * 3))
 
 
@@ -178,7 +180,11 @@ def text_window(
     def finish() -> None:
         nonlocal used, pieces, row_size
         if skip:
-            raise PageError(f"{label}: column {column} is past the end of line {line}")
+            length = column - 1 - skip  # the characters the line has
+            raise PageError(
+                f"{label}: column {column} is past the end of line {line}, which has {length:,} "
+                f"character{'s' if length != 1 else ''}; use a column from 1 to {max(length, 1)}"
+            )
         text = "".join(pieces)
         window.rows.append((line, text[:-1] if text.endswith("\r") else text))
         used += prefix() + row_size + 1
@@ -232,7 +238,10 @@ def text_window(
         finish()
     window.lines = line - 1 if last == b"\n" else line
     if not reading or first > window.lines:
-        raise PageError(f"offset {first} is past the end of {label} ({window.lines} lines)")
+        raise PageError(
+            f"offset {first} is past the end of {label} ({window.lines:,} line{'s' if window.lines != 1 else ''}); "
+            f"use an offset from 1 to {window.lines}"
+        )
     if window.next is not None and window.next[0] > window.lines:
         window.next = None  # the page ended where the text ends
     return window
@@ -240,7 +249,9 @@ def text_window(
 
 def _binary_page(handle: BinaryIO, size: int, label: str, tool: str, start: int, limit: int) -> str:
     if start and start >= size:
-        raise PageError(f"offset {start} is past the end of {label} ({size} bytes)")
+        raise PageError(
+            f"offset {start} is past the end of {label} ({size:,} bytes); use an offset from 0 to {size - 1}"
+        )
     handle.seek(start)
     chunk = handle.read(limit)
     end = start + len(chunk)
@@ -259,7 +270,9 @@ def entries_page(
         return "(empty folder)"
     first = max(offset or 1, 1)
     if first > len(entries):
-        raise PageError(f"offset {first} is past the end of {label} ({len(entries)} entries)")
+        raise PageError(
+            f"offset {first} is past the end of {label} ({len(entries):,} entries); use an offset from 1 to {len(entries)}"
+        )
     budget = MAX_BYTES - HINT_ROOM - 2 * utf8_size(label)
     rows: list[str] = []
     used = 0

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from flue_runtime.agents.reading import entries_page, page_stream
 from flue_runtime.agents.sandbox import Sandbox, sandbox_path
 from flue_runtime.agents.tools import Tool, defined_tool
-from flue_runtime.errors import FlueError, PageError, ToolFailure
+from flue_runtime.errors import FlueError, PageError, SandboxError, ToolFailure
 from flue_runtime.mount.vfs import SkillTree
 
 __all__ = ["LS", "READ", "SPECS", "SandboxFiles", "WRITE"]
@@ -78,12 +78,21 @@ SPECS = {spec["name"]: spec for spec in (READ, WRITE, LS)}
 
 class SandboxFiles:
     """`read`, `write` and `ls` over `sandbox` (None: no sandbox now, every call says so) and `tree`;
-    `write` keeps out of the folders `keep_out`."""
+    `write` keeps out of the folders `keep_out`. `skill_paths` gives the skill files a sandbox path may
+    have meant (`MountedSkills.skill_paths`): a `read` that finds no such sandbox file names them."""
 
-    def __init__(self, sandbox: Sandbox | None, tree: SkillTree, *, keep_out: Sequence[Path] = ()) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox | None,
+        tree: SkillTree,
+        *,
+        keep_out: Sequence[Path] = (),
+        skill_paths: Callable[[str], list[str]] | None = None,
+    ) -> None:
         self.sandbox = sandbox
         self.tree = tree
         self.keep_out = tuple(keep_out)
+        self.skill_paths = skill_paths
 
     def tool(self, name: str) -> Tool:
         spec = SPECS[name]
@@ -101,11 +110,22 @@ class SandboxFiles:
             if self.tree.is_skill_path(path):
                 handle, size = self.tree.open(path)
             else:
-                handle, size = self._require().open_read(path)
+                handle, size = self._open(path)
             with handle:
                 return page_stream(handle, size, path, "read", offset, limit, column)
         except (FlueError, PageError, OSError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc
+
+    def _open(self, path: str) -> tuple[BinaryIO, int]:
+        """A sandbox file; where there is none but a skill has that path, the error names the skill's file: a model
+        that read a skill's instructions writes its files' paths as they do, relative to the skill's folder."""
+        try:
+            return self._require().open_read(path)
+        except SandboxError as exc:
+            meant = self.skill_paths(path) if self.skill_paths is not None else []
+            if not meant:
+                raise
+            raise SandboxError(f"{exc}; a skill has that file: read {' or '.join(meant)}") from None
 
     def write(self, path: str, content: str) -> str:
         try:

@@ -32,7 +32,7 @@ from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, quoted, utf8_size
 from flue_runtime.agents.sandbox import LocalSandbox, Sandbox
 from flue_runtime.agents.skill_tools import SCRIPTS_DIR, MountedSkills
 from flue_runtime.agents.tools import Tool, defined_tool
-from flue_runtime.errors import FlueError, ToolFailure
+from flue_runtime.errors import FlueError, SkillPathError, ToolFailure
 from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import PackedFile, content_id
 from flue_runtime.mount.reference import SkillReference
@@ -101,13 +101,15 @@ class Scripts:
             raise ToolFailure("scripts cannot run now: the agent's sandbox does not allow it")
         mounted = self.skills.get(skill)
         if mounted is None:
-            raise ToolFailure(f"there is no skill named {quoted(skill)}; available: {some_paths(self.skills.names)}")
+            raise ToolFailure(f"there is no skill named {quoted(skill)}; {self._with_scripts()}")
         if mounted.workspace_folder is not None:
             # Its files are in the sandbox, where the model's `write` reaches: running them would run what it wrote.
             raise ToolFailure(
                 f"{skill!r} is a workspace skill: its scripts are not run (they sit in the sandbox, which the "
                 "model can write); only skills the application mounts run scripts"
             )
+        if not any(f.path.startswith(SCRIPTS_DIR) for f in mounted.skill.verdict):
+            raise ToolFailure(f"skill {skill!r} ships no scripts; {self._with_scripts()}")
         path = _script_path(mounted.skill, script)
         folder = mounted.skill.folder
         if folder is not None and not sandbox.exec_skills_inside and overlap(folder, sandbox.root):
@@ -128,15 +130,26 @@ class Scripts:
             raise ToolFailure(f"cannot prepare skill {skill!r} to run {path}: {exc}") from exc
         return await run_script(copy, path, args or [], stdin, sandbox.root, sandbox.exec_timeout)
 
+    def _with_scripts(self) -> str:
+        """Which skills a script can run from (what a model that named another should use)."""
+        names = [
+            m.skill.name
+            for m in self.skills.mounted
+            if m.workspace_folder is None and any(f.path.startswith(SCRIPTS_DIR) for f in m.skill.verdict)
+        ]
+        return f"skills with scripts: {some_paths(names)}"
+
 
 def _script_path(skill: SkillReference, script: str) -> str:
+    scripts = sorted(f.path for f in skill.verdict if f.path.startswith(SCRIPTS_DIR))
     try:
         path = skill_path(script)
-    except ValueError as exc:
-        raise ToolFailure(str(exc)) from exc
+    except SkillPathError as exc:
+        raise ToolFailure(
+            str(SkillPathError(script, exc.reason, f"use one of its scripts, like {scripts[0]!r}"))
+        ) from exc
     if not path.startswith(SCRIPTS_DIR):
         path = SCRIPTS_DIR + path
-    scripts = sorted(f.path for f in skill.verdict if f.path.startswith(SCRIPTS_DIR))
     if path not in scripts:
         raise ToolFailure(f"skill {skill.name!r} has no script {path!r}; its scripts: {some_paths(scripts)}")
     return path

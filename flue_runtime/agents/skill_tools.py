@@ -9,6 +9,10 @@ prompt cache survives a catalog change.
 
 Every result has a budget: activation and file pages at most `MAX_BYTES` of text, the
 catalog `CATALOG_BUDGET` bytes of skill lines, lists of names and matches a bounded count.
+
+Every error a model gets says what to send instead, in a form it can send as it stands (a full
+virtual path, a skill name, an offset range); tests/harness/test_tool_errors_advice.py follows
+each one's advice and requires the second call to succeed.
 """
 
 from __future__ import annotations
@@ -37,9 +41,11 @@ from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, page_stream, quote
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.agents.workspace import WorkspaceSource
 from flue_runtime.errors import FlueError, ToolFailure
+from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE
+from flue_runtime.models.base import Message
 from flue_runtime.mount.reference import SkillReference
-from flue_runtime.mount.vfs import SKILLS_ROOT, SkillTree
+from flue_runtime.mount.vfs import SKILLS_ROOT, SkillTree, shown_path, virtual_path
 
 #: At most this many catalog lines come back from `find_skills`.
 FIND_LIMIT = 20
@@ -117,13 +123,22 @@ class MountedSkills:
     """Mounted skills, in catalog order, and every result a model gets about them.
 
     `budget` is the catalog's (bytes of skill lines); past it, `find_skills` is needed.
+    `activated` gives the names of the skills the model activated in its conversation, where the
+    host keeps one (the harness): a path relative to a skill's folder means theirs first (`locate`).
     """
 
-    def __init__(self, skills: Iterable[SkillReference | Mounted], *, budget: int | None = CATALOG_BUDGET) -> None:
+    def __init__(
+        self,
+        skills: Iterable[SkillReference | Mounted],
+        *,
+        budget: int | None = CATALOG_BUDGET,
+        activated: Callable[[], Iterable[str]] | None = None,
+    ) -> None:
         self.mounted = tuple(s if isinstance(s, Mounted) else Mounted(s) for s in skills)
         self.budget = budget
         self.tree = SkillTree([m.skill for m in self.mounted])
         self._by_name = {m.skill.name: m for m in self.mounted}
+        self._activated = activated
 
     @property
     def entries(self) -> list[Entry]:
@@ -216,13 +231,81 @@ class MountedSkills:
     def read_resource(
         self, path: str, offset: int | None = None, limit: int | None = None, column: int | None = None
     ) -> str:
-        """A page of a skill file under /.flue/skills."""
+        """A page of a skill file: by its path under /.flue/skills, or by one that `locate` resolves."""
         try:
-            handle, size = self.tree.open(path)
+            found = self.locate(path)
+            handle, size = self.tree.open(found)
             with handle:
-                return page_stream(handle, size, path, "read_skill_resource", offset, limit, column)
+                return page_stream(handle, size, found, "read_skill_resource", offset, limit, column)
         except (FlueError, OSError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc
+
+    def activated(self) -> list[str]:
+        """The mounted skills the model activated in its conversation (none where the host keeps no conversation)."""
+        names = set(self._activated()) if self._activated is not None else set()
+        return [name for name in self.names if name in names]
+
+    def locate(self, path: str) -> str:
+        """The virtual path `path` means: itself under /.flue/skills; else the one file it names (`_meanings`).
+
+        A model that activated a skill often writes a support file's path as the skill's instructions
+        do, relative to the skill's folder (`references/vat-rules.md`). That is read when it names
+        exactly one file among the skills activated in this conversation (the model was shown their
+        files' paths), or, when none of those has it, among all mounted skills: a host that keeps no
+        conversation (MCP, the framework adapters) has nothing activated, so there the rule is "one
+        file among every skill given". Anything else is a `FlueError` naming the full paths to use:
+        every candidate when several skills have the file, else the closest files, else the files of
+        the activated skills, else the skills to activate.
+        """
+        relative = None if self.tree.is_skill_path(path) else _relative(path)
+        if relative is None:
+            return path  # the tree reads it, or says why not and what to use instead
+        meant = self._meanings(relative)
+        activated = self.activated()
+        theirs = [m for m in meant if m[0] in activated]
+        chosen = theirs or meant
+        if len(chosen) == 1:
+            return virtual_path(*chosen[0])
+        shown = shown_path(path)
+        if chosen:
+            paths = some_paths([virtual_path(*m) for m in chosen])
+            raise ToolFailure(
+                f"{shown} is not under {SKILLS_ROOT}/ and names a file of {len(chosen)} "
+                f"{'activated skills' if theirs else 'skills'}; read the one you mean by its full path: {paths}"
+            )
+        close = self.tree.close(relative, activated) or self.tree.close(relative, self.names)
+        if close:
+            advice = f"did you mean {' or '.join(close)}?"
+        elif activated:
+            files = some_paths([p for name in activated for p in self.tree.files_of(name)])
+            advice = f"the activated skills' files: {files}"
+        else:
+            advice = f"available skills: {some_paths(self.names)} (activate_skill lists each one's files)"
+        raise ToolFailure(f"{shown} is not under {SKILLS_ROOT}/ and names no skill's file; {advice}")
+
+    def _meanings(self, relative: str) -> list[tuple[str, str]]:
+        """The files a clean relative path may name, as (skill, path in it): each skill that has it relative to
+        its folder; `<skill>/<path>` (relative to /.flue/skills); a workspace skill's file by its path in the
+        sandbox (`.agents/skills/<skill>/<path>`)."""
+        found = [(name, relative) for name in self.names if self.tree.has(name, relative)]
+        head, _, rest = relative.partition("/")
+        if rest and self.tree.has(head, rest):
+            found.append((head, rest))
+        for m in self.mounted:
+            folder = m.workspace_folder
+            inner = relative[len(folder) + 1 :] if folder and relative.startswith(folder + "/") else ""
+            if inner and self.tree.has(m.skill.name, inner):
+                found.append((m.skill.name, inner))
+        return list(dict.fromkeys(found))
+
+    def skill_paths(self, path: str) -> list[str]:
+        """The virtual paths of the skill files a path outside /.flue/skills may mean, the activated skills' first
+        (for the sandbox `read` tool to say where a file it did not find is)."""
+        relative = None if self.tree.is_skill_path(path) else _relative(path)
+        if relative is None:
+            return []
+        activated = self.activated()
+        return [virtual_path(*m) for m in sorted(self._meanings(relative), key=lambda m: m[0] not in activated)]
 
     def find(self, query: str) -> str:
         """The catalog lines that best match `query` (at most `FIND_LIMIT`), best first."""
@@ -277,6 +360,34 @@ class MountedSkills:
                 break
             lines.append(line)
         return "\n".join(lines)
+
+
+def _relative(path: str) -> str | None:
+    """`path` as a clean relative skill path, blanks and leading `./` and `/` dropped; None if it is none."""
+    if len(path) > MAX_PATH_BYTES:  # (before the trimming, which would copy it at each step)
+        return None
+    trimmed = path.strip()
+    while trimmed.startswith(("./", "/")):
+        trimmed = trimmed[2:] if trimmed.startswith("./") else trimmed[1:]
+    try:
+        return skill_path(trimmed)
+    except ValueError:
+        return None
+
+
+def activated_skills(messages: Iterable[Message]) -> list[str]:
+    """The names the model called `activate_skill` with in `messages`, first call first: the skills whose
+    files' paths it was shown (an unknown name matches no mounted skill)."""
+    names: list[str] = []
+    for message in messages:
+        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+        for call in calls if isinstance(calls, list) else ():
+            arguments = (
+                call.get("arguments") if isinstance(call, dict) and call.get("name") == "activate_skill" else None
+            )
+            if isinstance(arguments, dict) and isinstance(arguments.get("name"), str):
+                names.append(arguments["name"])
+    return list(dict.fromkeys(names))
 
 
 def _long(skill: SkillReference) -> bool:
@@ -350,6 +461,7 @@ __all__ = [
     "READ_SKILL_RESOURCE",
     "Mounted",
     "MountedSkills",
+    "activated_skills",
     "catalog",
     "catalog_line",
     "skill_tools",

@@ -150,20 +150,22 @@ def warn(message: str) -> None:
 
 def without_clashes(
     workspace: Sequence[tuple[SkillReference, str]], declared: Mapping[str, SkillReference]
-) -> list[tuple[SkillReference, str]]:
-    """`workspace` less the skills named like a declared one, each skipped with a warning naming both.
+) -> tuple[list[tuple[SkillReference, str]], list[str]]:
+    """`workspace` less the skills named like a declared one; and, for each of those, a warning naming both.
 
     The declared skill wins: nothing written into the workspace (by a user, or by the model
     through the sandbox) can take a declared skill's place or stop the agent from starting.
+    The caller warns (`warn`): the harness once per prompt, though it renders at every model turn.
     """
     kept = []
+    skipped = []
     for skill, folder in workspace:
         clash = declared.get(skill.name)
         if clash is None:
             kept.append((skill, folder))
             continue
-        warn(
+        skipped.append(
             f"workspace skill {folder} skipped: its name {skill.name!r} is taken by the declared skill from "
             f"{clash.origin}, which wins; rename the workspace skill (folder and name) to offer both"
         )
-    return kept
+    return kept, skipped

@@ -345,7 +345,11 @@ def test_no_result_echoes_more_than_its_budget_whatever_the_model_sends(kind: st
         assert utf8_size(result["content"]) <= MAX_BYTES, (call.name, utf8_size(result["content"]))
         assert result["is_error"] or call.name == "activate_skill", result["content"][:300]
     assert "There is no skill named 'nnnnn" in results[8]["content"] and "(100,000 characters)" in results[8]["content"]
-    assert "its files: SKILL.md, docs/00000-" in results[7]["content"] and "and 2,982 more" in results[7]["content"]
+    missing = results[7]["content"]
+    assert (
+        "its files: /.flue/skills/many/SKILL.md, /.flue/skills/many/docs/00000-" in missing
+        and "and 2,982 more" in missing
+    )
     if kind == "memory":
         assert isinstance(sandbox, MemorySandbox) and sandbox.list("/") == []
     else:

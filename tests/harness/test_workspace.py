@@ -123,6 +123,28 @@ def test_a_clash_with_a_declared_skill_is_skipped_with_a_warning_naming_both(tmp
     assert "Base folder" not in activation["content"]
 
 
+def test_a_clash_is_warned_once_per_prompt_however_many_model_turns_it_takes(tmp_path: Path) -> None:
+    """Issue 31 item 6: the agent is rendered at every model turn; the clash was warned at each of them."""
+    shutil.copytree(FIXTURES / "skills" / "good" / "refunds", tmp_path / ".agents" / "skills" / "refunds")
+    declared = define_skill(name="refunds", description="Declared.", instructions="The declared refunds skill.")
+    activate = [ToolCall("activate_skill", {"name": "refunds"})]
+    model = ScriptedModel([activate, activate, "one", activate, "two"])
+
+    @agent
+    def a() -> str:
+        use_model(model)
+        use_skill(declared)
+        return "x"
+
+    session = Harness(a, sandbox=LocalSandbox(tmp_path)).session("s")
+    for prompt in ("one", "two"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            session.prompt_sync(prompt)
+        clashes = [str(w.message) for w in caught if issubclass(w.category, WorkspaceSkillWarning)]
+        assert len(clashes) == 1 and "is taken by the declared skill" in clashes[0], clashes
+
+
 def test_the_model_cannot_brick_its_agent_by_writing_a_clashing_skill(tmp_path: Path) -> None:
     declared = define_skill(name="refunds", description="Declared.", instructions="The declared refunds skill.")
     model = ScriptedModel(

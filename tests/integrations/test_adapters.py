@@ -94,7 +94,7 @@ def test_pydantic_ai_failure_is_a_failed_tool_result_with_the_harness_text(demo:
         failed.content
         == Skillset([demo["refunds"]]).call("read_skill_resource", {"path": "/.flue/skills/refunds/../x"}).text
     )
-    assert str(failed.content).startswith("Error: refused path 'refunds/../x'")
+    assert str(failed.content).startswith("Error: refused path '/.flue/skills/refunds/../x'")
 
 
 @pytest.mark.slow
