@@ -15,6 +15,7 @@ from support.site import DOCS, code_blocks, nav_pages, page, section
 
 #: The test modules that run each page's Python samples as written (and compare what they print).
 SAMPLES_RUN_BY = {
+    "tutorial.md": ["tests/test_tutorial.py"],
     "concepts/bundles.md": ["tests/runtime/test_runtime_readme.py", "tests/test_docs_site.py"],
     "concepts/harness.md": ["tests/harness/test_harness_readme.py"],
     "concepts/sources.md": ["tests/runtime/test_sources_readme.py"],
@@ -79,9 +80,13 @@ def test_the_cli_page_lists_every_command() -> None:
     assert sorted(listed) == sorted(commands.choices)  # type: ignore[arg-type]
 
 
-def test_the_security_and_benchmarks_pages_include_the_root_files() -> None:
-    """One text each: the pages include SECURITY.md and BENCHMARKS.md whole, never a copy."""
-    for name, source in [("security.md", "SECURITY.md"), ("benchmarks.md", "BENCHMARKS.md")]:
+def test_the_security_benchmarks_and_changelog_pages_include_the_root_files() -> None:
+    """One text each: the pages include SECURITY.md, BENCHMARKS.md and CHANGELOG.md whole, never a copy."""
+    for name, source in [
+        ("security.md", "SECURITY.md"),
+        ("benchmarks.md", "BENCHMARKS.md"),
+        ("changelog.md", "CHANGELOG.md"),
+    ]:
         lines = [line for line in page(name).splitlines() if not line.startswith("<!--")]
         assert lines == [f'--8<-- "{source}"'], name
         assert (ROOT / source).is_file()
@@ -130,7 +135,9 @@ def anchors(text: str) -> set[str]:
 def test_the_readme_links_into_the_site_and_every_link_resolves() -> None:
     links = re.findall(r"\]\(([^)#:]+)(?:#([\w-]+))?\)", readme())
     assert {path for path, _ in links if path.startswith("docs/")} >= {f"docs/{name}" for name in nav_pages()} - {
-        f"docs/{name}" for name in nav_pages() if name.startswith(("reference/api/", "security", "benchmarks", "index"))
+        f"docs/{name}"
+        for name in nav_pages()
+        if name.startswith(("reference/api/", "security", "benchmarks", "changelog", "index"))
     }
     for path, anchor in links:
         target = ROOT / path

@@ -1,4 +1,5 @@
-"""One build exactly as a user's pip runs it: isolated build environments, our two distributions as wheels."""
+"""One build exactly as a user's pip runs it: isolated build environments, our two distributions as wheels
+(`local_wheels`, tests/support/wheels.py)."""
 
 from __future__ import annotations
 
@@ -7,21 +8,9 @@ from pathlib import Path
 
 import pytest
 from support.builds import build, payload, wheel_files
-from support.paths import ROOT
 from support.projects import ProjectFactory
 
 pytestmark = pytest.mark.slow  # real builds, venvs or pip: seconds each
-
-
-@pytest.fixture(scope="session")
-def local_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`flue-skills` and `hatch-flue-skills` built as wheels: what a package index would serve."""
-    out = tmp_path_factory.mktemp("wheels")
-    for source in (ROOT, ROOT / "hatch_plugin"):
-        result = build(source, "--wheel", outdir=out)
-        assert result.returncode == 0, result.output
-    assert sorted(p.name.split("-")[0] for p in out.glob("*.whl")) == ["flue_skills", "hatch_flue_skills"]
-    return out
 
 
 # hatchling's isolated build (sdist, then the wheel from it) is the one tests/test_installation.py runs, with pip and

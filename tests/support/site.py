@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from dataclasses import dataclass
 
 import yaml
 
@@ -66,7 +67,32 @@ def nav_pages() -> list[str]:
     return found
 
 
+#: A fenced block: its indent, its language, the rest of its opening line (`title="path"`), its code.
+_BLOCK = re.compile(r"^( *)```(\w*)( [^\n]*)?\n(.*?)^\1```$", re.DOTALL | re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A fenced block: the line it opens on (0-based), its language, its `title="..."` ("" without), its code."""
+
+    line: int
+    language: str
+    title: str
+    code: str
+
+
+def blocks(text: str) -> list[Block]:
+    """Every fenced block of `text`, in order; a block indented in a list is dedented. A block opened as
+    ```` ```toml title="pyproject.toml" ```` is the file the title names (the site shows the title above it)."""
+    found = []
+    for match in _BLOCK.finditer(text):
+        indent, language, info, code = match.groups()
+        title = re.search(r'\btitle="([^"]*)"', info or "")
+        line = text.count("\n", 0, match.start())
+        found.append(Block(line, language, title.group(1) if title else "", textwrap.dedent(code) if indent else code))
+    return found
+
+
 def code_blocks(text: str) -> list[tuple[str, str]]:
     """(language, code) of every fenced block of `text`, in order; a block indented in a list is dedented."""
-    found = re.findall(r"^( *)```(\w*)\n(.*?)^\1```$", text, re.DOTALL | re.MULTILINE)
-    return [(language, textwrap.dedent(code) if indent else code) for indent, language, code in found]
+    return [(block.language, block.code) for block in blocks(text)]
