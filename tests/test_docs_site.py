@@ -144,3 +144,25 @@ def test_the_readme_links_into_the_site_and_every_link_resolves() -> None:
         assert target.exists(), path
         if anchor:
             assert anchor in anchors(target.read_text(encoding="utf-8")), f"{path}#{anchor}"
+
+
+def test_the_api_reference_parses_docstrings_in_the_style_they_are_written() -> None:
+    """mkdocstrings reads Google-style sections (`Args:`, as the harness reads a tool's docstring); no docstring of
+    ours is written in another style (Sphinx fields, NumPy underlined headings), which it would show as text."""
+    import ast
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    [handlers] = [plugin["mkdocstrings"]["handlers"] for plugin in config["plugins"] if isinstance(plugin, dict)]
+    assert handlers["python"]["options"]["docstring_style"] == "google"
+    other = re.compile(
+        r"^\s*(:(param|type|returns?|rtype|raises?)\b.*:|(Parameters|Returns|Raises|Yields|Examples?|Notes?)\n\s*---)",
+        re.MULTILINE,
+    )
+    found = []
+    for package in ("flue_runtime", "flue_build", "hatch_plugin/hatch_flue_skills"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if (doc := ast.get_docstring(node)) and other.search(doc):
+                        found.append(f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 1)}")
+    assert found == []
