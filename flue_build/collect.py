@@ -7,7 +7,6 @@ turns it into files and manifests.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import importlib.util
 import os
@@ -18,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from flue_build.scan.found import find_skills
 from flue_build.scan.scanner import Call, scan_file
 from flue_build.scan.selection import project_sources
 from flue_build.scan.sources import INIT, Source, package_folders, sort_sources
@@ -28,6 +26,7 @@ from flue_runtime.format.diagnostics import Diagnostic, apply_strict, has_errors
 from flue_runtime.format.exports import export_kind, not_exported
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest
 from flue_runtime.format.markdown_file import MarkdownFile, vet_markdown
+from flue_runtime.format.nearest import nearest_path
 from flue_runtime.format.paths import display_path, is_inside
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
 from flue_runtime.format.validate import SKILL_FILE
@@ -238,7 +237,9 @@ class _Collector:
             return None
         if call.kind == "markdown":
             if not os.path.lexists(path):
-                report("FLU404", f"markdown file {shown} not found (spec `{call.spec}`)", _missing_hint(call.spec))
+                report(
+                    "FLU404", f"markdown file {shown} not found (spec `{call.spec}`)", self._missing_hint(module, call)
+                )
                 return None
             if path not in self.result.markdown:
                 text = vet_markdown(path, shown, self.allow, self.limits)
@@ -247,9 +248,7 @@ class _Collector:
             return Target("markdown", call.spec, path)
         folder = path.parent
         if not folder.is_dir():
-            hint = _missing_hint(call.spec)
-            near = _nearest_skill(self.root, folder, call.spec)
-            report("FLU404", f"skill folder {shown} not found (spec `{call.spec}`)", near or hint)
+            report("FLU404", f"skill folder {shown} not found (spec `{call.spec}`)", self._missing_hint(module, call))
             return None
         if (folder / INIT).exists() or (module is not None and is_inside(folder, module)):
             report(
@@ -263,6 +262,20 @@ class _Collector:
             self.result.skills[folder] = vetted
             self.result.diagnostics.extend(vetted.diagnostics)
         return Target("skill", call.spec, folder)
+
+    def _missing_hint(self, module: Path | None, call: Call) -> str:
+        """ "did you mean" the spec of the closest existing path (`nearest_path`), else how specs resolve."""
+        segments = call.spec.split("/")
+        if segments[0] in (".", ".."):
+            fixed = nearest_path(os.fspath(module.parent), segments) if module is not None else None
+        else:
+            depth = next((d for d in range(len(segments) - 1, 0, -1) if ".".join(segments[:d]) in self.packages), 0)
+            folder = self.packages.get(".".join(segments[:depth]))
+            fixed = None if folder is None else nearest_path(os.fspath(folder), segments[depth:])
+            fixed = None if fixed is None else [*segments[:depth], *fixed]
+        if fixed is not None:
+            return f"did you mean `{'/'.join(fixed)}`?"
+        return _missing_hint(call.spec)
 
     def _external(self, call: Call, report: _Report) -> Target | None:
         """A package spec naming another distribution: validated here when importable (an export of it,
@@ -394,24 +407,6 @@ def _missing_hint(spec: str) -> str:
     if spec.startswith("."):
         return "a relative spec starts from the folder of the module that calls it; fix the path or create the file"
     return "the first segments of a package spec name a package of this project; fix the path or create the file"
-
-
-def _nearest_skill(root: Path, missing: Path, spec: str) -> str | None:
-    """ "did you mean" a skill folder whose path is close to the `missing` one's, with the spec rewritten to
-    it: the folder a typo meant is usually a sibling (`refund` for `refunds`) or a cousin (`skils/refunds`)."""
-    segments = spec.split("/")[:-1]  # the spec's folder part, SKILL.md dropped
-    base, tail = missing, 0
-    while not base.is_dir() and is_inside(root, base.parent) and tail < len(segments):
-        base, tail = base.parent, tail + 1
-    if not base.is_dir() or not 0 < tail < len(segments) or any(s in (".", "..") for s in segments[-tail:]):
-        return None
-    wanted = "/".join(missing.parts[-tail:])
-    found = ["/".join(f.file.parent.relative_to(base).parts) for f in find_skills(base)]
-    close = difflib.get_close_matches(wanted, [f for f in found if f.count("/") == tail - 1], n=1, cutoff=0.6)
-    if not close:
-        return None
-    fixed = "/".join([*segments[:-tail], close[0], SKILL_FILE])
-    return f"did you mean `{fixed}`? {display_path(base / close[0], root)} holds a skill"
 
 
 def symlink_on_path(root: Path, path: Path) -> Path | None:

@@ -37,6 +37,7 @@ from flue_runtime.errors import (
 )
 from flue_runtime.format.exports import not_exported
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Reference
+from flue_runtime.format.nearest import nearest_path
 from flue_runtime.format.paths import is_inside
 from flue_runtime.mount.bundled import InstalledBundle, bundle_of, bundle_package, is_regular_package, module_spec
 from flue_runtime.mount.installed import installed
@@ -305,32 +306,10 @@ def _relative_not_found(
 
 
 def _guess(base: str, parts: list[str], prefix: list[str] | None = None) -> str:
-    """ "did you mean `...`? " when replacing each segment of `parts` (below `base`) that names nothing by the
-    closest name there gives an existing skill folder (or markdown file); "" otherwise. `prefix`: the spec's
-    segments before `parts` (a package spec's package)."""
-    import difflib
-
-    current, fixed, changed = base, [], False
-    for index, part in enumerate(parts):
-        if part in (".", ".."):
-            current = current if part == "." else os.path.dirname(current)
-        elif not os.path.lexists(os.path.join(current, part)):
-            last = index == len(parts) - 1
-            try:
-                names = [n for n in os.listdir(current) if last or os.path.isdir(os.path.join(current, n))]
-            except OSError:
-                return ""
-            close = difflib.get_close_matches(part, names, n=1, cutoff=0.6)
-            if not close:
-                return ""
-            part, changed = close[0], True
-            current = os.path.join(current, part)
-        else:
-            current = os.path.join(current, part)
-        fixed.append(part)
-    if not changed or not os.path.isfile(current):
-        return ""
-    return f"did you mean `{'/'.join([*(prefix or []), *fixed])}`? "
+    """ "did you mean `...`? " when a path close to `parts` (below `base`) exists (`nearest_path`); "" otherwise.
+    `prefix`: the spec's segments before `parts` (a package spec's package)."""
+    fixed = nearest_path(base, parts)
+    return "" if fixed is None else f"did you mean `{'/'.join([*(prefix or []), *fixed])}`? "
 
 
 #: The distributions (or archives) already warned about: one `MissingBuildHookWarning` each per process.

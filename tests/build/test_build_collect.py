@@ -281,21 +281,22 @@ def test_setuptools_and_flat_projects_are_discovered_as_their_backends_would() -
 
 
 @pytest.mark.parametrize(
-    ("written", "meant", "where"),
+    ("written", "meant"),
     [
-        ("./skills/refund/SKILL.md", "./skills/refunds/SKILL.md", "src/hatch_src_demo/skills/refunds"),  # a sibling
-        ("./skils/refunds/SKILL.md", "./skills/refunds/SKILL.md", "src/hatch_src_demo/skills/refunds"),  # a cousin
+        ("./skills/refund/SKILL.md", "./skills/refunds/SKILL.md"),  # a sibling
+        ("./skils/refunds/SKILL.md", "./skills/refunds/SKILL.md"),  # a cousin
+        ("hatch_src_demo/skills/refnds/SKILL.md", "hatch_src_demo/skills/refunds/SKILL.md"),  # a package spec
     ],
 )
 def test_a_missing_skill_folder_says_which_one_was_meant(
-    written: str, meant: str, where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    written: str, meant: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     project = copy_project("hatch-src", tmp_path / "p")
     module = project / "src" / "hatch_src_demo" / "__init__.py"
     module.write_text(module.read_text().replace("./skills/refunds/SKILL.md", written))
     assert main(["check", "--format", "json", str(project)]) == 1
     [missing] = [r for r in json.loads(capsys.readouterr().out) if r["code"] == "FLU404"]
-    assert missing["hint"] == f"did you mean `{meant}`? {where} holds a skill"
+    assert missing["hint"] == f"did you mean `{meant}`?"
     module.write_text(module.read_text().replace(written, meant))  # the hint, followed, checks clean
     assert main(["check", str(project)]) == 0, capsys.readouterr().out
 
