@@ -1,12 +1,20 @@
-"""The arguments `prompt` and `run` share: MODULE:AGENT and `--state KEY=JSON`."""
+"""The arguments `prompt` and `run` share: MODULE:AGENT, `--state KEY=JSON`, `--skill NAME` and `--disable-skill NAME`."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["add_agent_arguments", "state_item"]
+from flue_build.errors import UsageError
+from flue_runtime.errors import SkillNotFoundError
+from flue_runtime.models.base import Message
+
+if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
+    from flue_runtime.agents.harness import Session
+
+__all__ = ["activation", "add_agent_arguments", "state_item"]
 
 
 def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,6 +26,23 @@ def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="KEY=JSON",
         help="a use_state value, as JSON (repeatable): --state vip=true --state tier='\"gold\"'",
+    )
+    parser.add_argument(
+        "--skill",
+        action="append",
+        default=[],
+        dest="skills",
+        metavar="NAME",
+        help="activate this skill for the model with the first prompt, as prompt(..., activate=[NAME]) does "
+        "(repeatable)",
+    )
+    parser.add_argument(
+        "--disable-skill",
+        action="append",
+        default=[],
+        dest="disabled_skills",
+        metavar="NAME",
+        help="leave this mounted skill out, as Harness(disabled_skills=[NAME]) does (repeatable)",
     )
 
 
@@ -33,3 +58,12 @@ def state_item(text: str) -> tuple[str, Any]:
             f"{text!r}: the value is not JSON; put a string in double quotes inside the shell's quotes: "
             f"{key}='\"{value}\"'"
         ) from None
+
+
+def activation(session: Session, names: Sequence[str]) -> list[Message]:
+    """The messages `--skill` adds to the first prompt; a name the agent does not mount, or a disabled one, is a
+    usage error naming the available skills."""
+    try:
+        return session.activation_messages(names)
+    except SkillNotFoundError as exc:
+        raise UsageError(f"--skill: {exc}") from None

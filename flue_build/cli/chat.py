@@ -9,6 +9,10 @@ Sessions live in memory unless `--store` names a SQLite file (or a `postgresql:/
 `--session ID` resumes one. The harness saves a session only when a turn is complete, so
 Ctrl-C in the middle of a turn (exit 130) leaves it as it was after the last answer, and
 end of input (Ctrl-D, or the end of a piped file) ends the conversation (exit 0).
+
+`--skill NAME` activates a skill with the first prompt (`prompt(..., activate=...)`), checked
+before anything is read; `--disable-skill NAME` leaves a skill out for this run
+(`Harness(disabled_skills=...)`, not saved with the session).
 """
 
 from __future__ import annotations
@@ -18,12 +22,12 @@ import os
 import signal
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from flue_build.cli.agent_args import add_agent_arguments
+from flue_build.cli.agent_args import activation, add_agent_arguments
 from flue_build.cli.exits import INTERRUPTED, OK, PROBLEMS
 from flue_build.errors import UsageError
 from flue_runtime.errors import FlueError
@@ -68,11 +72,16 @@ def run(args: argparse.Namespace) -> int:
     from flue_runtime.agents.hooks import render
 
     agent = load_agent(args.agent)
-    harness = WatchedHarness(agent, store=args.store, model=args.model, trace=Trace(sys.stdout))
+    harness = WatchedHarness(
+        agent, store=args.store, model=args.model, trace=Trace(sys.stdout), disabled_skills=args.disabled_skills
+    )
     session_id = args.session or f"run-{uuid.uuid4().hex[:12]}"
     with agent_code(args.agent):
         session, resumed = _open(harness, session_id, dict(args.state))
         chosen = args.model or render(agent, session.state).model
+        activation(
+            session, args.skills
+        )  # a name the agent does not mount is a usage error now, not at the first prompt
     if chosen is None:
         raise UsageError(
             f"{args.agent} calls no use_model(); pass --model PROVIDER/NAME, e.g. --model anthropic/claude-haiku-4-5"
@@ -84,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         "End with Ctrl-D; Ctrl-C stops.",
         file=sys.stderr,
     )
-    conversation = Conversation(session)
+    conversation = Conversation(session, args.skills)
     with _ctrl_c_exits(conversation):
         conversation.run()
     if args.store and args.session is None:
@@ -108,10 +117,14 @@ def _open(harness: Harness, session_id: str, state: dict[str, Any]) -> tuple[Ses
 
 
 class Conversation:
-    """Prompts with each line read until end of input; whether a turn is running, for Ctrl-C."""
+    """Prompts with each line read until end of input; whether a turn is running, for Ctrl-C.
 
-    def __init__(self, session: Session) -> None:
+    `activate`: skills activated with the first prompt (again with the next, if that turn failed and was not saved).
+    """
+
+    def __init__(self, session: Session, activate: Sequence[str] = ()) -> None:
         self.session = session
+        self.activate = list(activate)
         self.in_turn = False
         self.failed = False  # some turn failed
 
@@ -138,7 +151,7 @@ class Conversation:
             print(f"> {text}", flush=True)
         self.in_turn = True
         try:
-            result = self.session.prompt_sync(text)
+            result = self.session.prompt_sync(text, activate=self.activate)
         except Exception as exc:  # the model, the store or the agent's code failed: the turn was not saved
             self.failed = True
             problem = str(exc) if isinstance(exc, FlueError) else f"{type(exc).__name__}: {exc}"
@@ -146,6 +159,7 @@ class Conversation:
             return
         finally:
             self.in_turn = False
+        self.activate = []
         print(result.text, flush=True)
 
 

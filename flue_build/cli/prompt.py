@@ -3,7 +3,9 @@
 Rendered by the harness itself: a fresh in-memory `Session` with the `--state` values,
 whose `system_prompt` and `tools` are exactly what its first request carries (the catalog,
 workspace skills and the tools the harness offers included), so the preview cannot drift
-from a real conversation. No model is called and nothing is saved. This is how a user
+from a real conversation. `--disable-skill` leaves skills out as `Harness(disabled_skills=...)`
+does; `--skill` adds the activations `prompt(..., activate=...)` puts after the user's message
+(`Session.activation_messages`). No model is called and nothing is saved. This is how a user
 sees the catalog a model reads and tunes the descriptions in it.
 """
 
@@ -11,12 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flue_build.cli.agent_args import add_agent_arguments
+from flue_build.cli.agent_args import activation, add_agent_arguments
 from flue_build.cli.exits import OK
-from flue_runtime.models.base import ToolSpec
+from flue_runtime.models.base import Message, ToolSpec
 
 if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
     from flue_runtime.agents.harness import AgentFunction
@@ -30,7 +33,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "prompt",
         help="print what an agent sends on its first model turn: system prompt, catalog, tools, tokens",
         description="Render MODULE:AGENT as the harness does for a new session (with the --state values) and "
-        "print its system prompt (instructions and skill catalog) and tool definitions, with token counts. "
+        "print its system prompt (instructions and skill catalog) and tool definitions, with token counts; "
+        "with --skill, the activations that follow the user's message too. "
         "Imports the module and calls the agent function; no model is called.",
     )
     add_agent_arguments(parser)
@@ -40,18 +44,28 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 @dataclass(frozen=True)
 class FirstTurn:
-    """What a new session's first request holds before the user's message: the system prompt and the tools."""
+    """What a new session's first request holds before the user's message (the system prompt and the tools),
+    and the explicit activations that follow it (an `activate_skill` call and its results)."""
 
     system: str
     tools: list[ToolSpec]
+    activation: list[Message]
+
+    @property
+    def activated(self) -> list[tuple[str, str]]:
+        """Each explicitly activated skill's name and the activation text the model reads."""
+        names = {call["id"]: call["arguments"]["name"] for m in self.activation for call in m.get("tool_calls", ())}
+        return [(names[m["tool_call_id"]], m["content"]) for m in self.activation if m["role"] == "tool"]
 
 
-def first_turn(agent: AgentFunction, state: dict[str, Any]) -> FirstTurn:
+def first_turn(
+    agent: AgentFunction, state: dict[str, Any], activate: Sequence[str] = (), disabled: Sequence[str] = ()
+) -> FirstTurn:
     from flue_runtime.agents.harness import Harness, Session
 
-    harness = Harness(agent)
+    harness = Harness(agent, disabled_skills=disabled)
     session = Session(harness, "flue-skills-prompt", harness.store, state=state)
-    return FirstTurn(session.system_prompt, session.tools)
+    return FirstTurn(session.system_prompt, session.tools, activation(session, activate))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,21 +75,26 @@ def run(args: argparse.Namespace) -> int:
     agent = load_agent(args.agent)
     state = dict(args.state)
     with agent_code(args.agent):
-        turn = first_turn(agent, state)
+        turn = first_turn(agent, state, args.skills, args.disabled_skills)
     tokens = counter()
     system_tokens = tokens.count(turn.system)
     # A provider sends each tool as JSON of its own shape; the definition's compact JSON is close to it.
     tool_tokens = [tokens.count(json.dumps(tool, ensure_ascii=False)) for tool in turn.tools]
-    total = system_tokens + sum(tool_tokens)
+    activated = turn.activated
+    activation_tokens = [tokens.count(text) for _, text in activated]
+    total = system_tokens + sum(tool_tokens) + sum(activation_tokens)
     if args.format == "json":
         report = {
             "agent": args.agent,
             "state": state,
+            "disabled_skills": args.disabled_skills,
             "system": turn.system,
             "tools": turn.tools,
+            "activations": [{"skill": name, "content": text} for name, text in activated],
             "tokens": {
                 "system": system_tokens,
                 "tools": dict(zip((tool["name"] for tool in turn.tools), tool_tokens)),
+                "activations": dict(zip((name for name, _ in activated), activation_tokens)),
                 "total": total,
                 "tokenizer": tokens.name,
                 "exact": tokens.exact,
@@ -90,9 +109,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"=== tool {tool['name']}: {about}{count:,} tokens ===")
         print(tool["description"])
         print("parameters:", json.dumps(tool["parameters"], ensure_ascii=False))
+    for (name, text), count in zip(activated, activation_tokens):
+        print(f"=== activation of {name} (--skill), after the user's message: {about}{count:,} tokens ===")
+        print(text)
     tools = f"{len(turn.tools)} tool{'' if len(turn.tools) == 1 else 's'}"
+    activations = ""
+    if activated:
+        plural = "" if len(activated) == 1 else "s"
+        activations = f", {sum(activation_tokens):,} in {len(activated)} activation{plural}"
     print(
         f"=== total: {about}{total:,} tokens: {system_tokens:,} in the system prompt, {sum(tool_tokens):,} in "
-        f"{tools} (as JSON); {tokens.name} ==="
+        f"{tools} (as JSON){activations}; {tokens.name} ==="
     )
     return OK

@@ -2,16 +2,19 @@
 
 Seen where a provider sees them, through the model interface: each call when the model
 asks for it, its result when the next request carries it back, so nothing in the harness
-needs to know it is watched.
+needs to know it is watched. An activation the application made (`--skill`) is shown with the
+first request that carries it, its call marked `(--skill)`.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import TextIO
 
 from flue_runtime.agents.harness import AgentFunction, Harness
 from flue_runtime.models import Model, ModelRequest, ModelResponse
+from flue_runtime.models.base import Message
 
 __all__ = ["SHOWN", "Trace", "Watched", "WatchedHarness"]
 
@@ -23,8 +26,16 @@ SHOWN = 100
 class WatchedHarness(Harness):
     """The harness with every model it talks to watched by a `Trace`, and `model` (when given) chosen over the agent's."""
 
-    def __init__(self, agent: AgentFunction, *, store: str | None, model: str | None, trace: Trace) -> None:
-        super().__init__(agent, store=store, model=model)
+    def __init__(
+        self,
+        agent: AgentFunction,
+        *,
+        store: str | None,
+        model: str | None,
+        trace: Trace,
+        disabled_skills: Iterable[str] = (),
+    ) -> None:
+        super().__init__(agent, store=store, model=model, disabled_skills=disabled_skills)
         self._override = model
         self._trace = trace
 
@@ -52,6 +63,7 @@ class Trace:
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.waiting = False  # calls were shown; their results are still to come
+        self.explicit: set[str] = set()  # the ids of the explicit activations shown
 
     def calls(self, response: ModelResponse) -> None:
         if not response.tool_calls:
@@ -67,16 +79,35 @@ class Trace:
 
         A request without them (a one-off prompt a tool started) leaves them to come later.
         """
+        self._explicit(request)
         if not self.waiting:
             return
         last = max((i for i, m in enumerate(request.messages) if m["role"] == "assistant"), default=-1)
         results = [m for m in request.messages[last + 1 :] if m["role"] == "tool"]
         for message in results:
-            outcome = "failed" if message.get("is_error") else "returned"
-            content = str(message["content"])
-            size = f" ({len(content):,} characters)" if len(content) > SHOWN else ""
-            self._line(f"  <- {message['name']} {outcome}: {_short(content)}{size}")
+            self._result(message)
         self.waiting = self.waiting and not results
+
+    def _explicit(self, request: ModelRequest) -> None:
+        """The explicit activations after the prompt's text (those of earlier prompts were shown, or resumed)."""
+        prompt = max((i for i, m in enumerate(request.messages) if m["role"] == "user"), default=-1)
+        for message in request.messages[prompt + 1 :]:
+            if not message.get("explicit"):
+                continue
+            for call in message.get("tool_calls") or ():
+                if call["id"] not in self.explicit:
+                    self._line(
+                        f"  -> {call['name']} {_short(json.dumps(call['arguments'], ensure_ascii=False))} (--skill)"
+                    )
+            if message["role"] == "tool" and message["tool_call_id"] not in self.explicit:
+                self.explicit.add(message["tool_call_id"])
+                self._result(message)
+
+    def _result(self, message: Message) -> None:
+        outcome = "failed" if message.get("is_error") else "returned"
+        content = str(message["content"])
+        size = f" ({len(content):,} characters)" if len(content) > SHOWN else ""
+        self._line(f"  <- {message['name']} {outcome}: {_short(content)}{size}")
 
     def _line(self, text: str) -> None:
         print(text, file=self.out, flush=True)

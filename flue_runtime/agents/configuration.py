@@ -3,7 +3,8 @@
 The harness makes one before every model turn (and `ToolContext.prompt` runs with the
 latest). Workspace skills come after the declared ones; one named like a declared skill
 is left out, and why is kept in `skipped` for the harness to warn once per prompt (a
-configuration is made at every model turn). The harness's own tools have constant
+configuration is made at every model turn). A disabled skill (`Harness(disabled_skills=...)`,
+`Session.disable_skills`) is left out of everything: the catalog, activation, reads, scripts. The harness's own tools have constant
 definitions, in a fixed order, ahead of the agent's tools; which of them a session offers
 only grows.
 """
@@ -11,7 +12,7 @@ only grows.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from flue_runtime.agents.hooks import Render
@@ -49,11 +50,15 @@ class Configuration:
         workspace: Sequence[tuple[SkillReference, str]],
         budget: int | None,
         activated: Callable[[], Iterable[str]] | None = None,
+        disabled: Collection[str] = (),
     ) -> Configuration:
-        """`activated`: the skills the model activated in the conversation (see `MountedSkills`)."""
+        """`activated`: the skills the model activated in the conversation (see `MountedSkills`); `disabled`: the
+        names left out (a workspace skill named like a disabled declared one is still a clash, and left out too)."""
         declared = {skill.name: skill for skill in rendered.skills}
         found, skipped = without_clashes(workspace, declared)
         mounted = [Mounted(skill) for skill in rendered.skills] + [Mounted(skill, folder) for skill, folder in found]
+        if disabled:
+            mounted = [m for m in mounted if m.skill.name not in disabled]
         return cls(rendered, sandbox, MountedSkills(mounted, budget=budget, activated=activated), tuple(skipped))
 
     @property

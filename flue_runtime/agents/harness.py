@@ -5,6 +5,11 @@ tool may have changed it). The system prompt is fixed when the session starts an
 byte-identical; later changes to the instructions or the skills are announced in an
 appended message, and the harness's tools keep constant definitions whose set only grows,
 so the prefix a provider caches stays valid. Workspace skills are discovered at every prompt.
+
+The application decides too: `prompt(text, activate=[...])` activates skills for the model (an
+`activate_skill` call and its result after the prompt's text, each marked `"explicit": True`),
+and skills are disabled by name for every session (`Harness(disabled_skills=...)`) or for one
+(`Session.disable_skills`, saved with it), announced like any other catalog change.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import inspect
 import json
 import os
 import uuid
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from flue_runtime.agents.configuration import HARNESS_TOOLS, Configuration
@@ -22,15 +27,23 @@ from flue_runtime.agents.context import PromptResult, ToolContext, set_value
 from flue_runtime.agents.hooks import render
 from flue_runtime.agents.prompt import announcement, instructions_announcement
 from flue_runtime.agents.sandbox import Sandbox
-from flue_runtime.agents.skill_tools import CATALOG_BUDGET, activated_skills
+from flue_runtime.agents.skill_tools import CATALOG_BUDGET, activated_skills, names_text
 from flue_runtime.agents.stores import MemoryStore, SessionRecord, Store, check_session_id, open_store
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import Workspace, discover_workspace_skills, find_workspace_skills, warn
-from flue_runtime.errors import FlueError, HookError, LoopError, SessionConflictError, ToolArgumentError, ToolFailure
+from flue_runtime.errors import (
+    FlueError,
+    HookError,
+    LoopError,
+    SessionConflictError,
+    SkillNotFoundError,
+    ToolArgumentError,
+    ToolFailure,
+)
 from flue_runtime.models import Model, ModelRequest, ToolCall, resolve_model
 from flue_runtime.models.base import Message, ToolSpec
 
-__all__ = ["AgentFunction", "Harness", "Session"]
+__all__ = ["AgentFunction", "Harness", "Session", "skill_names"]
 
 
 AgentFunction = Callable[[], object]
@@ -44,6 +57,8 @@ class Harness:
 
     `catalog_budget` bounds the catalog's skill lines (bytes); past it, one line says how many
     more skills there are and `find_skills` searches them all. None lists every skill.
+    `disabled_skills` names mounted skills left out of every session (a session's own
+    `enable_skills` brings one back there): not in the catalog, not activated, not read.
     """
 
     def __init__(
@@ -55,6 +70,7 @@ class Harness:
         model: Model | str | None = None,
         max_steps: int = 50,
         catalog_budget: int | None = CATALOG_BUDGET,
+        disabled_skills: Iterable[str] = (),
     ) -> None:
         if not callable(agent):
             raise HookError(f"Harness() takes an agent function, not {type(agent).__name__}")
@@ -68,6 +84,7 @@ class Harness:
         self.model = model
         self.max_steps = max_steps
         self.catalog_budget = catalog_budget
+        self.disabled_skills = skill_names(disabled_skills, "disabled_skills")
         self._models: dict[str, Model] = {}
 
     def resolved_model(self, chosen: Model | str) -> Model:
@@ -83,33 +100,75 @@ class Harness:
         """The session `session_id`: resumed from the store when it exists there."""
         return Session(self, session_id, self.store)
 
-    async def prompt(self, text: str, *, state: Mapping[str, Any] | None = None) -> PromptResult:
-        """A one-off prompt in a fresh, unsaved session, rendered with `state` (default: none)."""
-        return await Session(self, f"prompt-{uuid.uuid4().hex}", MemoryStore(), state=state).prompt(text)
+    async def prompt(
+        self, text: str, *, state: Mapping[str, Any] | None = None, activate: Iterable[str] = ()
+    ) -> PromptResult:
+        """A one-off prompt in a fresh, unsaved session, rendered with `state` (default: none); `activate` as
+        `Session.prompt` takes it."""
+        return await self.one_off(text, state, activate=activate)
 
-    def prompt_sync(self, text: str, *, state: Mapping[str, Any] | None = None) -> PromptResult:
-        return _run(self.prompt(text, state=state))
+    def prompt_sync(
+        self, text: str, *, state: Mapping[str, Any] | None = None, activate: Iterable[str] = ()
+    ) -> PromptResult:
+        return _run(self.prompt(text, state=state, activate=activate))
 
-    def configure(self, state: Mapping[str, Any], workspace: Callable[[Sandbox], Workspace]) -> Configuration:
-        """Render the agent with `state`; `workspace` gives the workspace skills of the sandbox it uses."""
+    async def one_off(
+        self,
+        text: str,
+        state: Mapping[str, Any] | None,
+        switches: Mapping[str, bool] | None = None,
+        *,
+        activate: Iterable[str] = (),
+    ) -> PromptResult:
+        """`prompt`, with a session's own skill switches (a tool's `ToolContext.prompt` keeps its session's)."""
+        session = Session(self, f"prompt-{uuid.uuid4().hex}", MemoryStore(), state=state, skill_switches=switches)
+        return await session.prompt(text, activate=activate)
+
+    def disabled(self, switches: Mapping[str, bool]) -> frozenset[str]:
+        """The skill names left out of a session whose own choices are `switches` (they win over `disabled_skills`)."""
+        return frozenset(
+            [name for name in self.disabled_skills if switches.get(name) is not True]
+            + [name for name, on in switches.items() if not on]
+        )
+
+    def configure(
+        self,
+        state: Mapping[str, Any],
+        workspace: Callable[[Sandbox], Workspace],
+        disabled: frozenset[str] = frozenset(),
+    ) -> Configuration:
+        """Render the agent with `state`; `workspace` gives the workspace skills of the sandbox it uses; the skills
+        named in `disabled` are left out."""
         rendered = render(self.agent, dict(state))
         sandbox: Sandbox | None = rendered.sandbox or self.sandbox
-        config = Configuration.of(rendered, sandbox, workspace(sandbox) if sandbox else [], self.catalog_budget)
+        found = workspace(sandbox) if sandbox else []
+        config = Configuration.of(rendered, sandbox, found, self.catalog_budget, disabled=disabled)
         for message in config.skipped:
             warn(message)
         return config
 
 
 class Session:
-    """One conversation with an agent."""
+    """One conversation with an agent.
+
+    `state` and `skill_switches` are what a session that is not stored yet starts with: its `use_state`
+    values, and its own skill choices (`{name: False}` disables a skill, as `disable_skills` does).
+    """
 
     def __init__(
-        self, harness: Harness, session_id: str, store: Store, *, state: Mapping[str, Any] | None = None
+        self,
+        harness: Harness,
+        session_id: str,
+        store: Store,
+        *,
+        state: Mapping[str, Any] | None = None,
+        skill_switches: Mapping[str, bool] | None = None,
     ) -> None:
         self.harness = harness
         self.id = check_session_id(session_id)
         self._store = store
         self._initial_state = dict(state or {})
+        self._initial_switches = {name: bool(on) for name, on in (skill_switches or {}).items()}
         self._record: SessionRecord | None = None
         self._working: SessionRecord | None = None  # the record a running prompt works on
         self._config: Configuration | None = None
@@ -128,7 +187,7 @@ class Session:
     def tools(self) -> list[ToolSpec]:
         record = self._start()
         if self._config is None:
-            self._config = self.harness.configure(record.state, discover_workspace_skills)
+            self._config = self._configure(record)
         return [tool.spec() for tool in self._config.tools(record.tools)]
 
     @property
@@ -159,30 +218,87 @@ class Session:
                 if attempt == _STATE_ATTEMPTS - 1:
                     raise
 
+    # --- which skills the session offers ------------------------------------------------
+
+    @property
+    def disabled_skills(self) -> list[str]:
+        """The skill names this session leaves out, sorted: the harness's `disabled_skills` it did not enable, and
+        those it disabled itself."""
+        return sorted(self.harness.disabled((self._working or self._start()).skill_switches))
+
+    def disable_skills(self, *names: str) -> None:
+        """Leave the skills `names` out of this session: the catalog, activation, reads and scripts.
+
+        Saved with the session, like `set_state`: while a prompt runs, from the next model turn on (the model
+        is told in an appended message, as of any catalog change; the system prompt does not change);
+        between prompts, on the session as stored now. A session not stored yet starts without them (its
+        system prompt never lists them). A name no skill has now is kept too: it applies once one is mounted.
+        """
+        self._switch(names, False)
+
+    def enable_skills(self, *names: str) -> None:
+        """Offer the skills `names` again in this session, those the harness's `disabled_skills` names
+        included; saved and announced as `disable_skills` is."""
+        self._switch(names, True)
+
+    def _switch(self, names: tuple[str, ...], on: bool) -> None:
+        chosen = skill_names(names, "enable_skills" if on else "disable_skills")
+
+        def change(record: SessionRecord) -> None:
+            record.skill_switches.update(dict.fromkeys(chosen, on))
+
+        if self._working is not None:
+            change(self._working)
+            return
+        for attempt in range(_STATE_ATTEMPTS):
+            self._record = None
+            record = self._start(change=change)
+            try:
+                self._store.save(self.id, record)
+                return
+            except SessionConflictError:
+                self._record = None
+                if attempt == _STATE_ATTEMPTS - 1:
+                    raise
+
+    def activation_messages(self, activate: Iterable[str]) -> list[Message]:
+        """The messages `prompt(text, activate=...)` would add after its text, with the agent rendered as the
+        session stands: no model is called, nothing is saved. Raises as `prompt` does (`SkillNotFoundError`)."""
+        record = self._working or self._start()
+        return _activation(self._configure(record), skill_names(activate, "activate"), self._disabled(record))
+
     # --- the loop ---------------------------------------------------------------------
 
-    async def prompt(self, text: str) -> PromptResult:
+    async def prompt(self, text: str, *, activate: Iterable[str] = ()) -> PromptResult:
+        """The model's answer to `text`, after as many tool calls as it makes.
+
+        `activate` names skills to activate for the model (a name, or several): their instructions
+        come after `text` as the results of `activate_skill` calls the model did not make, each call and
+        result marked `"explicit": True`. A name the agent does not mount now, or a disabled one, raises
+        `SkillNotFoundError` naming the available skills, before any model call.
+        """
+        names = skill_names(activate, "activate")
         if self._working is not None:
             raise FlueError(f"session {self.id!r} is already running a prompt; await it before the next one")
         # Every prompt starts from the session as stored: another worker may have added turns.
         loaded = await self._stored(self._store.load, self.id)
         self._record = loaded
         # A new session's record is filled in by its first model turn (`_begin`).
-        working = (loaded or SessionRecord("", state=dict(self._initial_state))).copy()
+        working = (loaded or self._new_record()).copy()
         self._working = working
         try:
-            return await self._loop(working, text)
+            return await self._loop(working, text, names)
         except SessionConflictError:
             self._record = None  # another worker's turn landed first: read it before anything else
             raise
         finally:
             self._working = None
 
-    def prompt_sync(self, text: str) -> PromptResult:
+    def prompt_sync(self, text: str, *, activate: Iterable[str] = ()) -> PromptResult:
         """`prompt` for code that is not async."""
-        return _run(self.prompt(text))
+        return _run(self.prompt(text, activate=activate))
 
-    async def _loop(self, working: SessionRecord, text: str) -> PromptResult:
+    async def _loop(self, working: SessionRecord, text: str, activate: Sequence[str] = ()) -> PromptResult:
         start = len(working.messages)
         discovered: dict[int, Workspace] = {}  # workspace skills, found once per prompt and sandbox
         warned: set[str] = set()  # a workspace skill skipped for its name is told once per prompt, not per turn
@@ -199,8 +315,14 @@ class Session:
             rendered = render(self.harness.agent, working.state)
             sandbox: Sandbox | None = rendered.sandbox or self.harness.sandbox
             found = await workspace(sandbox) if sandbox else []
+            disabled = self._disabled(working)
             config = Configuration.of(
-                rendered, sandbox, found, self.harness.catalog_budget, lambda: activated_skills(working.messages)
+                rendered,
+                sandbox,
+                found,
+                self.harness.catalog_budget,
+                lambda: activated_skills(working.messages),
+                disabled,
             )
             for message in config.skipped:
                 if message not in warned:
@@ -211,6 +333,7 @@ class Session:
             tools = self._turn(working, config)
             if step == 0:
                 working.messages.append({"role": "user", "content": text})
+                working.messages += _activation(config, activate, disabled)
             request = ModelRequest(working.system_prompt, list(working.messages), [t.spec() for t in tools])
             response = await self._model(config).complete(request)
             calls = [call.with_id() for call in response.tool_calls]
@@ -237,19 +360,39 @@ class Session:
             return call(*args)
         return await asyncio.to_thread(call, *args)
 
-    def _start(self, loaded: SessionRecord | None = None, *, read: bool = False) -> SessionRecord:
-        """The session's record, loaded from the store on first use (`read`: the caller already loaded `loaded`)."""
+    def _start(
+        self,
+        loaded: SessionRecord | None = None,
+        *,
+        read: bool = False,
+        change: Callable[[SessionRecord], None] | None = None,
+    ) -> SessionRecord:
+        """The session's record, loaded from the store on first use (`read`: the caller already loaded `loaded`);
+        `change` is made to it first (to a new one, before its system prompt is fixed)."""
         if self._record is not None:
             return self._record
         record = loaded if read else self._store.load(self.id)
-        state = record.state if record else self._initial_state
-        config = self.harness.configure(state, discover_workspace_skills)
+        new = record is None
         if record is None:
-            record = SessionRecord("", state=dict(state))
+            record = self._new_record()
+        if change is not None:
+            change(record)
+        config = self._configure(record)
+        if new:
             _begin(record, config)
         self._config = config
         self._record = record
         return record
+
+    def _new_record(self) -> SessionRecord:
+        """The record of a session not stored yet, before its first model turn fixes the system prompt."""
+        return SessionRecord("", state=dict(self._initial_state), skill_switches=dict(self._initial_switches))
+
+    def _disabled(self, record: SessionRecord) -> frozenset[str]:
+        return self.harness.disabled(record.skill_switches)
+
+    def _configure(self, record: SessionRecord) -> Configuration:
+        return self.harness.configure(record.state, discover_workspace_skills, self._disabled(record))
 
     def _turn(self, record: SessionRecord, config: Configuration) -> list[Tool]:
         """Announce what changed since the model was last told; the tools for the turn."""
@@ -281,7 +424,9 @@ class Session:
         self, calls: Sequence[ToolCall], tools: Sequence[Tool], working: SessionRecord
     ) -> list[Message]:
         by_name = {tool.name: tool for tool in tools}
-        context = ToolContext(self.id, working.state, lambda text: self.harness.prompt(text, state=working.state))
+        context = ToolContext(
+            self.id, working.state, lambda text: self.harness.one_off(text, working.state, working.skill_switches)
+        )
         results = await asyncio.gather(*(self._call(by_name.get(call.name), call, tools, context) for call in calls))
         return [
             {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content, "is_error": failed}
@@ -313,6 +458,64 @@ def _begin(record: SessionRecord, config: Configuration) -> None:
     record.announced = list(config.entries)
     record.instructions = config.instructions
     record.tools = [name for name in HARNESS_TOOLS if name in config.needed()]
+
+
+def skill_names(names: Iterable[str], where: str) -> tuple[str, ...]:
+    """`names` (one name, or several) as a tuple without repeats; `HookError` for anything but non-empty strings."""
+    listed = [names] if isinstance(names, str) else names
+    try:
+        chosen = tuple(dict.fromkeys(listed))
+    except TypeError:
+        raise HookError(f"{where} takes skill names, not {type(names).__name__}") from None
+    for name in chosen:
+        if not isinstance(name, str) or not name:
+            raise HookError(f"{where} takes skill names (non-empty strings), not {name!r}")
+    return chosen
+
+
+def _activation(config: Configuration, names: Sequence[str], disabled: frozenset[str]) -> list[Message]:
+    """The `activate_skill` calls the application makes for the model, and their results, marked explicit.
+
+    `SkillNotFoundError` for a name no mounted skill has, or a disabled one, naming the available skills."""
+    if not names:
+        return []
+    skills = config.skills
+    problems = []
+    for name in names:
+        if name in disabled:
+            problems.append(
+                f"skill {name!r} is disabled in this session (session.enable_skills({name!r}) brings it back)"
+            )
+        elif skills.get(name) is None:
+            problems.append(f"no skill named {name!r} is mounted")
+    if problems:
+        raise SkillNotFoundError(
+            f"cannot activate: {'; '.join(problems)}; available skills: {names_text(skills.names, False)}"
+        )
+    calls = [ToolCall("activate_skill", {"name": name}, f"explicit_{uuid.uuid4().hex[:24]}") for name in names]
+    results: list[Message] = []
+    for call in calls:
+        try:
+            content = skills.activate(call.arguments["name"])
+        except ToolFailure as exc:  # the skill's folder no longer passes vetting: the application is told
+            raise (exc.__cause__ if isinstance(exc.__cause__, FlueError) else exc) from None
+        results.append(
+            {
+                "role": "tool",
+                "tool_call_id": call.id,
+                "name": call.name,
+                "content": content,
+                "is_error": False,
+                "explicit": True,
+            }
+        )
+    assistant: Message = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [call.to_dict() for call in calls],
+        "explicit": True,
+    }
+    return [assistant, *results]
 
 
 def _as_text(result: object) -> str:

@@ -49,7 +49,7 @@ def said(request: ModelRequest) -> list[str]:
 
 def reply(request: ModelRequest) -> ModelResponse:
     last = request.messages[-1]
-    if last["role"] == "tool":
+    if last["role"] == "tool" and not last.get("explicit"):  # (an explicit activation, `--skill`, is no answer)
         results = [m["content"] for m in request.messages if m["role"] == "tool" and m["name"] == "order_status"]
         return ModelResponse(text=f"Refund approved ({results[-1]}).")
     words = said(request)

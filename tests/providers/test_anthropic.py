@@ -174,6 +174,53 @@ def test_catalog_announcement_and_prompt_merge_into_one_user_turn(
     assert [r.headers["x-stainless-retry-count"] for r in fake_api.received] == ["0", "0"]
 
 
+def valid_turns(turns: list[dict[str, Any]]) -> None:
+    """What the Messages API requires of a conversation: user first, roles alternating, each `tool_use` answered
+    by a `tool_result` in the next (user) turn, and only the API's own block fields."""
+    assert turns[0]["role"] == "user"
+    assert all(a["role"] != b["role"] for a, b in zip(turns, turns[1:]))
+    fields = {"type", "text", "id", "name", "input", "tool_use_id", "content", "is_error", "cache_control"}
+    for index, turn in enumerate(turns):
+        assert set(turn) == {"role", "content"} and turn["content"]
+        assert all(set(block) <= fields for block in turn["content"])
+        asked = [b["id"] for b in turn["content"] if b["type"] == "tool_use"]
+        if asked:
+            answered = [b["tool_use_id"] for b in turns[index + 1]["content"] if b["type"] == "tool_result"]
+            assert answered[: len(asked)] == asked
+
+
+def test_an_explicit_activation_and_a_disabled_skill_make_valid_turns(fake_api: FakeAPI) -> None:
+    model = AnthropicModel("claude-test", api_key="k", base_url=fake_api.url, cache_conversation=False)
+    session = Harness(make_agent(model)).session("case-3")
+    fake_api.reply(message(text("Refund approved.")))
+    fake_api.reply(message(text("You're welcome.")))
+
+    session.prompt_sync("I want a refund", activate=["refunds"])
+    session.disable_skills("refunds")
+    session.prompt_sync("Thanks!")
+
+    first, second = fake_api.bodies
+    assert second["system"] == first["system"] and second["tools"] == first["tools"]
+    call, result = session.messages[1:3]
+    assert call["explicit"] and result["explicit"]
+    [made] = call["tool_calls"]
+    activation = [
+        {"role": "user", "content": [text("I want a refund")]},
+        {"role": "assistant", "content": [tool_use(made["id"], "activate_skill", {"name": "refunds"})]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": made["id"], "content": result["content"]}]},
+    ]
+    assert first["messages"] == activation
+    announcement = session.messages[4]["content"]
+    assert announcement.endswith("No longer available: refunds\nAvailable skills now: none")
+    assert second["messages"] == [
+        *activation,
+        {"role": "assistant", "content": [text("Refund approved.")]},
+        {"role": "user", "content": [text(announcement), text("Thanks!")]},
+    ]
+    valid_turns(first["messages"])
+    valid_turns(second["messages"])
+
+
 def test_bad_request_is_a_model_error_with_status_type_message_and_model(fake_api: FakeAPI) -> None:
     fake_api.reply(error(400, "invalid_request_error", "max_tokens: must be at most 64000"), status=400)
     model = AnthropicModel("claude-test", api_key="k", base_url=fake_api.url)

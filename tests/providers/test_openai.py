@@ -114,6 +114,56 @@ def test_session_round_trips_a_tool_call(fake_api: FakeAPI, monkeypatch: pytest.
     assert [c["id"] for c in session.messages[1]["tool_calls"]] == ["call_abc", "call_def"]
 
 
+def valid_messages(messages: list[dict[str, Any]]) -> None:
+    """What Chat Completions requires: each assistant message's tool calls answered by one tool message each,
+    right after it, and only the API's own fields."""
+    fields = {"role", "content", "tool_calls", "tool_call_id"}
+    for index, sent in enumerate(messages):
+        assert set(sent) <= fields
+        asked = [call["id"] for call in sent.get("tool_calls") or ()]
+        following = messages[index + 1 : index + 1 + len(asked)]
+        assert [m["role"] for m in following] == ["tool"] * len(asked)
+        assert [m["tool_call_id"] for m in following] == asked
+
+
+def test_an_explicit_activation_and_a_disabled_skill_make_valid_messages(fake_api: FakeAPI) -> None:
+    model = OpenAIModel("gpt-test", api_key="k", base_url=fake_api.url + "/v1")
+    session = Harness(make_agent(model)).session("case-2")
+    fake_api.reply(completion("Refund approved."))
+    fake_api.reply(completion("You're welcome."))
+
+    session.prompt_sync("I want a refund", activate=["refunds"])
+    session.disable_skills("refunds")
+    session.prompt_sync("Thanks!")
+
+    first, second = fake_api.bodies
+    assert second["messages"][0] == first["messages"][0] and second["tools"] == first["tools"]
+    call, result = session.messages[1:3]
+    assert call["explicit"] and result["explicit"]
+    [made] = call["tool_calls"]
+    activation = [
+        {"role": "system", "content": session.system_prompt},
+        {"role": "user", "content": "I want a refund"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [function_call(made["id"], "activate_skill", '{"name": "refunds"}')],
+        },
+        {"role": "tool", "tool_call_id": made["id"], "content": result["content"]},
+    ]
+    assert first["messages"] == activation
+    announcement = session.messages[4]["content"]
+    assert announcement.endswith("No longer available: refunds\nAvailable skills now: none")
+    assert second["messages"] == [
+        *activation,
+        {"role": "assistant", "content": "Refund approved."},
+        {"role": "user", "content": announcement},
+        {"role": "user", "content": "Thanks!"},
+    ]
+    valid_messages(first["messages"])
+    valid_messages(second["messages"])
+
+
 def test_invalid_json_arguments_become_an_error_result_not_a_crash(fake_api: FakeAPI) -> None:
     fake_api.reply(completion("Checking.", function_call("call_bad", "activate_skill", '{"name": "refunds"')))
     fake_api.reply(completion("Sorry, let me try again later."))

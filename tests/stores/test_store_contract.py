@@ -45,17 +45,25 @@ def test_a_record_round_trips_exactly_and_each_save_moves_its_version_on(backend
 
 
 def test_what_the_model_was_told_round_trips(backend: Backend) -> None:
-    """The harness's record of what it told the model: the catalog, the instructions, the tools offered."""
+    """The harness's record of what it told the model: the catalog, the instructions, the tools offered; and the
+    session's own skill switches."""
     record = SessionRecord(
-        "sys", [], {}, [("a", "b")], instructions="Be brief ✓ \ud800", tools=["activate_skill", "ls"]
+        "sys",
+        [],
+        {},
+        [("a", "b")],
+        instructions="Be brief ✓ \ud800",
+        tools=["activate_skill", "ls"],
+        skill_switches={"vip": False, "beta": True},
     )
     backend.open().save("x", record)
     again = backend.open().load("x")
     assert again == record and again is not None
-    assert (again.instructions, again.tools, again.announced) == (
+    assert (again.instructions, again.tools, again.announced, again.skill_switches) == (
         "Be brief ✓ \ud800",
         ["activate_skill", "ls"],
         [("a", "b")],
+        {"vip": False, "beta": True},
     )
 
 

@@ -39,6 +39,9 @@ class SessionRecord:
     instructions: str | None = None
     #: The harness tools offered so far, by name: the set only grows, so tool definitions stay cached.
     tools: list[str] = field(default_factory=list)
+    #: The session's own choices of skills by name (`Session.disable_skills`, `enable_skills`): False
+    #: disabled, True enabled; either wins over the harness's `disabled_skills`.
+    skill_switches: dict[str, bool] = field(default_factory=dict)
 
     def copy(self) -> SessionRecord:
         """A copy a prompt can work on while the session keeps this one (the same version)."""
@@ -48,6 +51,7 @@ class SessionRecord:
             state=dict(self.state),
             announced=list(self.announced),
             tools=list(self.tools),
+            skill_switches=dict(self.skill_switches),
         )
 
 

@@ -6,7 +6,8 @@ from a decoded file included) stores and reads back unchanged, whatever the data
 The `announced` column holds what the model was told: an object with the catalog (`[name,
 description]` pairs), the instructions and the harness tools offered (since the schema step
 that says so: SQLite 3, PostgreSQL 2); before, the catalog list alone (read back with no
-instructions and no tools).
+instructions and no tools). Since SQLite 4, PostgreSQL 3 it also holds the session's skill
+switches (`{name: enabled}`, read back as none when absent).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class EncodedRecord:
                     "catalog": [list(entry) for entry in record.announced],
                     "instructions": record.instructions,
                     "tools": record.tools,
+                    "skill_switches": record.skill_switches,
                 }
             ),
             [dump(message) for message in record.messages],
@@ -62,6 +64,7 @@ def decode(system_prompt: str, state: str, announced: str, bodies: Iterable[str]
         version,
         told.get("instructions"),
         list(told.get("tools", [])),
+        {str(name): bool(on) for name, on in told.get("skill_switches", {}).items()},
     )
 
 

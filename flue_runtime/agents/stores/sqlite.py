@@ -50,6 +50,9 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 3: `announced` may hold an object (the catalog, the instructions, the tools offered: see
     # encoding.py); no table changes, but an older release must not read such a row
     (),
+    # 4: `announced` may hold the session's skill switches (encoding.py); no table changes, but an older
+    # release would drop them at its next save, turning a disabled skill back on
+    (),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
