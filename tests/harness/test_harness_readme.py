@@ -23,6 +23,7 @@ SECTIONS = [
     ("concepts/harness.md", "## The agent harness"),
     ("concepts/harness.md", "### Tool parameters"),
     ("concepts/harness.md", "## Tools that reach the session"),
+    ("concepts/harness.md", "## Choosing skills from the application"),
     ("concepts/harness.md", "## Large catalogs"),
     ("guides/scripts.md", "## Running a skill's scripts"),
     ("concepts/harness.md", "## Workspace skills"),
