@@ -43,7 +43,7 @@ from flue_runtime.errors import (
 from flue_runtime.models import Model, ModelRequest, ToolCall, resolve_model
 from flue_runtime.models.base import Message, ToolSpec
 
-__all__ = ["AgentFunction", "Harness", "Session", "skill_names"]
+__all__ = ["AgentFunction", "Harness", "Session"]
 
 
 AgentFunction = Callable[[], object]
@@ -84,7 +84,7 @@ class Harness:
         self.model = model
         self.max_steps = max_steps
         self.catalog_budget = catalog_budget
-        self.disabled_skills = skill_names(disabled_skills, "disabled_skills")
+        self.disabled_skills = _skill_names(disabled_skills, "disabled_skills")
         self._models: dict[str, Model] = {}
 
     def resolved_model(self, chosen: Model | str) -> Model:
@@ -105,14 +105,14 @@ class Harness:
     ) -> PromptResult:
         """A one-off prompt in a fresh, unsaved session, rendered with `state` (default: none); `activate` as
         `Session.prompt` takes it."""
-        return await self.one_off(text, state, activate=activate)
+        return await self._one_off(text, state, activate=activate)
 
     def prompt_sync(
         self, text: str, *, state: Mapping[str, Any] | None = None, activate: Iterable[str] = ()
     ) -> PromptResult:
         return _run(self.prompt(text, state=state, activate=activate))
 
-    async def one_off(
+    async def _one_off(
         self,
         text: str,
         state: Mapping[str, Any] | None,
@@ -124,7 +124,7 @@ class Harness:
         session = Session(self, f"prompt-{uuid.uuid4().hex}", MemoryStore(), state=state, skill_switches=switches)
         return await session.prompt(text, activate=activate)
 
-    def disabled(self, switches: Mapping[str, bool]) -> frozenset[str]:
+    def _disabled_for(self, switches: Mapping[str, bool]) -> frozenset[str]:
         """The skill names left out of a session whose own choices are `switches` (they win over `disabled_skills`)."""
         return frozenset(
             [name for name in self.disabled_skills if switches.get(name) is not True]
@@ -224,7 +224,7 @@ class Session:
     def disabled_skills(self) -> list[str]:
         """The skill names this session leaves out, sorted: the harness's `disabled_skills` it did not enable, and
         those it disabled itself."""
-        return sorted(self.harness.disabled((self._working or self._start()).skill_switches))
+        return sorted(self.harness._disabled_for((self._working or self._start()).skill_switches))
 
     def disable_skills(self, *names: str) -> None:
         """Leave the skills `names` out of this session: the catalog, activation, reads and scripts.
@@ -242,7 +242,9 @@ class Session:
         self._switch(names, True)
 
     def _switch(self, names: tuple[str, ...], on: bool) -> None:
-        chosen = skill_names(names, "enable_skills" if on else "disable_skills")
+        chosen = _skill_names(names, "enable_skills" if on else "disable_skills")
+        if not chosen:
+            return
 
         def change(record: SessionRecord) -> None:
             record.skill_switches.update(dict.fromkeys(chosen, on))
@@ -264,8 +266,11 @@ class Session:
     def activation_messages(self, activate: Iterable[str]) -> list[Message]:
         """The messages `prompt(text, activate=...)` would add after its text, with the agent rendered as the
         session stands: no model is called, nothing is saved. Raises as `prompt` does (`SkillNotFoundError`)."""
+        names = _skill_names(activate, "activate")
+        if not names:
+            return []
         record = self._working or self._start()
-        return _activation(self._configure(record), skill_names(activate, "activate"), self._disabled(record))
+        return _activation(self._configure(record), names, self._disabled(record))
 
     # --- the loop ---------------------------------------------------------------------
 
@@ -277,7 +282,7 @@ class Session:
         result marked `"explicit": True`. A name the agent does not mount now, or a disabled one, raises
         `SkillNotFoundError` naming the available skills, before any model call.
         """
-        names = skill_names(activate, "activate")
+        names = _skill_names(activate, "activate")
         if self._working is not None:
             raise FlueError(f"session {self.id!r} is already running a prompt; await it before the next one")
         # Every prompt starts from the session as stored: another worker may have added turns.
@@ -389,7 +394,7 @@ class Session:
         return SessionRecord("", state=dict(self._initial_state), skill_switches=dict(self._initial_switches))
 
     def _disabled(self, record: SessionRecord) -> frozenset[str]:
-        return self.harness.disabled(record.skill_switches)
+        return self.harness._disabled_for(record.skill_switches)
 
     def _configure(self, record: SessionRecord) -> Configuration:
         return self.harness.configure(record.state, discover_workspace_skills, self._disabled(record))
@@ -425,7 +430,7 @@ class Session:
     ) -> list[Message]:
         by_name = {tool.name: tool for tool in tools}
         context = ToolContext(
-            self.id, working.state, lambda text: self.harness.one_off(text, working.state, working.skill_switches)
+            self.id, working.state, lambda text: self.harness._one_off(text, working.state, working.skill_switches)
         )
         results = await asyncio.gather(*(self._call(by_name.get(call.name), call, tools, context) for call in calls))
         return [
@@ -460,7 +465,7 @@ def _begin(record: SessionRecord, config: Configuration) -> None:
     record.tools = [name for name in HARNESS_TOOLS if name in config.needed()]
 
 
-def skill_names(names: Iterable[str], where: str) -> tuple[str, ...]:
+def _skill_names(names: Iterable[str], where: str) -> tuple[str, ...]:
     """`names` (one name, or several) as a tuple without repeats; `HookError` for anything but non-empty strings."""
     listed = [names] if isinstance(names, str) else names
     try:
