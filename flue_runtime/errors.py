@@ -202,7 +202,8 @@ class SpecError(MountError, ValueError):
 
 
 class SkillNotFoundError(MountError, LookupError):
-    """A well-formed spec that names nothing: not bundled, not on disk."""
+    """A well-formed spec that names nothing: not bundled, not on disk; or a skill name given to
+    `prompt(..., activate=[...])` that no mounted skill has, or a disabled one's."""
 
 
 class MissingBuildHookError(SkillNotFoundError):
