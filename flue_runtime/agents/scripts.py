@@ -10,7 +10,8 @@ it, runs scripts only with `LocalSandbox(..., exec_skills_inside=True)`. The scr
 with the sandbox folder as its working directory, a `.py` file under the current
 interpreter and anything else through its shebang, with a small environment (no API
 keys), a timeout, and output bounded to one tool result, under a supervisor
-(`agents.supervisor`) that leaves no process of it running when the call returns.
+(`agents.supervisor`), in a cgroup of its own where the machine offers one, so that no
+process of it is left running when the call returns.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from flue_runtime.agents.disk_write import inside, overlap
 from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, quoted, utf8_size
 from flue_runtime.agents.sandbox import LocalSandbox, Sandbox
 from flue_runtime.agents.skill_tools import SCRIPTS_DIR, MountedSkills
+from flue_runtime.agents.supervisor import kill_cgroup, populated, remove_cgroup, script_cgroup
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.errors import FlueError, SkillPathError, ToolFailure
 from flue_runtime.format.paths import skill_path, some_paths
@@ -39,6 +41,8 @@ from flue_runtime.mount.reference import SkillReference
 
 __all__ = [
     "KEPT_ENVIRONMENT",
+    "KILL_WAIT",
+    "OUTPUT_GRACE",
     "RUN_SKILL_SCRIPT",
     "STOP_GRACE",
     "Scripts",
@@ -73,6 +77,11 @@ KEPT_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"
 _CHUNK = 64 * 1024
 #: Seconds a supervisor told to stop has to kill what the script started, before its session is killed outright.
 STOP_GRACE = 10.0
+#: Seconds to wait for processes to end once they were sent SIGKILL (one in uninterruptible sleep may take longer).
+KILL_WAIT = 5.0
+#: Seconds the output is still read once the supervisor has exited: what the pipes still hold comes at once, and a
+#: pipe still open is held by a process that escaped every mechanism.
+OUTPUT_GRACE = 1.0
 
 
 def exec_root(sandbox: Sandbox | None) -> LocalSandbox | None:
@@ -238,8 +247,11 @@ def _remove(path: Path) -> None:
 async def run_script(folder: Path, script: str, args: list[str], stdin: str | None, cwd: Path, timeout: float) -> str:
     """Run `script` of the copy at `folder` in `cwd`, under the supervisor; the exit status and the output, bounded.
 
-    The supervisor (`agents.supervisor`) runs in a session of its own and outlives every process
-    the script starts: when it has exited, none of them is left.
+    The supervisor (`agents.supervisor`) runs in a session of its own, the script in a cgroup of
+    its own where the machine offers one, and outlives every process the script starts: when it
+    has exited and the cgroup is empty, none of them is left. Every wait is bounded: the script's
+    by `timeout`, those after a kill by `STOP_GRACE` and `KILL_WAIT`, reading the output once
+    the supervisor has exited by `OUTPUT_GRACE`.
     """
     full = folder.joinpath(*script.split("/"))
     if script.endswith(".py"):
@@ -254,87 +266,144 @@ async def run_script(folder: Path, script: str, args: list[str], stdin: str | No
     env = {key: os.environ[key] for key in KEPT_ENVIRONMENT if key in os.environ}
     env.setdefault("PATH", os.defpath)
     env.update(PYTHONDONTWRITEBYTECODE="1", FLUE_SKILL_DIR=str(folder))
-    report, report_end = os.pipe()
+    budget = (MAX_BYTES - HINT_ROOM) // 2
+    out, err = _Capture(budget), _Capture(budget)
+    cgroup = script_cgroup()
     try:
+        report, report_end = os.pipe()
         try:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-I",
-                "-S",
-                "-c",
-                _supervisor_source(),
-                str(report_end),
-                *argv,
-                cwd=cwd,
-                env=env,
-                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                pass_fds=(report_end,),
-                start_new_session=True,  # its own session: nothing of it shares the agent's process group
-            )
+            try:
+                transport, watch = await asyncio.get_running_loop().subprocess_exec(
+                    lambda: _Watch(out, err),
+                    sys.executable,
+                    "-I",
+                    "-S",
+                    "-c",
+                    _supervisor_source(),
+                    str(report_end),
+                    cgroup or "-",
+                    *argv,
+                    cwd=cwd,
+                    env=env,
+                    stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    pass_fds=(report_end,),
+                    start_new_session=True,  # its own session: nothing of it shares the agent's process group
+                )
+            finally:
+                os.close(report_end)
+            try:
+                finished, complete = await _supervised(transport, watch, stdin, timeout, cgroup)
+            finally:
+                transport.close()  # reading stops here, whoever still holds the pipes
+            outcome = _read_report(report)
         finally:
-            os.close(report_end)
-        budget = (MAX_BYTES - HINT_ROOM) // 2
-        out, err = _Capture(budget), _Capture(budget)
-        finished = await _supervised(process, stdin, out, err, timeout)
-        outcome = _read_report(report)
+            os.close(report)
     finally:
-        os.close(report)
+        if cgroup is not None and os.path.exists(cgroup):  # the call failed before its end: no wait
+            kill_cgroup(cgroup)
+            remove_cgroup(cgroup)
     if not finished:
-        return _result(f"none: timed out after {timeout:g} s, and was stopped", outcome, out, err)
+        return _result(f"none: timed out after {timeout:g} s, and was stopped", outcome, out, err, complete)
     kind, _, rest = outcome.partition(" ")
     if kind == "exec":
         code = int(rest or 0)
         raise ToolFailure(f"cannot run {script}: {os.strerror(code) if code else 'it could not be started'}")
     if kind != "exit":
-        raise ToolFailure(f"{script} could not be watched to its end (its supervisor reported {outcome!r})")
+        said = f"reported {outcome!r}" if outcome else "ended without a report: something killed it"
+        raise ToolFailure(f"{script} could not be watched to its end (its supervisor {said})")
     wait_status, _, _ = rest.partition(" ")
-    return _result(_status(os.waitstatus_to_exitcode(int(wait_status))), outcome, out, err)
+    return _result(_status(os.waitstatus_to_exitcode(int(wait_status))), outcome, out, err, complete)
+
+
+class _Watch(asyncio.SubprocessProtocol):
+    """The supervisor's output into two captures, and futures for its exit and for the end of its output.
+
+    Not asyncio's `Process`: its `wait()` (Python 3.11) waits for the pipes to close as well as
+    for the exit, so a process that escaped and holds them would hold the call forever.
+    """
+
+    def __init__(self, out: _Capture, err: _Capture) -> None:
+        loop = asyncio.get_running_loop()
+        self.captures = {1: out, 2: err}
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.closed: asyncio.Future[None] = loop.create_future()  # stdout and stderr at their end
+        self.open = {1, 2}
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        self.captures[fd].add(data.encode() if isinstance(data, str) else data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        self.open.discard(fd)
+        if not self.open and not self.closed.done():
+            self.closed.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
 
 
 async def _supervised(
-    process: asyncio.subprocess.Process, stdin: str | None, out: _Capture, err: _Capture, timeout: float
-) -> bool:
-    """Feed and drain the supervisor until it exits (True), or until it was stopped at the timeout (False).
+    transport: asyncio.SubprocessTransport, watch: _Watch, stdin: str | None, timeout: float, cgroup: str | None
+) -> tuple[bool, bool]:
+    """Feed the supervisor and read its output until it exits (True), or until it was stopped at the timeout
+    (False); and whether its output was read to the end.
 
     At the timeout, or when the call is cancelled, the supervisor is told to stop (SIGTERM): it
-    kills the script and everything it started, then exits. Only if it does not, its whole
-    session is killed outright.
+    kills the script and everything it started, then exits. Only if it does not, the cgroup
+    and its whole session are killed outright. Then whatever is left in the cgroup is killed.
     """
-    work = asyncio.gather(
-        _feed(process, stdin), _drain(process.stdout, out), _drain(process.stderr, err), process.wait()
-    )
+    _feed(transport, stdin)
     try:
-        await asyncio.wait_for(work, timeout)
-        return True
-    except TimeoutError:
-        await _stop(process)
-        return False
+        finished = await _until(watch.exited, timeout)
+        if not finished:
+            await _stop(transport, watch, cgroup)
+        await _clear(cgroup)
     except asyncio.CancelledError:
-        await _stop(process)  # the call ends only once nothing of the script is left
+        await _stop(transport, watch, cgroup)  # the call ends only once nothing of the script is left
+        await _clear(cgroup)
         raise
-    finally:
-        if work.done() and not work.cancelled():
-            work.exception()  # a drain cut short by the stop is no error of its own
+    # Every process of the script is gone: what is left in the pipes comes at once, unless one escaped with them.
+    return finished, await _until(watch.closed, OUTPUT_GRACE)
 
 
-async def _stop(process: asyncio.subprocess.Process) -> None:
-    _signal(process, signal.SIGTERM)
+async def _until(future: asyncio.Future[None], seconds: float) -> bool:
+    """Wait at most `seconds` for `future` (never cancelled); whether it is done."""
+    done, _ = await asyncio.wait([future], timeout=max(0.0, seconds))
+    return bool(done)
+
+
+async def _stop(transport: asyncio.SubprocessTransport, watch: _Watch, cgroup: str | None) -> None:
+    _signal(transport, signal.SIGTERM)
+    if await _until(watch.exited, STOP_GRACE):
+        return
+    if cgroup is not None:
+        kill_cgroup(cgroup)
     try:
-        await asyncio.wait_for(process.wait(), STOP_GRACE)
-    except TimeoutError:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        await process.wait()
+        os.killpg(transport.get_pid(), signal.SIGKILL)
+    except OSError:
+        pass
+    await _until(watch.exited, KILL_WAIT)  # one in uninterruptible sleep may take longer: not waited for
 
 
-def _signal(process: asyncio.subprocess.Process, signum: int) -> None:
-    if process.returncode is None:
+async def _clear(cgroup: str | None) -> None:
+    """Kill what is left in the script's cgroup (a supervisor that was killed itself left all it started), wait until
+    nothing runs there (at most `KILL_WAIT`), and remove it."""
+    if cgroup is None:
+        return
+    loop = asyncio.get_running_loop()
+    end = loop.time() + KILL_WAIT
+    while populated(cgroup) and loop.time() < end:
+        kill_cgroup(cgroup)
+        await asyncio.sleep(0.002)
+    remove_cgroup(cgroup)
+
+
+def _signal(transport: asyncio.SubprocessTransport, signum: int) -> None:
+    if transport.get_returncode() is None:
         try:
-            process.send_signal(signum)
+            transport.send_signal(signum)
         except ProcessLookupError:
             pass
 
@@ -351,15 +420,17 @@ def _read_report(fd: int) -> str:
     return data.decode("ascii", "replace").strip()
 
 
-def _result(status: str, outcome: str, out: _Capture, err: _Capture) -> str:
-    kind, _, rest = outcome.partition(" ")
-    left = rest.rpartition(" ")[2] if kind in ("exit", "stopped") else ""
+def _result(status: str, outcome: str, out: _Capture, err: _Capture, complete: bool) -> str:
+    kind, *fields = outcome.split(" ")
+    left = fields[-2] if kind in ("exit", "stopped") and len(fields) >= 2 else ""
     if left.isdigit() and int(left):
         count = int(left)
         status += (
             f"; stopped {count} process{'es' if count != 1 else ''} it started that "
             f"{'were' if count != 1 else 'was'} still running"
         )
+    if not complete:
+        status += f"; a process out of reach still held its output open, read until {OUTPUT_GRACE:g} s after the end"
     return "\n".join([f"exit status: {status}", out.section("stdout"), err.section("stderr")])
 
 
@@ -375,20 +446,12 @@ def _supervisor_source() -> str:
     return str(source)
 
 
-async def _feed(process: asyncio.subprocess.Process, stdin: str | None) -> None:
-    if process.stdin is None or stdin is None:
-        return
-    try:
-        process.stdin.write(stdin.encode("utf-8"))
-        await process.stdin.drain()
-        process.stdin.close()
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # the script did not read it all
-
-
-async def _drain(stream: asyncio.StreamReader | None, capture: _Capture) -> None:
-    while stream is not None and (chunk := await stream.read(_CHUNK)):
-        capture.add(chunk)
+def _feed(transport: asyncio.SubprocessTransport, stdin: str | None) -> None:
+    """Write `stdin` to the script and close it; a script that does not read it all only loses the rest."""
+    pipe = transport.get_pipe_transport(0)
+    if stdin is not None and isinstance(pipe, asyncio.WriteTransport):
+        pipe.write(stdin.encode("utf-8"))
+        pipe.close()  # once the buffer is written
 
 
 def _status(code: int | None) -> str:
