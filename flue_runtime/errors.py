@@ -25,6 +25,7 @@ __all__ = [
     "NotExportedError",
     "PageError",
     "ReadOnlyError",
+    "RemoteReplyTooLargeError",
     "RemoteSkillsError",
     "ResourceNotFoundError",
     "SandboxError",
@@ -326,3 +327,18 @@ class RemoteSkillsError(MountError):
     def __init__(self, server: str, reason: str) -> None:
         self.server, self.reason = server, reason
         super().__init__(f"{server}: {reason}")
+
+
+class RemoteReplyTooLargeError(RemoteSkillsError):
+    """`remote_skills`: the server sent one reply (a JSON body, a server-sent event, a stdio line) longer than
+    `limit` bytes; it was refused before it was parsed, by its bytes as they arrived, and the session was ended.
+    `what` is the request it answered; the limit follows the `bundle_size` of the call's `limits`."""
+
+    def __init__(self, server: str, what: str, limit: int) -> None:
+        self.what, self.limit = what, limit
+        super().__init__(
+            server,
+            f"{what}: the server sent a reply of more than {limit:,} bytes ({limit / 2**20:.1f} MiB), the most one "
+            "reply may hold (a file as large as a skill may be, base64-encoded, plus 1 MiB); refused before it was "
+            "parsed. A larger limits.bundle_size raises the limit",
+        )

@@ -14,6 +14,9 @@ Who checks what (each rule has its owner; nothing here re-implements one):
   SKILL.md by the skill rules, private keys): `load_skill`, by the build's rules. A file is read only when
   the model reads it, and checked then against what was recorded at load; SKILL.md is read at load.
 
+Every reply of the server is bounded in bytes before it is parsed (`mcp.replies`: a counter on each HTTP body
+and server-sent event, a bounded reader of stdio lines); one past the limit ends the session at once.
+
 A skill the rules refuse is skipped with a `SkillWarning` naming the server, the skill and why: it is never
 half mounted, and the others are mounted. A server that cannot be used (unreachable, no answer within
 `timeout`, no Skills extension, a malformed listing) is a `RemoteSkillsError` and nothing is mounted.
@@ -31,6 +34,7 @@ import base64
 import binascii
 import math
 import shlex
+import sys
 import threading
 import time
 import warnings
@@ -38,7 +42,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import AsyncExitStack, ExitStack
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
@@ -60,6 +64,7 @@ from flue_runtime.format.records import SKILL_FILE, ListedFile
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits
 from flue_runtime.mcp.entries import EXTENSION_ID
 from flue_runtime.mcp.host import check_entry, verify_file, verify_skill_md
+from flue_runtime.mcp.replies import Bound, count_replies, reply_limit, stdio_transport
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.sources import vet_source
 
@@ -129,7 +134,9 @@ def remote_skills(
     (connecting, listing, reading every SKILL.md), and each later read of a support file. `allow_dynamic`:
     mount a skill whose entry says its resources are "dynamic" (no digests: only its SKILL.md is mounted,
     compared with the entry, and its catalog line says it is unverified); such a skill is refused by default.
-    `limits`: the build's, unless given.
+    `limits`: the build's, unless given; they bound each reply too (`mcp.replies`): one reply may hold a file of
+    `limits.bundle_size` in base64 plus 1 MiB, counted as it arrives, and one past that ends the session with
+    a `RemoteReplyTooLargeError`.
 
     Returns the mounted skills, in the server's order. A skill refused by the rules is skipped with a
     `SkillWarning` naming the server, its URI and why. Raises `RemoteSkillsError` when the server cannot be
@@ -351,7 +358,7 @@ class _Connection:
         self._lock = threading.Lock()
         self._portal: anyio.from_thread.BlockingPortal | None = None
         self._stack = ExitStack()
-        self._held: tuple[Client, anyio.Event, Future[None]] | None = None
+        self._held: _Session | None = None
         self._closed = False
         self._deadline = threading.local()
         self._http_status = ""
@@ -364,16 +371,16 @@ class _Connection:
         """`request(client)` on the loop, answered before `deadline` (`timeout` from now when None)."""
         if deadline is None:
             deadline = getattr(self._deadline, "value", None) or time.monotonic() + self.timeout
-        client = self._client(deadline)
+        session = self._session(deadline)
         try:
-            return self._run(what, client, request, deadline)
+            return self._run(what, session, request, deadline)
         except _Closed:
-            self._forget(client)
-            client = self._client(deadline)
+            self._forget(session)
+            session = self._session(deadline)
             try:
-                return self._run(what, client, request, deadline)
+                return self._run(what, session, request, deadline)
             except _Closed:
-                self._forget(client)
+                self._forget(session)
                 raise RemoteSkillsError(self.shown, f"{what}: the server closed the connection") from None
 
     def read(self, skill: str, uri: str, size: int) -> bytes:
@@ -428,7 +435,7 @@ class _Connection:
 
     # -- inside --
 
-    def _client(self, deadline: float) -> Client:
+    def _session(self, deadline: float) -> _Session:
         with self._lock:
             if self._closed:
                 raise RemoteSkillsError(
@@ -436,19 +443,22 @@ class _Connection:
                 )
             if self._held is None:
                 self._held = self._connect(deadline)
-            return self._held[0]
+            return self._held
 
-    def _connect(self, deadline: float) -> tuple[Client, anyio.Event, Future[None]]:
+    def _connect(self, deadline: float) -> _Session:
         if self._portal is None:
             self._portal = self._stack.enter_context(anyio.from_thread.start_blocking_portal(name="flue-mcp-client"))
             atexit.register(self.close)
         seconds = deadline - time.monotonic()
         if seconds <= 0:
             raise RemoteSkillsError(self.shown, f"no time left to connect within {self.timeout:g} s")
+        bound = Bound(reply_limit(self._limits))
         try:
-            future, (client, stop) = self._portal.start_task(self._hold, seconds)
+            future, (client, stop) = self._portal.start_task(self._hold, seconds, bound)
         except Exception as exc:
             failure = _leaf(exc)
+            if bound.refused is not None:
+                raise bound.error(self.shown, "initialize") from None
             if isinstance(failure, RemoteSkillsError):
                 raise failure from None
             if isinstance(failure, TimeoutError):
@@ -459,14 +469,16 @@ class _Connection:
                     self.shown, f"the server closed the connection before it answered{said}"
                 ) from None
             raise RemoteSkillsError(self.shown, f"cannot connect: {_failure(failure)}{self._http_status}") from None
-        return client, stop, future
+        return _Session(client, stop, future, bound)
 
-    async def _hold(self, seconds: float, *, task_status: TaskStatus[tuple[Client, anyio.Event]]) -> None:
-        """The session, open from its handshake until `stop` is set; the handshake bounded by `seconds`."""
+    async def _hold(self, seconds: float, bound: Bound, *, task_status: TaskStatus[tuple[Client, anyio.Event]]) -> None:
+        """The session, open from its handshake until `stop` is set; the handshake bounded by `seconds`, every reply
+        by `bound` (a reply past it cancels the session's scope: everything the session runs stops there)."""
         stop = anyio.Event()
-        with anyio.CancelScope(deadline=anyio.current_time() + seconds) as scope:
+        with bound.waiting() as scope:
+            scope.deadline = anyio.current_time() + seconds
             async with AsyncExitStack() as stack:
-                client = await stack.enter_async_context(self._new_client(stack))
+                client = await stack.enter_async_context(self._new_client(stack, bound))
                 offered = client.server_capabilities.extensions or {}
                 if EXTENSION_ID not in offered:
                     raise RemoteSkillsError(
@@ -477,19 +489,23 @@ class _Connection:
                 scope.deadline = math.inf
                 task_status.started((client, stop))
                 await stop.wait()
+        if bound.refused is not None:
+            raise bound.error(self.shown, "initialize")
         if scope.cancelled_caught and not stop.is_set():
             raise TimeoutError
 
-    def _new_client(self, stack: AsyncExitStack) -> Client:
+    def _new_client(self, stack: AsyncExitStack, bound: Bound) -> Client:
         extensions = [advertise(EXTENSION_ID)]
         if isinstance(self._server, StdioServerParameters):
-            return Client(self._server, cache=None, extensions=extensions)
-        http = create_mcp_http_client(headers=self._headers)
+            if sys.platform == "win32":  # (the SDK's own, with its Windows job objects: lines not bounded there)
+                return Client(self._server, cache=None, extensions=extensions)
+            return Client(stdio_transport(self._server, bound), cache=None, extensions=extensions)
+        http = count_replies(create_mcp_http_client(headers=self._headers), bound)
         stack.push_async_callback(http.aclose)
         http.event_hooks["response"].append(self._note_status)
-        # An SSE event holds one message: a file's base64 is at most 4/3 of the largest size a skill may hold.
-        message_limit = self._limits.bundle_size * 4 // 3 + 1024 * 1024
-        transport = streamable_http_client(self._server, http_client=http, max_sse_event_size=message_limit)
+        # Each event is counted by `bound` before the SDK's parser sees it, which then holds no more than it was
+        # given: its own bound is left above ours (a byte it cannot decode grows to three), never to trip first.
+        transport = streamable_http_client(self._server, http_client=http, max_sse_event_size=3 * bound.limit + 16)
         return Client(transport, cache=None, extensions=extensions)
 
     async def _note_status(self, response: Any) -> None:
@@ -497,52 +513,73 @@ class _Connection:
         if response.status_code >= 400:
             self._http_status = f" (HTTP {response.status_code} {response.reason_phrase})"
 
-    def _run(self, what: str, client: Client, request: Callable[[Client], Awaitable[T]], deadline: float) -> T:
+    def _run(self, what: str, session: _Session, request: Callable[[Client], Awaitable[T]], deadline: float) -> T:
         assert self._portal is not None
         seconds = deadline - time.monotonic()
 
         async def bounded() -> T:
-            with anyio.fail_after(max(seconds, 0)):
-                return await request(client)
+            with session.bound.waiting():
+                with anyio.fail_after(max(seconds, 0)):
+                    return await request(session.client)
+            raise _Closed  # (cancelled by a reply refused for its bytes: said below)
 
         self._http_status = ""
         try:
             return self._portal.call(bounded)
-        except TimeoutError:
-            raise RemoteSkillsError(self.shown, f"{what}: no answer within {self.timeout:g} s") from None
-        except MCPError as exc:
+        except Exception as exc:
+            if session.bound.refused is None:
+                raise self._meaning(what, exc) from None
+        self._forget(session)  # (its tasks were cancelled where they read: no use for another request)
+        raise session.bound.error(self.shown, what)
+
+    def _meaning(self, what: str, exc: Exception) -> Exception:
+        """What a request's failure means: `_Closed` (connect again), `_Refused` (the server said no) or a
+        `RemoteSkillsError`."""
+        if isinstance(exc, TimeoutError):
+            return RemoteSkillsError(self.shown, f"{what}: no answer within {self.timeout:g} s")
+        if isinstance(exc, MCPError):
             if exc.error.code == CONNECTION_CLOSED:
-                raise _Closed from None
-            raise _Refused(_bounded(f"error {exc.error.code}: {exc}{self._http_status}")) from None
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
-            raise _Closed from None
-        except ValidationError as exc:
+                return _Closed()
+            return _Refused(_bounded(f"error {exc.error.code}: {exc}{self._http_status}"))
+        if isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)):
+            return _Closed()
+        if isinstance(exc, ValidationError):
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "the result"
-            raise RemoteSkillsError(self.shown, f"{what}: a malformed answer: {where}: {first['msg']}") from None
-        except Exception as exc:
-            raise RemoteSkillsError(self.shown, f"{what}: {_failure(exc)}{self._http_status}") from None
+            return RemoteSkillsError(self.shown, f"{what}: a malformed answer: {where}: {first['msg']}")
+        if isinstance(exc, (_Closed, _Refused, RemoteSkillsError)):
+            return exc
+        return RemoteSkillsError(self.shown, f"{what}: {_failure(exc)}{self._http_status}")
 
-    def _forget(self, client: Client) -> None:
+    def _forget(self, session: _Session) -> None:
         with self._lock:
-            held = self._held if self._held is not None and self._held[0] is client else None
+            held = self._held if self._held is session else None
             if held is not None:
                 self._held = None
         if held is not None:
             self._stop(held)
 
-    def _stop(self, held: tuple[Client, anyio.Event, Future[None]]) -> None:
+    def _stop(self, held: _Session) -> None:
         """Let the session's task leave its `async with` (a stdio server is stopped and reaped), bounded."""
-        _, stop, future = held
         if self._portal is None:
             return
         try:
-            self._portal.call(stop.set)
-            future.result(timeout=self.timeout)
+            self._portal.call(held.stop.set)
+            held.future.result(timeout=self.timeout)
         except (FutureTimeout, RuntimeError):
             pass  # the loop is stopping anyway: its cancellation stops what is left
         except Exception:  # noqa: S110  (how the old session ended no longer matters)
             pass
+
+
+@dataclass(frozen=True)
+class _Session:
+    """A session with the server: its client, what ends it, the task holding it, the bound on its replies."""
+
+    client: Client
+    stop: anyio.Event
+    future: Future[None]
+    bound: Bound
 
 
 class _Within:

@@ -1,0 +1,246 @@
+"""A remote server's replies, bounded in bytes as they arrive, before anything parses them.
+
+The MCP SDK's client reads a JSON reply whole (`response.aread()`), a stdio line whole, and bounds only a
+server-sent event (`max_sse_event_size`); `timeout` bounds time, not bytes, and loopback delivers hundreds of
+megabytes in well under a second. So every reply of a remote server is counted here as its bytes arrive:
+
+- over streamable HTTP, through the SDK's own `httpx2` client and its public extension point, a response
+  hook: each response's body stream is wrapped by a counter (`_Counted`) before anything reads it, whatever
+  its content type and whichever transport or proxy mount carried it. A JSON body (or any other body) is
+  counted whole; a server-sent event stream per event (the bytes since the last blank line), since the
+  stream stays open for many messages. A reply is asked for uncompressed (`Accept-Encoding: identity`) and a
+  compressed one is refused unread: its bytes could inflate past any bound before a counter saw them;
+- over stdio, by a transport of our own (`stdio_transport`, the SDK's `Transport` protocol: the SDK's stdio
+  client has no hook between the pipe and its parser): each line counted as it is assembled, the server run
+  as the SDK runs it (its default environment, a session of its own) and stopped as the SDK stops it (stdin
+  closed, then its process group terminated, every wait bounded).
+
+Past the limit, `Bound.exceed` ends the session at once: the cancel scopes of the session and of every call
+waiting on it are cancelled, so the SDK's tasks stop reading where they are and the call raises
+`RemoteReplyTooLargeError` naming the server, the request and the limit. What a reply may hold is the largest
+file a skill may hold (`Limits.bundle_size`), base64-encoded, plus `REPLY_OVERHEAD` for its envelope: the
+`limits` of `remote_skills` set it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
+from typing import Any, NoReturn
+
+import anyio
+import anyio.lowlevel
+import httpx2
+import mcp_types as types
+from anyio.abc import Process
+from mcp import StdioServerParameters
+from mcp.client.stdio import get_default_environment
+from mcp.shared.message import SessionMessage
+
+from flue_runtime.errors import RemoteReplyTooLargeError, RemoteSkillsError
+from flue_runtime.format.vetting import Limits
+
+__all__ = ["REPLY_OVERHEAD", "Bound", "count_replies", "reply_limit", "stdio_transport"]
+
+#: What one reply may hold beyond a file's base64: the JSON-RPC envelope, or a page of a listing.
+REPLY_OVERHEAD = 1024 * 1024
+#: How long a stdio server may take to exit once its stdin is closed, and then to die once signalled.
+_GRACE_S = 2.0
+
+
+def reply_limit(limits: Limits) -> int:
+    """The most bytes one reply may hold: the largest file a skill may hold, base64-encoded, plus `REPLY_OVERHEAD`."""
+    return 4 * -(-limits.bundle_size // 3) + REPLY_OVERHEAD
+
+
+class _Refused(Exception):
+    """A reply refused by its bytes, raised where the session was not there to be cancelled (never seen by a caller:
+    the `Bound` says why)."""
+
+
+class Bound:
+    """The byte limit on one session's replies, and what ends the session when a reply passes it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        #: None while no reply was refused; then "" (one was too large) or why it was refused otherwise.
+        self.refused: str | None = None
+        self._scopes: set[anyio.CancelScope] = set()
+
+    @contextmanager
+    def waiting(self) -> Iterator[anyio.CancelScope]:
+        """A cancel scope that a refused reply cancels: the session's own, or a call waiting on the session."""
+        with anyio.CancelScope() as scope:
+            self._scopes.add(scope)
+            try:
+                yield scope
+            finally:
+                self._scopes.discard(scope)
+
+    async def exceed(self, why: str = "") -> NoReturn:
+        """Refuse the reply being read (`why`: not for its size): the session and the calls waiting on it are
+        cancelled, which stops the reader here."""
+        if self.refused is None:
+            self.refused = why
+        for scope in list(self._scopes):
+            scope.cancel()
+        await anyio.lowlevel.checkpoint()
+        raise _Refused(why or f"a reply of more than {self.limit:,} bytes")
+
+    def error(self, server: str, what: str) -> RemoteSkillsError:
+        """What the call waiting on `what` raises once a reply was refused."""
+        if self.refused:
+            return RemoteSkillsError(server, f"{what}: {self.refused}")
+        return RemoteReplyTooLargeError(server, what, self.limit)
+
+
+# --- streamable HTTP -----------------------------------------------------------------------------
+
+
+def count_replies(client: httpx2.AsyncClient, bound: Bound) -> httpx2.AsyncClient:
+    """`client` (the SDK's, from `create_mcp_http_client`) with every response body counted by `bound` as it
+    arrives, and replies asked for uncompressed."""
+    client.headers["Accept-Encoding"] = "identity"
+
+    async def counted(response: httpx2.Response) -> None:
+        response.stream = _Counted(response, bound)
+
+    client.event_hooks["response"].append(counted)
+    return client
+
+
+class _Counted(httpx2.AsyncByteStream):
+    """A response's body as it arrives, counted: whole, or per server-sent event; a compressed body refused."""
+
+    def __init__(self, response: httpx2.Response, bound: Bound) -> None:
+        stream = response.stream
+        assert isinstance(stream, httpx2.AsyncByteStream)
+        self._stream = stream
+        self._bound = bound
+        kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+        self._events = kind == "text/event-stream"
+        coding = [c.strip().lower() for c in response.headers.get_list("content-encoding", split_commas=True)]
+        self._compressed = ", ".join(c for c in coding if c not in ("", "identity"))
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self._compressed:
+            await self._bound.exceed(
+                f"the server compressed its reply (Content-Encoding: {self._compressed[:40]}) though asked for "
+                "none (Accept-Encoding: identity); refused unread, since compressed bytes could inflate past any bound"
+            )
+        count, last = 0, b""
+        async for chunk in self._stream:
+            if self._events:
+                count = _since_blank_line(count, last, chunk)
+                last = chunk[-1:] or last
+            else:
+                count += len(chunk)
+            if count > self._bound.limit:
+                await self._bound.exceed()
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+def _since_blank_line(count: int, last: bytes, chunk: bytes) -> int:
+    """Bytes of the event being read after `chunk`: `count` were before it, `last` is the byte that preceded it.
+
+    An event ends at a blank line: two line ends in a row, any of CR, LF, CRLF. Every such pair holds `\\n\\n`,
+    `\\r\\r` or `\\n\\r` (LF then CRLF, CRLF then CR...), and none of those is ever one line end alone."""
+    joined = last + chunk
+    end = max(joined.rfind(b"\n\n"), joined.rfind(b"\r\r"), joined.rfind(b"\n\r"))
+    return count + len(chunk) if end < 0 else len(joined) - end - 2
+
+
+# --- stdio ---------------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def stdio_transport(
+    server: StdioServerParameters, bound: Bound
+) -> AsyncIterator[tuple[Any, Any]]:  # (the SDK's `TransportStreams`)
+    """The server run as a child process speaking newline-delimited JSON-RPC, as the SDK's `stdio_client` runs it,
+    with each line bounded by `bound` as it is assembled from the pipe."""
+    process = await anyio.open_process(
+        [server.command, *server.args],
+        env=get_default_environment() | (server.env or {}),
+        stderr=sys.stderr,
+        cwd=server.cwd,
+        start_new_session=True,  # (its process group is stopped at the end, whatever it started)
+    )
+    to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def read() -> None:
+        assert process.stdout is not None
+        line = bytearray()
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+            async with to_session:
+                async for chunk in process.stdout:
+                    start = 0
+                    while (end := chunk.find(b"\n", start)) >= 0:
+                        line += chunk[start:end]
+                        start = end + 1
+                        if len(line) > bound.limit:
+                            await bound.exceed()
+                        message = _message(bytes(line), server)
+                        line.clear()
+                        await to_session.send(message)
+                    line += chunk[start:]
+                    if len(line) > bound.limit:
+                        await bound.exceed()
+
+    async def write() -> None:
+        assert process.stdin is not None
+        try:
+            async with from_session:
+                async for message in from_session:
+                    text = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                    await process.stdin.send(text.encode(server.encoding, server.encoding_error_handler))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await to_session.aclose()  # the server is gone: the session sees the connection end
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(read)
+        group.start_soon(write)
+        try:
+            yield from_server, to_server
+        finally:
+            with anyio.CancelScope(shield=True):
+                await _stop(process, 0 if bound.refused is not None else _GRACE_S)  # (no grace for a hostile one)
+                for stream in (from_server, to_server, to_session, from_session):
+                    await stream.aclose()
+            group.cancel_scope.cancel()
+
+
+def _message(line: bytes, server: StdioServerParameters) -> SessionMessage | Exception:
+    """One line as a message, or the parse error the session reports (as the SDK's client does)."""
+    try:
+        text = line.decode(server.encoding, server.encoding_error_handler)
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
+    except ValueError as exc:  # (pydantic's ValidationError and a decoding error are both)
+        return exc
+
+
+async def _stop(process: Process, grace: float) -> None:
+    """Stop the server as the MCP lifecycle says: close its stdin, wait `grace` seconds, then end its whole process
+    group; every wait bounded, and never `wait()` (it also waits for the pipes, which a leftover child may hold)."""
+    from mcp.os.posix.utilities import terminate_posix_process_tree
+
+    assert process.stdin is not None and process.stdout is not None
+    with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdin.aclose()
+    if not await _exited(process, grace):
+        await terminate_posix_process_tree(process, _GRACE_S)
+        await _exited(process, _GRACE_S)
+    with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdout.aclose()
+
+
+async def _exited(process: Process, seconds: float) -> bool:
+    with anyio.move_on_after(seconds):
+        while process.returncode is None:
+            await anyio.sleep(0.01)
+    return process.returncode is not None
