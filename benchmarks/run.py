@@ -1234,10 +1234,10 @@ def bench_script(ctx: Context) -> Section:
         "9. `run_skill_script`: what a call costs around the script",
         f"A defined skill's `scripts/hello.py` (prints one line), called through the tool {s.script_calls} times in "
         f"each of {s.rounds_script} child process(es): the verified copy checked, the supervisor started "
-        "(`python -I -S`, a child subreaper), the script run, every process of it stopped and reaped, the result "
-        "built. The baseline, interleaved call by call: the same file of the same copy run directly as a child "
-        "process with its output piped, which is how the tool ran it before the supervisor (issue 20). Medians "
-        "over every call.",
+        "(`python -I -S`, a child subreaper, in a cgroup of the script's own where the machine offers one), the "
+        "script run, every process of it stopped and reaped, the cgroup removed, the result built. The baseline, "
+        "interleaved call by call: the same file of the same copy run directly as a child process with its output "
+        "piped, which is how the tool ran it before the supervisor (issue 20). Medians over every call.",
     )
     tool: list[float] = []
     direct: list[float] = []
