@@ -4,7 +4,8 @@ HTTP listens on the loopback interface unless another host is named, and answers
 addressed to it (`Host`/`Origin`: no DNS rebinding). Another host is refused unless asked for
 with `--allow-remote` and a token every request must carry (`flue_build.cli.http_guard`).
 `--stateless` serves without sessions, so any number of processes behind a load balancer serve
-alike; `--workers N` runs N of them on one port (`flue_build.cli.serve_http`).
+alike; `--workers N` runs N of them on one port (`flue_build.cli.serve_http`). Stateful, the
+sessions kept are bounded in all, per client address and in idle time (`flue_build.cli.http_sessions`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from flue_build.cli.exits import OK, USAGE
+from flue_build.cli.http_sessions import SessionLimits
 from flue_build.errors import UsageError
 
 if TYPE_CHECKING:
@@ -32,8 +34,11 @@ __all__ = [
     "http_address",
     "register",
     "run",
+    "seconds",
     "serve_http",
     "serve_workers",
+    "session_count",
+    "session_limits",
     "worker_count",
 ]
 
@@ -85,6 +90,28 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="serve --http from N processes sharing the port (uvicorn's workers), each resolving TARGET itself; "
         "implies --stateless, since no session could follow a client from one worker to another",
     )
+    parser.add_argument(
+        "--max-sessions",
+        metavar="N",
+        type=session_count,
+        help=f"keep at most N sessions (default {SessionLimits.total}); past it, a new session ends the least recently "
+        "used idle one of the client address holding the most",
+    )
+    parser.add_argument(
+        "--max-sessions-per-client",
+        metavar="N",
+        type=session_count,
+        help=f"keep at most N sessions per client address (default {SessionLimits.per_client}, at most --max-sessions; "
+        "on loopback every local client shares one address); past it, a new session ends that address's least "
+        "recently used idle one",
+    )
+    parser.add_argument(
+        "--session-idle-timeout",
+        metavar="SECONDS",
+        type=seconds,
+        help=f"end a session no request used for SECONDS (default {SessionLimits.idle_timeout:g}, the time hosts "
+        "may keep a listing); its client opens another when it comes back",
+    )
     parser.add_argument("--name", default="flue-skills", help="the server name hosts show (default: flue-skills)")
     parser.set_defaults(handler=run)
 
@@ -102,6 +129,48 @@ def http_address(text: str) -> tuple[str, int]:
     return host, number
 
 
+def session_count(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of sessions, e.g. 64") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: at least 1 session")
+    return number
+
+
+def seconds(text: str) -> float:
+    try:
+        number = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, e.g. 300") from None
+    if not 0 < number < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: a positive number of seconds")
+    return number
+
+
+def session_limits(args: argparse.Namespace) -> SessionLimits:
+    """The session limits asked for (the defaults for those not given); `UsageError` when they cannot be served."""
+    given = {
+        "--max-sessions": args.max_sessions,
+        "--max-sessions-per-client": args.max_sessions_per_client,
+        "--session-idle-timeout": args.session_idle_timeout,
+    }
+    named = [flag for flag, value in given.items() if value is not None]
+    if named and (args.stateless or args.workers > 1):
+        raise UsageError(f"{named[0]} bounds sessions, which --stateless and --workers do not keep")
+    if named and args.http is None:
+        raise UsageError(f"{named[0]} bounds the sessions of --http: add --http HOST:PORT")
+    defaults = SessionLimits()
+    total = args.max_sessions or defaults.total
+    per_client = args.max_sessions_per_client or min(defaults.per_client, total)
+    limits = SessionLimits(total, per_client, args.session_idle_timeout or defaults.idle_timeout)
+    problem = limits.problem()
+    if problem:
+        raise UsageError(f"--max-sessions-per-client: {problem}")
+    return limits
+
+
 def worker_count(text: str) -> int:
     try:
         number = int(text)
@@ -115,6 +184,7 @@ def worker_count(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.http is None and (args.stateless or args.workers > 1):
         raise UsageError("--stateless and --workers serve HTTP: add --http HOST:PORT")
+    sessions = session_limits(args)
     if args.http is not None:
         from flue_build.cli.http_guard import bind_problem
 
@@ -141,7 +211,17 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"--http {host}:{port}: cannot listen there: {exc.strerror or exc}") from None
     address, bound = sock.getsockname()[:2]
-    serving = Serving(args.target, args.name, host, address, bound, stateless=args.stateless or args.workers > 1)
+    serving = Serving(
+        args.target,
+        args.name,
+        host,
+        address,
+        bound,
+        stateless=args.stateless or args.workers > 1,
+        max_sessions=sessions.total,
+        max_sessions_per_client=sessions.per_client,
+        session_idle_timeout=sessions.idle_timeout,
+    )
     count = len(target.skills)
 
     def announce() -> None:
@@ -162,7 +242,9 @@ async def serve_http(app: ASGIApp, sock: socket.socket, announce: Callable[[], N
     import anyio
     import uvicorn
 
-    web = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    # No proxy headers: a client is the TCP peer it is, whatever `X-Forwarded-For` says (sessions are kept per
+    # client address, and on loopback uvicorn would believe any local process).
+    web = uvicorn.Server(uvicorn.Config(app, log_level="warning", proxy_headers=False))
 
     async def announced() -> None:
         while not web.started:
@@ -186,7 +268,9 @@ def serve_workers(serving: Serving, sock: socket.socket, workers: int, announce:
     from flue_build.cli import serve_http as module
 
     os.environ[module.SETTINGS_ENV] = serving.to_env()  # what each worker is asked (spawned with this environment)
-    config = uvicorn.Config(f"{module.__name__}:worker_app", factory=True, workers=workers, log_level="warning")
+    config = uvicorn.Config(
+        f"{module.__name__}:worker_app", factory=True, workers=workers, log_level="warning", proxy_headers=False
+    )
     failed: list[str] = []
 
     class Workers(Multiprocess):

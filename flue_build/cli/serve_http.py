@@ -2,7 +2,9 @@
 
 One process or many, each serves the same app: the SDK's streamable HTTP app for the skills server
 (stateful, or stateless where no request depends on an earlier one), a health endpoint beside it,
-and the guard in front of both (`http_guard`: `Host`, `Origin`, the token). With `--workers N`
+the guard in front of both (`http_guard`: `Host`, `Origin`, the token), and, when stateful, the
+books of its sessions behind the guard (`http_sessions`: a cap, a share per client address, an
+idle timeout). With `--workers N`
 uvicorn starts N processes from an import string, so each worker builds its app itself:
 `worker_app` reads what the command was asked (`Serving`, handed over in the environment) and
 resolves TARGET again. Nothing is shared between workers or between replicas behind a load
@@ -19,6 +21,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
+
+from flue_build.cli.http_sessions import SessionLimits
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -45,6 +49,13 @@ class Serving:
     address: str  # the address bound
     port: int
     stateless: bool
+    max_sessions: int = SessionLimits.total
+    max_sessions_per_client: int = SessionLimits.per_client
+    session_idle_timeout: float = SessionLimits.idle_timeout
+
+    @property
+    def sessions(self) -> SessionLimits:
+        return SessionLimits(self.max_sessions, self.max_sessions_per_client, self.session_idle_timeout)
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))
@@ -79,10 +90,12 @@ def catalog_digest(skills: Sequence[SkillReference]) -> str:
 
 
 def http_app(serving: Serving, skills: Sequence[SkillReference]) -> ASGIApp:
-    """The app one process serves: MCP at `PATH`, `GET HEALTH`, every request through the guard first."""
+    """The app one process serves: MCP at `PATH`, `GET HEALTH`, every request through the guard first, then (when
+    stateful) through the books of the sessions."""
     from starlette.responses import JSONResponse
 
     from flue_build.cli.http_guard import Guard
+    from flue_build.cli.http_sessions import Sessions
     from flue_runtime.mcp import skills_server
 
     server = skills_server(skills, name=serving.name)
@@ -92,14 +105,17 @@ def http_app(serving: Serving, skills: Sequence[SkillReference]) -> ASGIApp:
         return JSONResponse(health)
 
     guard = Guard.of(serving.host, serving.address, serving.port, os.environ)
+    limits = serving.sessions
     app = server.streamable_http_app(
         streamable_http_path=PATH,
         host=serving.host,
         transport_security=guard.security,
         stateless_http=serving.stateless,
+        max_sessions=limits.total,  # (the SDK's own cap, behind ours: `Sessions` makes room before it is reached)
+        session_idle_timeout=limits.idle_timeout,
     )
     app.add_route(HEALTH, healthz, methods=["GET"], include_in_schema=False)
-    return guard.wrap(app)
+    return guard.wrap(app if serving.stateless else Sessions(app, limits, PATH))
 
 
 def worker_app() -> ASGIApp:
