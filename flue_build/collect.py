@@ -213,15 +213,17 @@ class _Collector:
             if folder is not None:
                 return self._local(source.path, call, folder.joinpath(*segments[depth:]), report)
         beside = source.path.parent.joinpath(*segments)
-        if _package_locations(segments[0]) is None and (beside.parent if call.kind == "skill" else beside).exists():
-            report(
-                "FLU415",
-                f"`{spec}` is read as a package spec, and no package `{segments[0]}` is importable, but "
-                f"{self.result.display(beside)} exists next to the module: a spec relative to the module starts "
-                "with `./`",
-                f'did you mean `./{spec}`? write {call.kind}("./{spec}")',
-            )
-            return None
+        if (beside.parent if call.kind == "skill" else beside).exists():
+            locations = _package_locations(segments[0])
+            if locations is None or not _holds(call, locations):
+                report(
+                    "FLU415",
+                    f"`{spec}` is read as a package spec, and no importable package `{segments[0]}` holds it, but "
+                    f"{self.result.display(beside)} exists next to the module: a spec relative to the module starts "
+                    "with `./`",
+                    f'did you mean `./{spec}`? write {call.kind}("./{spec}")',
+                )
+                return None
         return self._external(call, report)
 
     def _local(self, module: Path | None, call: Call, path: Path, report: _Report) -> Target | None:
@@ -318,6 +320,17 @@ class _Collector:
             f"check the spec against the files of `{top}` (found at {locations[0]})",
         )
         return Target("package", call.spec)
+
+
+def _holds(call: Call, locations: Sequence[Path]) -> bool:
+    """Whether the importable package `locations` are of has what package spec `call` names, on disk or in a
+    bundle (a folder named like the spec's first segment on `sys.path` is a namespace package, often by chance)."""
+    top, *rest = call.spec.split("/")
+    wanted = Path(*rest).parent if call.kind == "skill" else Path(*rest)
+    if any((location / wanted).exists() for location in locations):
+        return True
+    bundle = bundle_folder(call.spec, locations)
+    return bundle is not None and (bundle / BUNDLE_DIR / MANIFEST_FILE).is_file()
 
 
 def bundle_folder(spec: str, locations: Sequence[Path]) -> Path | None:
