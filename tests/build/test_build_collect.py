@@ -317,3 +317,17 @@ def test_check_names_the_project_before_what_it_found(tmp_path: Path, capsys: py
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"project {project} (hatch-src-demo 0.1.0): scanned 3 modules"), lines
     assert any("FLU302 error" in line for line in lines[1:-1]) and lines[-1].startswith("checked 2 skills")
+
+
+def test_a_folder_importable_by_chance_does_not_hide_a_spec_without_dot_slash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`python -m` puts the working folder on sys.path: a project's top-level `skills/` is then an importable
+    namespace package `skills`, which does not hold what a spec meant relative to the module names."""
+    project = copy_project("hatch-src", tmp_path / "p")
+    monkeypatch.syspath_prepend(str(project))  # `skills` importable: project/skills (pdf-tools)
+    module = project / "src" / "hatch_src_demo" / "__init__.py"
+    module.write_text(module.read_text().replace("./skills/refunds/SKILL.md", "skills/refunds/SKILL.md"))
+    assert main(["check", "--format", "json", str(project)]) == 1
+    [wrong] = [r for r in json.loads(capsys.readouterr().out) if r["code"] == "FLU415"]
+    assert wrong["hint"] == 'did you mean `./skills/refunds/SKILL.md`? write skill("./skills/refunds/SKILL.md")'
