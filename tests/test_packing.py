@@ -145,10 +145,10 @@ def test_large_file_is_packed_with_a_warning(skill: Path) -> None:
 
 
 def test_allow_lets_one_named_file_through_with_a_notice(skill: Path) -> None:
-    (skill / ".env.example").write_text("API_KEY=changeme\n")
+    (skill / ".env.local").write_text("API_KEY=changeme\n")
     (skill / ".env").write_text("API_KEY=real\n")
-    vetted = vet_skill(skill, display="s", allow=[skill / ".env.example"])
-    assert {d.path: d.code for d in vetted.diagnostics} == {"s/.env": "FLU302", "s/.env.example": "FLU306"}
+    vetted = vet_skill(skill, display="s", allow=[skill / ".env.local"])
+    assert {d.path: d.code for d in vetted.diagnostics} == {"s/.env": "FLU302", "s/.env.local": "FLU306"}
 
 
 def test_allow_covers_a_key_or_token_in_content_and_says_what_it_holds(skill: Path) -> None:

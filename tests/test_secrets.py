@@ -1,5 +1,6 @@
 """What a secret is (flue_runtime.format.secrets): names, backups, look-alike spellings; private keys through
-any container and in any encoding; credential tokens at full length, and what is neither (issue 20, item 2)."""
+any container and in any encoding; credential tokens at full length, and what is neither (issue 20, item 2;
+issue 32, points 2 to 5: containers, tokens wherever they start, names, false alarms)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ from flue_runtime.format.safe_read import CHUNK
 from flue_runtime.format.secrets import (
     ContentScan,
     Finding,
+    is_env_template,
     is_secret_dir,
     is_secret_file,
     placeholder,
     scan_content,
+    template_value,
 )
 
 REFUSED_NAMES = [
@@ -87,6 +90,28 @@ REFUSED_NAMES = [
     "my.env",
     ".flaskenv",
     "prod.env.bak",
+    # issue 32: credential files tools write, each with its tool
+    ".boto",  # boto, gsutil
+    ".s3cfg",  # s3cmd
+    ".pgpass.prod",  # libpq
+    ".my.cnf",  # the MySQL client
+    "terraform.tfstate",  # Terraform
+    "terraform.tfstate.backup",
+    "client_secret_1234-abcd.apps.googleusercontent.com.json",  # a Google OAuth client
+    "client_secret.json",
+    "credentials.csv",  # the AWS console's access key download
+    "id_ed25519_sk",  # OpenSSH FIDO handles
+    "id_ecdsa_sk",
+    ".htpasswd",  # Apache
+    "release.jks",  # keytool
+    "debug.keystore",  # Android
+    "signing.p12",
+    "signing.pfx",
+    "passwords.kdbx",  # KeePass
+    ".git-credentials.work",  # git credential-store --file
+    "credentials.db",  # gcloud
+    ".env_prod",  # dotenv
+    ".ENV_local",
 ]
 
 HARMLESS_NAMES = [
@@ -108,6 +133,13 @@ HARMLESS_NAMES = [
     "service.json",
     "account.json",
     "docker-compose.yml",
+    # issue 32: templates of a .env file, judged by their values (`template_value`)
+    ".env.example",
+    ".env.sample",
+    ".env.template",
+    ".ENV.Example",
+    "tfstate.md",
+    "keystore.md",
 ]
 
 
@@ -119,6 +151,45 @@ def test_refused_names(name: str) -> None:
 @pytest.mark.parametrize("name", HARMLESS_NAMES)
 def test_harmless_names(name: str) -> None:
     assert not is_secret_file(name)
+
+
+@pytest.mark.parametrize("name", [".env.example", ".env.sample", ".env.template", ".Env.Example "])
+def test_env_templates_are_known_by_name(name: str) -> None:
+    assert is_env_template(name) and not is_secret_file(name)
+    assert is_secret_file(name.strip() + ".bak")  # a template's backup is a backup of `.env.*`
+
+
+TEMPLATE = (
+    "# Copy to .env and fill in\n"
+    "OPENAI_API_KEY=\n"
+    "ANTHROPIC_API_KEY=your-api-key\n"
+    'GITHUB_TOKEN="ghp_..."\n'
+    "export STRIPE_SECRET_KEY=<your stripe key>\n"
+    "JWT_SECRET=change-me-in-production\n"
+    "SESSION_SECRET=${SESSION_SECRET}\n"
+    "DB_PASSWORD=postgres\n"
+    "PORT=8080\n"
+    "DATABASE_URL=postgres://user:password@localhost:5432/app\n"
+    "BUILD_ID=20240101a7f3c9e2b1d04e5f\n"  # not a credential's name: any value
+)
+
+
+def test_a_template_of_placeholders_holds_no_value() -> None:
+    assert template_value(TEMPLATE.encode()) is None
+    assert scan_content(TEMPLATE.encode()) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "DJANGO_SECRET_KEY=8f3b1c9d2e7a4f60b5c1d8e9a3f7b2c4",
+        'export API_KEY="Zk29dLq81mXw3PtR7vNc"  # prod',
+        "DB_PASSWORD: 'r7Qz2mVx9KpL4tWn'",
+    ],
+)
+def test_a_template_whose_credential_holds_a_value_names_it(line: str) -> None:
+    name = line.removeprefix("export ").split("=")[0].split(":")[0]
+    assert template_value((TEMPLATE + line + "\n").encode()) == (name, TEMPLATE.count("\n") + 1)
 
 
 @pytest.mark.parametrize("name", [".aws", ".ssh", ".gnupg", ".SSH", ".Aws", ".ssh ", ".gnupg.", ".ssh.bak", ".aws~"])
@@ -210,6 +281,17 @@ def test_prose_in_a_container_is_still_prose(label: str, container: str) -> None
     assert scan_content(planted.CONTAINERS[container](planted.PROSE[label]).encode()) is None
 
 
+def test_a_key_needs_material_past_the_structure_every_key_of_its_kind_shares(keys: dict[str, str]) -> None:
+    """Issue 32, point 5: an OpenSSH key's first line is the same for every unencrypted Ed25519 key; a page
+    showing it (or the first two lines) shows no key. Three lines hold key material."""
+    lines = keys["ed25519 openssh"].strip().split("\n")
+    assert lines[1].startswith(planted.OPENSSH_ED25519_FIRST_LINE[:64])
+    end = lines[-1]
+    for shown in (1, 2):
+        assert scan_content(("\n".join(lines[: 1 + shown]) + "\n...\n" + end + "\n").encode()) is None, shown
+    assert scan_content(("\n".join(lines[:4]) + "\n...\n" + end + "\n").encode()) is not None
+
+
 # --- credential tokens --------------------------------------------------------------------------
 
 TOKENS = list(planted.TOKENS)
@@ -223,7 +305,19 @@ WHAT = {
     "OpenAI project key": "an OpenAI API key",
     "OpenAI legacy key": "an OpenAI API key",
     "Anthropic key": "an Anthropic API key",
+    "GitLab token": "a GitLab access token",
+    "GitLab routable token": "a GitLab access token",
+    "Slack rotated token": "a Slack token",
+    "Slack refresh token": "a Slack token",
+    "Slack browser token": "a Slack token",
+    "Stripe live key, long": "a Stripe live key",
+    "Google API key": "a Google API key",
+    "Hugging Face token": "a Hugging Face token",
+    "PyPI upload token": "a PyPI upload token",
+    "npm token": "an npm access token",
 }
+#: The token kinds of one line (all but the AWS pair, which is two).
+ONE_LINE = [kind for kind in TOKENS if kind != "AWS key pair"]
 
 
 def token(kind: str, seed: int = 1) -> str:
@@ -237,6 +331,46 @@ def test_every_token_format_is_found_in_every_context(kind: str, context: str) -
     for seed in range(5):
         found = scan_content(planted.TOKEN_CONTEXTS[context](token(kind, seed)).encode())
         assert found is not None and (found.code, found.what) == ("FLU315", WHAT[kind]), (seed, found)
+
+
+@pytest.mark.parametrize("placed", list(planted.PLACED))
+@pytest.mark.parametrize("kind", ONE_LINE)
+def test_a_token_is_found_wherever_it_starts(kind: str, placed: str) -> None:
+    """Issue 32, point 3: after `/`, `-`, `+` or `_` (a URL's user name, a git `insteadOf` rule, a name joined to
+    it), and as a base64 value of its own (a Kubernetes Secret's `data:`)."""
+    what = WHAT[kind] + (", base64-encoded" if "base64" in placed else "")
+    for seed in range(3):
+        found = scan_content(planted.PLACED[placed](token(kind, seed)).encode())
+        assert found is not None and (found.code, found.what) == ("FLU315", what), (seed, found)
+
+
+def test_an_aws_pair_is_found_with_its_slashes_escaped_and_in_a_kubernetes_secret() -> None:
+    for seed in range(5):
+        escaped = planted.escaped_aws_pair(random.Random(seed))
+        assert "\\/" in escaped
+        assert scan_content(escaped.encode()) == Finding("FLU315", "an AWS access key pair", 1)
+        found = scan_content(planted.kubernetes_aws_pair(random.Random(seed)).encode())
+        assert found == Finding("FLU315", "an AWS access key pair, base64-encoded", 5)
+    # one half alone is still not a pair, escaped or encoded
+    lone = planted.escaped_aws_pair(random.Random(1)).replace("AK" + "IA", "NOTA")
+    assert scan_content(lone.encode()) is None
+    secret_only = planted.kubernetes_aws_pair(random.Random(1)).split("\n")
+    assert scan_content("\n".join(line for line in secret_only if "KEY_ID" not in line).encode()) is None
+
+
+@pytest.mark.parametrize("word", ["yOuR", "fake", "xxxx", "EXAMPLE", "dummy", "placeholder"])
+def test_a_placeholder_word_inside_a_random_body_leaves_it_a_token(word: str) -> None:
+    """Issue 32, point 3: placeholders are judged by the whole token; a word that happens to be inside 100
+    random characters does not make them a stand-in (it did about once in 3,500 keys)."""
+    for seed in range(20):
+        key = planted.random_body_with(word, random.Random(seed))
+        assert not placeholder(key.encode()), key
+        assert scan_content(f"KEY={key}\n".encode()) == Finding("FLU315", "an Anthropic API key", 1)
+
+
+@pytest.mark.parametrize("kind", ["GitHub token", "Stripe live key", "Anthropic key", "Google API key", "npm token"])
+def test_no_random_token_is_waved_through_as_a_placeholder(kind: str) -> None:
+    assert not any(placeholder(token(kind, seed).encode()) for seed in range(2_000))
 
 
 @pytest.mark.parametrize("label", list(planted.PLACEHOLDERS))

@@ -125,10 +125,10 @@ def test_a_verdict_is_kept_per_rules(tmp_path: Path) -> None:
     """Dev mode vets with its project's `[tool.flue]` (allow, strict, limits): a verdict under one set of
     rules is never given for another, and each is the verdict `vet_skill` gives under those rules."""
     folder = make_skill(tmp_path / "notes")
-    (folder / ".env.example").write_text("KEY=changeme\n")
+    (folder / ".env.local").write_text("KEY=changeme\n")
     (folder / "SKILL.md").write_text("---\nname: notes\ndescription: Take notes.\nauthor: me\n---\n# Notes\n")
     cache = VetCache(settle_ns=0)
-    allowed = [folder / ".env.example"]
+    allowed = [folder / ".env.local"]
     rules: list[dict[str, Any]] = [
         {},
         {"allow": allowed},

@@ -46,8 +46,8 @@ SUMMARIES: dict[str, str] = {
     "FLU213": "`description` is still the placeholder `flue-skills new` writes",
     # 3xx: packing a skill directory
     "FLU301": "symbolic link refused",
-    "FLU302": "secret refused (by file or folder name)",
-    "FLU303": "file holds a private key (PEM, in any container: comments, strings, JSON, base64, UTF-16/32)",
+    "FLU302": "secret refused (by file or folder name, or a `.env` template holding a value)",
+    "FLU303": "file holds a private key (PEM, in any container: comments, strings, JSON, HTML, URL-encoding, listings, base64, UTF-16/32)",
     "FLU304": "noise skipped (VCS, tool caches, build output, editor files)",
     "FLU305": "file over 1 MiB packed",
     "FLU306": "file that looks like a secret, or holds a key or token, packed because `[tool.flue] allow` lists it",
@@ -59,7 +59,7 @@ SUMMARIES: dict[str, str] = {
     "FLU312": "two files whose paths differ only in case",
     "FLU313": "folder nested more than 64 levels deep inside a skill",
     "FLU314": "hard-linked file packed (another name shares its bytes)",
-    "FLU315": "file holds a credential token (AWS key pair, GitHub, Slack, Stripe, OpenAI, Anthropic)",
+    "FLU315": "file holds a credential token (AWS key pair, GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, Google, Hugging Face, PyPI, npm)",
     # 4xx: references in Python source and what a build does with them
     "FLU401": "dynamic reference: the spec must be one string literal",
     "FLU402": "Python file does not parse",

@@ -155,6 +155,15 @@ TEXTS: dict[str, Text] = {
         "move it out of the skill folder; if it is harmless (an example, a test key), "
         "rename it so that it no longer looks like a secret: " + NO_PROJECT,
     ),
+    "FLU302 template": Text(
+        "`{name}` is a template, but its `{variable}` holds a value, not a placeholder; refused",
+        "replace the value with a placeholder (`{variable}=` or `{variable}=your-value-here`); if it is "
+        "harmless (a test value), list the file's path, relative to the project root, in [tool.flue] allow",
+    ),
+    "FLU302 template, no project": Text(
+        "`{name}` is a template, but its `{variable}` holds a value, not a placeholder; refused",
+        "replace the value with a placeholder (`{variable}=` or `{variable}=your-value-here`) (" + NO_PROJECT + ")",
+    ),
     "FLU302 folder": Text(
         "`{name}/` holds credentials; refused",
         "move `{name}/` out of the skill folder (add it to [tool.flue] allow only if it is test data)",

@@ -32,10 +32,13 @@ from flue_runtime.format.secrets import (
     NAME_CACHE,
     allowed_secret,
     found_secret,
+    is_env_template,
     is_secret_dir,
     is_secret_file,
     secret_file,
     secret_folder,
+    template_refused,
+    template_value,
 )
 from flue_runtime.format.trees import Stat, Tree
 
@@ -239,6 +242,8 @@ class Entry:
     info: Stat = Stat(0, 0)
     #: The file's name looks like a secret's (whether or not `allow` lets it through).
     secret_name: bool = False
+    #: The file is a `.env` template (`.env.example`): its values are judged once it is read.
+    template: bool = False
     read: FileBytes = FileBytes(0)
 
 
@@ -384,6 +389,7 @@ def _special_file(walking: _Walking, entry: Entry) -> Verdict | None:
 def _secret_name(walking: _Walking, entry: Entry) -> Verdict | None:
     """FLU302: a file named like a secret (`.env`, `id_rsa`, ...) unless `allow` lists it."""
     entry.secret_name = is_secret_file(entry.name, entry.folder.rpartition("/")[2])
+    entry.template = not entry.secret_name and is_env_template(entry.name)
     if entry.secret_name and entry.rel not in walking.allow:
         return _refuse(secret_file(walking.shown(entry.rel), entry.name, in_project=walking.in_project))
     return None
@@ -425,7 +431,7 @@ def _read(walking: _Walking, entry: Entry) -> Verdict | None:
     limits = walking.limits
     try:
         entry.read = walking.tree.read(
-            entry.rel, limit=limits.bundle_size - walking.total, keep=entry.rel in walking.keep
+            entry.rel, limit=limits.bundle_size - walking.total, keep=entry.rel in walking.keep or entry.template
         )
     except UnsafeFileError as exc:
         if exc.code != "FLU311":
@@ -439,10 +445,17 @@ def _read(walking: _Walking, entry: Entry) -> Verdict | None:
 
 
 def _secret_content(walking: _Walking, entry: Entry) -> Verdict | None:
-    """FLU303, FLU315: a private key or credential token in the bytes, unless `allow` lists the file."""
+    """FLU303, FLU315: a private key or credential token in the bytes; FLU302: a `.env` template whose
+    credential variable holds a value rather than a placeholder; unless `allow` lists the file."""
     secret = entry.read.secret
     if secret is not None and entry.rel not in walking.allow:
         return _refuse(found_secret(walking.shown(entry.rel), secret, in_project=walking.in_project))
+    valued = template_value(entry.read.data or b"") if entry.template else None
+    if valued is not None:
+        entry.secret_name = True  # (packed only when `allow` lists it, with FLU306 saying so)
+        if entry.rel not in walking.allow:
+            shown = walking.shown(entry.rel)
+            return _refuse(template_refused(shown, entry.name, *valued, in_project=walking.in_project))
     return None
 
 
@@ -487,7 +500,7 @@ ENTRY_STEPS: tuple[Step, ...] = (
     _file_count,  # FLU310: stop
     _bundle_size,  # skipped unread (FLU311 at the end)
     _read,  # FLU308, FLU301, FLU307, FLU311 (what the read itself met)
-    _secret_content,  # FLU303, FLU315
+    _secret_content,  # FLU303, FLU315, FLU302 (a template's values)
     _kept,  # packed, with WARNINGS
 )
 #: What refuses or skips a folder; one none of these judges is walked.

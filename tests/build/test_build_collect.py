@@ -186,14 +186,14 @@ def test_markdown_targets_follow_the_packing_rules(
 
 
 def test_allow_lets_a_named_file_through_with_a_notice(tmp_path: Path) -> None:
-    skill = make_skill(tmp_path / "pkg" / "skills" / "x", **{".env.example": "TOKEN=changeme\n"})
+    skill = make_skill(tmp_path / "pkg" / "skills" / "x", **{".env.local": "TOKEN=changeme\n"})
     make_module(tmp_path / "pkg" / "__init__.py", 'from flue_runtime import skill\nX = skill("./skills/x/SKILL.md")\n')
     assert codes(run(tmp_path)) == ["FLU302"]
-    config = FlueConfig(tmp_path, allow=(skill / ".env.example",), packages=(tmp_path / "pkg",))
+    config = FlueConfig(tmp_path, allow=(skill / ".env.local",), packages=(tmp_path / "pkg",))
     collection = collect(config, sources_under([tmp_path / "pkg"]))
     assert codes(collection) == ["FLU306"] and collection.ok
     [bundle] = plan(collection)
-    assert any(f.dest.endswith("/.env.example") for f in bundle.files)
+    assert any(f.dest.endswith("/.env.local") for f in bundle.files)
 
 
 def test_package_specs_are_checked_when_importable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

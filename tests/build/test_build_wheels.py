@@ -191,16 +191,14 @@ def test_a_refused_file_in_a_skill_outside_the_package(project: ProjectFactory, 
 
 def test_allow_lets_one_named_file_through_with_a_notice(project: ProjectFactory, tmp_path: Path) -> None:
     tree = project("hatch-src")
-    (tree / REFUNDS / ".env.example").write_text("TOKEN=changeme\n")
+    (tree / REFUNDS / ".env.local").write_text("TOKEN=changeme\n")
     pyproject = tree / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text().replace("[tool.flue]", f'[tool.flue]\nallow = ["{REFUNDS}/.env.example"]')
-    )
+    pyproject.write_text(pyproject.read_text().replace("[tool.flue]", f'[tool.flue]\nallow = ["{REFUNDS}/.env.local"]'))
     result = build(tree, outdir=tmp_path / "out")
     assert result.returncode == 0, result.output
-    assert f"{REFUNDS}/.env.example: FLU306 warning" in result.output
+    assert f"{REFUNDS}/.env.local: FLU306 warning" in result.output
     files = wheel_files(result.wheel)
-    assert [n for n in files if n.endswith("/.env.example")] != []
+    assert [n for n in files if n.endswith("/.env.local")] != []
 
 
 def test_allow_covers_a_token_in_content_and_the_build_says_what_it_holds(

@@ -170,9 +170,9 @@ def test_activation_vets_the_folder_again(tmp_path: Path, pkg_name: str, imports
 def test_the_project_allow_list_is_read_at_every_use(tmp_path: Path, pkg_name: str, imports: ImportSandbox) -> None:
     module, folder = dev_package(tmp_path, pkg_name, imports)
     pyproject = tmp_path / "pyproject.toml"
-    (folder / ".env.example").write_text("TOKEN=changeme\n")
-    pyproject.write_text(f'[tool.flue]\nallow = ["src/{pkg_name}/skills/refunds/.env.example"]\n', encoding="utf-8")
-    assert ".env.example" in module.REFUNDS.current().resources
+    (folder / ".env.local").write_text("TOKEN=changeme\n")
+    pyproject.write_text(f'[tool.flue]\nallow = ["src/{pkg_name}/skills/refunds/.env.local"]\n', encoding="utf-8")
+    assert ".env.local" in module.REFUNDS.current().resources
     pyproject.write_text("[tool.flue]\n", encoding="utf-8")
     with pytest.raises(SkillError, match="FLU302"):
         module.REFUNDS.current()

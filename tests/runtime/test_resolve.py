@@ -213,13 +213,13 @@ def test_dev_mode_refuses_links_and_keys_like_the_build(tmp_path: Path, pkg_name
 def test_dev_mode_allow_list_comes_from_the_project(tmp_path: Path, pkg_name: str, imports: ImportSandbox) -> None:
     project = make_project(tmp_path / "project", pkg_name)
     folder = project.src / pkg_name / "skills" / "refunds"
-    (folder / ".env.example").write_text("TOKEN=changeme\n")
+    (folder / ".env.local").write_text("TOKEN=changeme\n")
     (tmp_path / "project" / "pyproject.toml").write_text(
-        f'[tool.flue]\nallow = ["src/{pkg_name}/skills/refunds/.env.example"]\n', encoding="utf-8"
+        f'[tool.flue]\nallow = ["src/{pkg_name}/skills/refunds/.env.local"]\n', encoding="utf-8"
     )
     shape(project, pkg_name, "source", tmp_path, imports)
     agent = importlib.import_module(f"{pkg_name}.agent")
-    assert agent.REFUNDS.read_text(".env.example") == "TOKEN=changeme\n"
+    assert agent.REFUNDS.read_text(".env.local") == "TOKEN=changeme\n"
 
 
 def test_dev_mode_refuses_a_file_turned_into_a_link_after_loading(
