@@ -26,9 +26,11 @@ from flue_runtime.agents.configuration import HARNESS_TOOLS, Configuration
 from flue_runtime.agents.context import PromptResult, ToolContext, set_value
 from flue_runtime.agents.hooks import render
 from flue_runtime.agents.prompt import announcement, instructions_announcement
+from flue_runtime.agents.provenance import Served, Turn, catalog_of, recording
 from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.agents.skill_tools import CATALOG_BUDGET, activated_skills, names_text
 from flue_runtime.agents.stores import MemoryStore, SessionRecord, Store, check_session_id, open_store
+from flue_runtime.agents.telemetry import Telemetry, check_telemetry, skill_span
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import Workspace, discover_workspace_skills, find_workspace_skills, warn
 from flue_runtime.errors import (
@@ -59,6 +61,8 @@ class Harness:
     more skills there are and `find_skills` searches them all. None lists every skill.
     `disabled_skills` names mounted skills left out of every session (a session's own
     `enable_skills` brings one back there): not in the catalog, not activated, not read.
+    `telemetry`: OpenTelemetry spans for activations, reads and script runs (`Telemetry`); None traces when
+    `opentelemetry-api` is installed, to its global tracer provider; False never.
     """
 
     def __init__(
@@ -71,6 +75,7 @@ class Harness:
         max_steps: int = 50,
         catalog_budget: int | None = CATALOG_BUDGET,
         disabled_skills: Iterable[str] = (),
+        telemetry: Telemetry | bool | None = None,
     ) -> None:
         if not callable(agent):
             raise HookError(f"Harness() takes an agent function, not {type(agent).__name__}")
@@ -85,6 +90,8 @@ class Harness:
         self.max_steps = max_steps
         self.catalog_budget = catalog_budget
         self.disabled_skills = _skill_names(disabled_skills, "disabled_skills")
+        check_telemetry(telemetry)
+        self.telemetry = telemetry
         self._models: dict[str, Model] = {}
 
     def resolved_model(self, chosen: Model | str) -> Model:
@@ -263,6 +270,14 @@ class Session:
                 if attempt == _STATE_ATTEMPTS - 1:
                     raise
 
+    def provenance(self) -> list[Turn]:
+        """Every saved model turn of this session: the catalog it rendered and each skill file served after
+        it (activations, reads, script runs) with its digests; see `flue_runtime.agents.provenance`."""
+        reader: Callable[[str], list[Turn]] | None = getattr(self._store, "turns", None)
+        if reader is None:
+            raise FlueError(f"the session store {type(self._store).__name__} keeps no turns (it has no turns method)")
+        return reader(self.id)
+
     def activation_messages(self, activate: Iterable[str]) -> list[Message]:
         """The messages `prompt(text, activate=...)` would add after its text, with the agent rendered as the
         session stands: no model is called, nothing is saved. Raises as `prompt` does (`SkillNotFoundError`)."""
@@ -336,9 +351,10 @@ class Session:
             if not working.messages:  # the conversation starts now: the system prompt says it all
                 _begin(working, config)
             tools = self._turn(working, config)
+            served: list[Served] = []  # what the skill tools serve in this turn
             if step == 0:
                 working.messages.append({"role": "user", "content": text})
-                working.messages += _activation(config, activate, disabled)
+                working.messages += _activation(config, activate, disabled, (served, self.id, self.harness.telemetry))
             request = ModelRequest(working.system_prompt, list(working.messages), [t.spec() for t in tools])
             response = await self._model(config).complete(request)
             calls = [call.with_id() for call in response.tool_calls]
@@ -346,11 +362,14 @@ class Session:
             if calls:
                 assistant["tool_calls"] = [call.to_dict() for call in calls]
             working.messages.append(assistant)
+            answer = len(working.messages) - 1
             if not calls:
+                working.turns.append(Turn.now(step, answer, catalog_of(config.skills.references), served).to_dict())
                 await self._stored(self._store.save, self.id, working)
                 self._record = working
                 return PromptResult(response.text, working.messages[start:], self.id)
-            working.messages.extend(await self._run_tools(calls, tools, working))
+            working.messages.extend(await self._run_tools(calls, tools, working, served))
+            working.turns.append(Turn.now(step, answer, catalog_of(config.skills.references), served).to_dict())
         raise LoopError(
             f"the model was still calling tools after {self.harness.max_steps} steps; raise Harness(max_steps=...)"
         )
@@ -426,17 +445,29 @@ class Session:
         return self.harness.resolved_model(chosen)
 
     async def _run_tools(
-        self, calls: Sequence[ToolCall], tools: Sequence[Tool], working: SessionRecord
+        self, calls: Sequence[ToolCall], tools: Sequence[Tool], working: SessionRecord, served: list[Served]
     ) -> list[Message]:
         by_name = {tool.name: tool for tool in tools}
         context = ToolContext(
             self.id, working.state, lambda text: self.harness._one_off(text, working.state, working.skill_switches)
         )
-        results = await asyncio.gather(*(self._call(by_name.get(call.name), call, tools, context) for call in calls))
+        results = await asyncio.gather(
+            *(self._recorded(by_name.get(call.name), call, tools, context, served) for call in calls)
+        )
         return [
             {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content, "is_error": failed}
             for call, (content, failed) in zip(calls, results)
         ]
+
+    async def _recorded(
+        self, tool: Tool | None, call: ToolCall, tools: Sequence[Tool], context: ToolContext, served: list[Served]
+    ) -> tuple[str, bool]:
+        """`_call`, recording into `served` what the skill tools serve (a span for a skill tool when traced)."""
+        with skill_span(self.harness.telemetry, call, self.id) as span, recording(served, call.id, span=span):
+            content, failed = await self._call(tool, call, tools, context)
+            if span is not None:
+                span.result(content, failed)
+        return content, failed
 
     @staticmethod
     async def _call(tool: Tool | None, call: ToolCall, tools: Sequence[Tool], context: ToolContext) -> tuple[str, bool]:
@@ -478,9 +509,15 @@ def _skill_names(names: Iterable[str], where: str) -> tuple[str, ...]:
     return chosen
 
 
-def _activation(config: Configuration, names: Sequence[str], disabled: frozenset[str]) -> list[Message]:
+def _activation(
+    config: Configuration,
+    names: Sequence[str],
+    disabled: frozenset[str],
+    record: tuple[list[Served], str, Telemetry | bool | None] | None = None,
+) -> list[Message]:
     """The `activate_skill` calls the application makes for the model, and their results, marked explicit.
 
+    `record`: where what they serve is recorded, the session id and the telemetry setting (a prompt's).
     `SkillNotFoundError` for a name no mounted skill has, or a disabled one, naming the available skills."""
     if not names:
         return []
@@ -501,7 +538,17 @@ def _activation(config: Configuration, names: Sequence[str], disabled: frozenset
     results: list[Message] = []
     for call in calls:
         try:
-            content = skills.activate(call.arguments["name"])
+            if record is None:
+                content = skills.activate(call.arguments["name"])
+            else:
+                sink, session_id, telemetry = record
+                with (
+                    skill_span(telemetry, call, session_id) as span,
+                    recording(sink, call.id, explicit=True, span=span),
+                ):
+                    content = skills.activate(call.arguments["name"])
+                    if span is not None:
+                        span.result(content, False)
         except ToolFailure as exc:  # the skill's folder no longer passes vetting: the application is told
             raise (exc.__cause__ if isinstance(exc.__cause__, FlueError) else exc) from None
         results.append(

@@ -37,6 +37,7 @@ from flue_runtime.agents.catalog import (
     listed,
     names_text,
 )
+from flue_runtime.agents.provenance import served
 from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, page_stream, quoted, text_window, utf8_size
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.agents.workspace import WorkspaceSource
@@ -149,6 +150,11 @@ class MountedSkills:
         return tuple((m.skill.name, m.skill.description) for m in self.mounted)  # a reference's fields never change
 
     @property
+    def references(self) -> list[SkillReference]:
+        """The mounted skills, in catalog order."""
+        return [m.skill for m in self.mounted]
+
+    @property
     def names(self) -> list[str]:
         return [name for name, _ in self._entries]
 
@@ -226,7 +232,9 @@ class MountedSkills:
         skill = found.skill
         footer = self._files_text(found)
         room = MAX_BYTES - HINT_ROOM - utf8_size(footer) - 2 * utf8_size(skill.name) - 32
-        return "\n".join([f'<skill name="{skill.name}">', _instructions_page(skill, room), "</skill>", "", footer])
+        text = "\n".join([f'<skill name="{skill.name}">', _instructions_page(skill, room), "</skill>", "", footer])
+        served("activation", skill)
+        return text
 
     def read_resource(
         self, path: str, offset: int | None = None, limit: int | None = None, column: int | None = None
@@ -234,9 +242,12 @@ class MountedSkills:
         """A page of a skill file: by its path under /.flue/skills, or by one that `locate` resolves."""
         try:
             found = self.locate(path)
-            handle, size = self.tree.open(found)
+            skill, inner = self.tree.file(found)
+            handle, size = skill.open(inner)
             with handle:
-                return page_stream(handle, size, found, "read_skill_resource", offset, limit, column)
+                text = page_stream(handle, size, found, "read_skill_resource", offset, limit, column)
+            served("read", skill, inner)
+            return text
         except (FlueError, OSError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc
 

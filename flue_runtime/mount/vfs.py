@@ -183,6 +183,10 @@ class SkillTree:
         skill, inner = self._file(path)
         return skill.open(inner)
 
+    def file(self, path: str) -> tuple[SkillReference, str]:
+        """The skill and the path inside it of the file at `path` (`ResourceNotFoundError` when none is there)."""
+        return self._file(path)
+
     def _file(self, path: str) -> tuple[SkillReference, str]:
         skill, inner = self._split(path)
         if skill is None:

@@ -199,7 +199,7 @@ def test_once_an_owner_created_the_tables_a_role_that_only_reads_and_writes_rows
     store = open_store(worker_url)
     with pytest.raises(StoreError, match=r"cannot load a session in .*: permission denied for table flue_sessions"):
         store.load("s")
-    postgres.admin("GRANT SELECT, INSERT, UPDATE, DELETE ON flue_sessions, flue_messages TO worker", database=database)
+    postgres.admin("GRANT SELECT, INSERT, UPDATE, DELETE ON flue_sessions, flue_messages, flue_turns TO worker", database=database)
     record = store.load("s")
     assert record is not None
     record.messages.append({"role": "assistant", "content": "by a worker"})
@@ -219,6 +219,7 @@ def test_the_tables_go_to_the_schema_the_url_names(postgres: PostgresServer, pg:
         ("agents", "flue_messages"),
         ("agents", "flue_meta"),
         ("agents", "flue_sessions"),
+        ("agents", "flue_turns"),
     ]
     store.close()  # type: ignore[attr-defined]
 

@@ -17,6 +17,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from flue_runtime.agents.provenance import Turn
 from flue_runtime.errors import SessionConflictError, SessionIdError, StoreError
 from flue_runtime.models.base import Message
 
@@ -42,6 +43,10 @@ class SessionRecord:
     #: The session's own choices of skills by name (`Session.disable_skills`, `enable_skills`): False
     #: disabled, True enabled; either wins over the harness's `disabled_skills`.
     skill_switches: dict[str, bool] = field(default_factory=dict)
+    #: Model turns not saved yet, as `Turn.to_dict()` gives them (see `flue_runtime.agents.provenance`): a save
+    #: appends them to the session's turns (`turns(session_id)`) and empties this list; a load leaves it empty
+    #: (a long session's history is not read back at every prompt). Not part of equality.
+    turns: list[dict[str, Any]] = field(default_factory=list, compare=False)
 
     def copy(self) -> SessionRecord:
         """A copy a prompt can work on while the session keeps this one (the same version)."""
@@ -52,6 +57,7 @@ class SessionRecord:
             announced=list(self.announced),
             tools=list(self.tools),
             skill_switches=dict(self.skill_switches),
+            turns=list(self.turns),
         )
 
 
@@ -67,7 +73,11 @@ class Store(Protocol):
 
         Only while the store holds `record.version` (0: the session is not stored yet); then
         `record.version` becomes the new stored version. Otherwise nothing is written and
-        `SessionConflictError` says so (see `conflict`)."""
+        `SessionConflictError` says so (see `conflict`). `record.turns` are appended to the session's
+        turns in the same save, and emptied."""
+
+    def turns(self, session_id: str) -> list[Turn]:
+        """Every saved model turn of the session, first first (none for an unknown session)."""
 
 
 #: The longest session id, in characters.
@@ -123,6 +133,7 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._records: dict[str, tuple[int, bytes]] = {}  # session -> (version, snapshot)
+        self._turns: dict[str, list[bytes]] = {}  # session -> its turns' snapshots
         self._lock = threading.Lock()
 
     def load(self, session_id: str) -> SessionRecord | None:
@@ -137,13 +148,22 @@ class MemoryStore:
 
     def save(self, session_id: str, record: SessionRecord) -> None:
         check_session_id(session_id)
-        snapshot = pickle.dumps(record, pickle.HIGHEST_PROTOCOL)
+        snapshot = pickle.dumps(dataclasses.replace(record, turns=[]), pickle.HIGHEST_PROTOCOL)
+        turns = [pickle.dumps(turn, pickle.HIGHEST_PROTOCOL) for turn in record.turns]
         with self._lock:
             found = self._records[session_id][0] if session_id in self._records else 0
             if found != record.version:
                 raise conflict(session_id, record.version, found)
             self._records[session_id] = (found + 1, snapshot)
+            self._turns.setdefault(session_id, []).extend(turns)
             record.version = found + 1
+        record.turns = []
+
+    def turns(self, session_id: str) -> list[Turn]:
+        check_session_id(session_id)
+        with self._lock:
+            stored = list(self._turns.get(session_id, ()))
+        return [Turn.from_dict(pickle.loads(turn)) for turn in stored]
 
     def session_ids(self) -> list[str]:
         with self._lock:

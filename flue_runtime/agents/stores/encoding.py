@@ -8,18 +8,23 @@ description]` pairs), the instructions and the harness tools offered (since the 
 that says so: SQLite 3, PostgreSQL 2); before, the catalog list alone (read back with no
 instructions and no tools). Since SQLite 4, PostgreSQL 3 it also holds the session's skill
 switches (`{name: enabled}`, read back as none when absent).
+
+Since SQLite 5, PostgreSQL 4 a table of turns (`turns`, `flue_turns`) holds each model turn's
+provenance (`Turn.to_dict()` as JSON, see `flue_runtime.agents.provenance`), appended by the save
+that brings it; a session saved before has none, and reads back the same.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from flue_runtime.agents.provenance import Turn
 from flue_runtime.agents.stores.contract import SessionRecord
 
-__all__ = ["EncodedRecord", "decode", "dump", "kept_prefix"]
+__all__ = ["EncodedRecord", "decode", "decode_turns", "dump", "kept_prefix"]
 
 
 def dump(value: Any) -> str:
@@ -34,6 +39,8 @@ class EncodedRecord:
     state: str
     announced: str
     bodies: list[str]
+    #: The record's turns not saved yet, each as JSON text.
+    turns: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, record: SessionRecord) -> EncodedRecord:
@@ -49,6 +56,7 @@ class EncodedRecord:
                 }
             ),
             [dump(message) for message in record.messages],
+            [dump(turn) for turn in record.turns],
         )
 
 
@@ -66,6 +74,10 @@ def decode(system_prompt: str, state: str, announced: str, bodies: Iterable[str]
         list(told.get("tools", [])),
         {str(name): bool(on) for name, on in told.get("skill_switches", {}).items()},
     )
+
+
+def decode_turns(bodies: Iterable[str]) -> list[Turn]:
+    return [Turn.from_dict(json.loads(body)) for body in bodies]
 
 
 def kept_prefix(stored: Iterable[object], ours: Sequence[object]) -> int:

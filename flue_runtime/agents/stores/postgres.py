@@ -23,8 +23,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
+from flue_runtime.agents.provenance import Turn
 from flue_runtime.agents.stores.contract import SessionRecord, check_session_id, conflict, locked_too_long
-from flue_runtime.agents.stores.encoding import EncodedRecord, decode, kept_prefix
+from flue_runtime.agents.stores.encoding import EncodedRecord, decode, decode_turns, kept_prefix
 from flue_runtime.agents.stores.migrations import pending
 from flue_runtime.errors import StoreError
 
@@ -67,6 +68,14 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 3: `announced` may hold the session's skill switches (encoding.py); no table changes, but an older
     # release would drop them at its next save, turning a disabled skill back on
     (),
+    (  # 4: each model turn's provenance (encoding.py), appended by the save that brings it
+        """CREATE TABLE flue_turns (
+            session_id text NOT NULL REFERENCES flue_sessions (id) ON DELETE CASCADE,
+            seq integer NOT NULL,
+            body text NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -98,6 +107,10 @@ WITH moved AS (
     INSERT INTO flue_messages (session_id, seq, body)
     SELECT moved.id, %(kept)s + t.ord - 1, t.body FROM moved, unnest(%(bodies)s::text[]) WITH ORDINALITY AS t(body, ord)
     ON CONFLICT (session_id, seq) DO UPDATE SET body = excluded.body
+), turns AS (
+    INSERT INTO flue_turns (session_id, seq, body)
+    SELECT moved.id, (SELECT COALESCE(max(seq) + 1, 0) FROM flue_turns WHERE session_id = moved.id) + t.ord - 1, t.body
+    FROM moved, unnest(%(turns)s::text[]) WITH ORDINALITY AS t(body, ord)
 )
 SELECT count(*) FROM moved
 """
@@ -111,6 +124,9 @@ WITH created AS (
 ), written AS (
     INSERT INTO flue_messages (session_id, seq, body)
     SELECT created.id, t.ord - 1, t.body FROM created, unnest(%(bodies)s::text[]) WITH ORDINALITY AS t(body, ord)
+), turns AS (
+    INSERT INTO flue_turns (session_id, seq, body)
+    SELECT created.id, t.ord - 1, t.body FROM created, unnest(%(turns)s::text[]) WITH ORDINALITY AS t(body, ord)
 )
 SELECT count(*) FROM created
 """
@@ -144,7 +160,7 @@ class PostgresStore:
     `?sslmode=require`, go in the query). `busy_timeout`: how long a load or save waits, for a
     row another worker is writing or for the server to come back, before `StoreError`.
     `max_connections`: the pool's size in this process. The tables (`flue_sessions`,
-    `flue_messages`, `flue_meta`) are created on first use in the connection's first schema.
+    `flue_messages`, `flue_turns`, `flue_meta`) are created on first use in the connection's first schema.
     """
 
     def __init__(
@@ -321,6 +337,7 @@ class PostgresStore:
                 "token": token,
                 "kept": kept,
                 "bodies": bodies[kept:],
+                "turns": encoded.turns,
             }
             try:
                 (saved,) = connection.execute(_UPDATE if row is not None else _CREATE, values).fetchone() or (0,)
@@ -341,6 +358,18 @@ class PostgresStore:
                 f"{session_id!r}, and could not reconnect within {self.busy_timeout:g} s to see whether it landed; "
                 "load the session to find out (everything saved before is kept)"
             ) from None
+        record.turns = []
+
+    def turns(self, session_id: str) -> list[Turn]:
+        check_session_id(session_id)
+
+        def read(connection: psycopg.Connection[Any]) -> list[Turn]:
+            rows = connection.execute(
+                "SELECT body FROM flue_turns WHERE session_id = %s ORDER BY seq", (session_id,)
+            ).fetchall()
+            return decode_turns(body for (body,) in rows)
+
+        return self._run("read a session's turns", read)
 
     def session_ids(self) -> list[str]:
         return self._run(

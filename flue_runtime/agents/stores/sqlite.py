@@ -17,8 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from flue_runtime.agents.provenance import Turn
 from flue_runtime.agents.stores.contract import SessionRecord, check_session_id, conflict, locked_too_long
-from flue_runtime.agents.stores.encoding import EncodedRecord, decode, kept_prefix
+from flue_runtime.agents.stores.encoding import EncodedRecord, decode, decode_turns, kept_prefix
 from flue_runtime.agents.stores.migrations import pending
 from flue_runtime.errors import StoreError
 
@@ -53,6 +54,14 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 4: `announced` may hold the session's skill switches (encoding.py); no table changes, but an older
     # release would drop them at its next save, turning a disabled skill back on
     (),
+    (  # 5: each model turn's provenance (encoding.py), appended by the save that brings it
+        """CREATE TABLE turns (
+            session_id TEXT NOT NULL REFERENCES sessions(id),
+            seq INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -205,6 +214,14 @@ class SQLiteStore:
                     "INSERT INTO messages VALUES (?, ?, ?)",
                     [(session_id, seq, body) for seq, body in enumerate(bodies) if seq >= kept],
                 )
+                if encoded.turns:
+                    (first,) = connection.execute(
+                        "SELECT COALESCE(MAX(seq) + 1, 0) FROM turns WHERE session_id = ?", (session_id,)
+                    ).fetchone()
+                    connection.executemany(
+                        "INSERT INTO turns VALUES (?, ?, ?)",
+                        [(session_id, first + seq, body) for seq, body in enumerate(encoded.turns)],
+                    )
                 connection.execute("COMMIT")
             except BaseException:
                 connection.execute("ROLLBACK")
@@ -212,6 +229,18 @@ class SQLiteStore:
             return int(found) + 1
 
         record.version = self._retry(write)
+        record.turns = []
+
+    def turns(self, session_id: str) -> list[Turn]:
+        check_session_id(session_id)
+        rows: list[Any] = self._retry(
+            lambda: (
+                self._connection()
+                .execute("SELECT body FROM turns WHERE session_id = ? ORDER BY seq", (session_id,))
+                .fetchall()
+            )
+        )
+        return decode_turns(body for (body,) in rows)
 
     def close(self) -> None:
         connection = getattr(self._local, "connection", None)
