@@ -15,6 +15,7 @@ import functools
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from flue_runtime.agents.approval import Consent
 from flue_runtime.agents.hooks import Render
 from flue_runtime.agents.prompt import instructions_text, system_prompt
 from flue_runtime.agents.sandbox import Sandbox
@@ -87,8 +88,9 @@ class Configuration:
             names += ["read", "write", "ls"]
         return tuple(names)
 
-    def tools(self, offered: Iterable[str] = ()) -> list[Tool]:
-        """The harness tools `offered` before plus those needed now, in their fixed order, then the agent's."""
+    def tools(self, offered: Iterable[str] = (), consent: Consent | None = None) -> list[Tool]:
+        """The harness tools `offered` before plus those needed now, in their fixed order, then the agent's;
+        `consent`: what `run_skill_script` asks before a run (see `Scripts`)."""
         names = {*offered, *self.needed()}
         files = SandboxFiles(
             self.sandbox, self.skills.tree, keep_out=self.skills.folders, skill_paths=self.skills.skill_paths
@@ -98,7 +100,7 @@ class Configuration:
             if name not in names:
                 continue
             if name == "run_skill_script":
-                tools.append(Scripts(self.skills, self.sandbox).tool())
+                tools.append(Scripts(self.skills, self.sandbox, consent).tool())
             elif name in ("read", "write", "ls"):
                 tools.append(files.tool(name))
             else:

@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from flue_runtime.agents.approval import ApprovalPolicy, Consent, Decide, approval_policy
 from flue_runtime.agents.configuration import HARNESS_TOOLS, Configuration
 from flue_runtime.agents.context import PromptResult, ToolContext, set_value
 from flue_runtime.agents.hooks import render
@@ -61,6 +62,9 @@ class Harness:
     more skills there are and `find_skills` searches them all. None lists every skill.
     `disabled_skills` names mounted skills left out of every session (a session's own
     `enable_skills` brings one back there): not in the catalog, not activated, not read.
+    `approve_scripts`: the policy `run_skill_script` asks before every run (`flue_runtime.agents.approval`:
+    `never`, `bundled_only`, `ask(callback)`, or a callback, taken as `ask`); None is `bundled_only`, the
+    application's own skills run and skills from elsewhere never do.
     `telemetry`: OpenTelemetry spans for activations, reads and script runs (`Telemetry`); None traces when
     `opentelemetry-api` is installed, to its global tracer provider; False never.
     """
@@ -75,6 +79,7 @@ class Harness:
         max_steps: int = 50,
         catalog_budget: int | None = CATALOG_BUDGET,
         disabled_skills: Iterable[str] = (),
+        approve_scripts: ApprovalPolicy | Decide | None = None,
         telemetry: Telemetry | bool | None = None,
     ) -> None:
         if not callable(agent):
@@ -90,6 +95,10 @@ class Harness:
         self.max_steps = max_steps
         self.catalog_budget = catalog_budget
         self.disabled_skills = _skill_names(disabled_skills, "disabled_skills")
+        try:
+            self.approve_scripts = approval_policy(approve_scripts)
+        except TypeError as exc:
+            raise HookError(str(exc)) from None
         check_telemetry(telemetry)
         self.telemetry = telemetry
         self._models: dict[str, Model] = {}
@@ -434,7 +443,7 @@ class Session:
         offered = {*record.tools, *config.needed()}
         record.tools = [name for name in HARNESS_TOOLS if name in offered]
         self._config = config
-        return config.tools(record.tools)
+        return config.tools(record.tools, Consent(self.harness.approve_scripts, self.id, record.script_approvals))
 
     def _model(self, config: Configuration) -> Model:
         chosen = config.render.model or self.harness.model

@@ -6,7 +6,9 @@ outside the sandbox (`$XDG_CACHE_HOME/flue-skills/skills/<id>/<name>/`, else und
 SHA-256: a file rewritten since never runs), read-only, executable where the installed
 package has the bit. Every run checks the copy again, so a changed copy is rebuilt, never
 run. A skill mounted from a folder on disk (dev mode) that lies inside the sandbox, or holds
-it, runs scripts only with `LocalSandbox(..., exec_skills_inside=True)`. The script runs
+it, runs scripts only with `LocalSandbox(..., exec_skills_inside=True)`. Every run needs the
+harness's approval policy to approve the skill's identity and digest (`agents.approval`): a
+refusal is the tool's result, naming the policy. The script runs
 with the sandbox folder as its working directory, a `.py` file under the current
 interpreter and anything else through its shebang, with a small environment (no API
 keys), a timeout, and output bounded to one tool result, under a supervisor
@@ -28,8 +30,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from flue_runtime.agents.approval import Consent, Kind, ScriptRequest, bundled_only
 from flue_runtime.agents.disk_write import inside, overlap
-from flue_runtime.agents.provenance import served
 from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, quoted, utf8_size
 from flue_runtime.agents.sandbox import LocalSandbox, Sandbox
 from flue_runtime.agents.skill_tools import SCRIPTS_DIR, MountedSkills
@@ -38,6 +40,9 @@ from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.errors import FlueError, SkillPathError, ToolFailure
 from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import PackedFile, content_id
+from flue_runtime.mount.bundled import BundleSource
+from flue_runtime.mount.define import _DefinedSource
+from flue_runtime.mount.disk import DiskSource
 from flue_runtime.mount.reference import SkillReference
 
 __all__ = [
@@ -51,6 +56,7 @@ __all__ = [
     "exec_root",
     "materialise",
     "run_script",
+    "source_kind",
 ]
 
 
@@ -96,11 +102,13 @@ def cache_root() -> Path:
 
 
 class Scripts:
-    """`run_skill_script` over the skills of `skills` and a sandbox that may allow execution."""
+    """`run_skill_script` over the skills of `skills` and a sandbox that may allow execution; `consent`: the policy
+    asked before each run and the session's remembered answers (None: `bundled_only`, nothing remembered)."""
 
-    def __init__(self, skills: MountedSkills, sandbox: Sandbox | None) -> None:
+    def __init__(self, skills: MountedSkills, sandbox: Sandbox | None, consent: Consent | None = None) -> None:
         self.skills = skills
         self.sandbox = exec_root(sandbox)
+        self.consent = consent or Consent(bundled_only, "", {})
 
     def tool(self) -> Tool:
         return defined_tool(RUN_SKILL_SCRIPT, self.run)
@@ -115,8 +123,8 @@ class Scripts:
         if mounted.workspace_folder is not None:
             # Its files are in the sandbox, where the model's `write` reaches: running them would run what it wrote.
             raise ToolFailure(
-                f"{skill!r} is a workspace skill: its scripts are not run (they sit in the sandbox, which the "
-                "model can write); only skills the application mounts run scripts"
+                f"{skill!r} is a workspace skill: its scripts are not run, not approved by any policy (they sit in "
+                "the sandbox, which the model can write); only skills the application mounts run scripts"
             )
         if not any(f.path.startswith(SCRIPTS_DIR) for f in mounted.skill.verdict):
             raise ToolFailure(f"skill {skill!r} ships no scripts; {self._with_scripts()}")
@@ -129,6 +137,7 @@ class Scripts:
                 "scripts run only if the application says so, with LocalSandbox(..., allow_exec=True, "
                 "exec_skills_inside=True)"
             )
+        await self._approved(mounted.skill, path, args or [])
         root = cache_root()
         if root.resolve() == sandbox.root or sandbox.root in root.resolve().parents:
             raise ToolFailure(
@@ -138,8 +147,33 @@ class Scripts:
             copy = await asyncio.to_thread(materialise, mounted.skill, root)
         except (FlueError, OSError) as exc:
             raise ToolFailure(f"cannot prepare skill {skill!r} to run {path}: {exc}") from exc
-        served("script", mounted.skill, path)
         return await run_script(copy, path, args or [], stdin, sandbox.root, sandbox.exec_timeout)
+
+    async def _approved(self, skill: SkillReference, path: str, args: list[str]) -> None:
+        """Ask the approval policy about this skill's content; `ToolFailure` (the model is told) unless it approves."""
+        policy = self.consent.policy
+        request = ScriptRequest(
+            self.consent.session_id,
+            skill.name,
+            skill.origin,
+            content_id(skill.verdict),
+            source_kind(skill),
+            path,
+            tuple(args),
+        )
+        try:
+            approved = await policy.approves(request, self.consent.answers)
+        except Exception as exc:  # the application's callback failed: nothing runs, the loop goes on
+            raise ToolFailure(
+                f"{path} of skill {skill.name!r} was not run: the approval policy {policy.name!r} failed "
+                f"({type(exc).__name__}: {exc}), so it was not approved"
+            ) from None
+        if not approved:
+            raise ToolFailure(
+                f"{path} of skill {skill.name!r} was not run: not approved by the application's script approval "
+                f"policy {policy.name!r} ({request.origin}, content {request.digest}); do not retry it, "
+                "answer without it"
+            )
 
     def _with_scripts(self) -> str:
         """Which skills a script can run from (what a model that named another should use)."""
@@ -149,6 +183,17 @@ class Scripts:
             if m.workspace_folder is None and any(f.path.startswith(SCRIPTS_DIR) for f in m.skill.verdict)
         ]
         return f"skills with scripts: {some_paths(names)}"
+
+
+def source_kind(skill: SkillReference) -> Kind:
+    """Where a mounted skill comes from, as an approval policy sees it (see `agents.approval.Kind`)."""
+    if isinstance(skill.source, BundleSource):
+        return "bundle"
+    if isinstance(skill.source, DiskSource):
+        return "folder"
+    if isinstance(skill.source, _DefinedSource):
+        return "defined"
+    return "source"
 
 
 def _script_path(skill: SkillReference, script: str) -> str:

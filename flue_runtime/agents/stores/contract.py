@@ -43,6 +43,9 @@ class SessionRecord:
     #: The session's own choices of skills by name (`Session.disable_skills`, `enable_skills`): False
     #: disabled, True enabled; either wins over the harness's `disabled_skills`.
     skill_switches: dict[str, bool] = field(default_factory=dict)
+    #: The session's answers about running skills' scripts (`flue_runtime.agents.approval.ask`), by
+    #: `ScriptRequest.key` (the skill's name, content digest and origin): True approved, False refused.
+    script_approvals: dict[str, bool] = field(default_factory=dict)
     #: Model turns not saved yet, as `Turn.to_dict()` gives them (see `flue_runtime.agents.provenance`): a save
     #: appends them to the session's turns (`turns(session_id)`) and empties this list; a load leaves it empty
     #: (a long session's history is not read back at every prompt). Not part of equality.
@@ -57,6 +60,7 @@ class SessionRecord:
             announced=list(self.announced),
             tools=list(self.tools),
             skill_switches=dict(self.skill_switches),
+            script_approvals=dict(self.script_approvals),
             turns=list(self.turns),
         )
 

@@ -7,7 +7,9 @@ The `announced` column holds what the model was told: an object with the catalog
 description]` pairs), the instructions and the harness tools offered (since the schema step
 that says so: SQLite 3, PostgreSQL 2); before, the catalog list alone (read back with no
 instructions and no tools). Since SQLite 4, PostgreSQL 3 it also holds the session's skill
-switches (`{name: enabled}`, read back as none when absent).
+switches (`{name: enabled}`, read back as none when absent), and its answers about running
+skills' scripts (`script_approvals`, `{key: approved}`, read back as none when absent: no schema
+change, since a release that drops them at its next save only makes the session ask again).
 
 Since SQLite 5, PostgreSQL 4 a table of turns (`turns`, `flue_turns`) holds each model turn's
 provenance (`Turn.to_dict()` as JSON, see `flue_runtime.agents.provenance`), appended by the save
@@ -53,6 +55,7 @@ class EncodedRecord:
                     "instructions": record.instructions,
                     "tools": record.tools,
                     "skill_switches": record.skill_switches,
+                    "script_approvals": record.script_approvals,
                 }
             ),
             [dump(message) for message in record.messages],
@@ -73,6 +76,7 @@ def decode(system_prompt: str, state: str, announced: str, bodies: Iterable[str]
         told.get("instructions"),
         list(told.get("tools", [])),
         {str(name): bool(on) for name, on in told.get("skill_switches", {}).items()},
+        {str(key): approved is True for key, approved in told.get("script_approvals", {}).items()},
     )
 
 
