@@ -96,7 +96,7 @@ EXPLAINED: dict[tuple[str, str], str] = {
         "the design requires the file to be named exactly `SKILL.md` (FLU101); skills-ref also reads `skill.md`"
     ),
     ("secret", FLUE): (
-        "the packing rules refuse secrets by name (`.env`, `.env.example`, keys, credentials: FLU302) in every skill "
+        "the packing rules refuse secrets by name (`.env`, `.env.local`, keys, credentials: FLU302) in every skill "
         "folder, so none can ship (a project lets a named file through with `[tool.flue] allow`); skills-ref reads "
         "SKILL.md only"
     ),

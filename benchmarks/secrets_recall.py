@@ -1,11 +1,15 @@
-"""Recall and false alarms of the secrets scan, against detect-secrets: a planted set, and real public skills.
+"""Recall and false alarms of the secrets scan, against detect-secrets and trufflehog3: a planted set, and real
+public skills.
 
     python benchmarks/secrets_recall.py                              # the planted set
     python benchmarks/secrets_recall.py --corpus DIR [DIR ...]       # and every file under each DIR
     python benchmarks/secrets_recall.py --corpus DIR --show          # ... listing every file either tool flags
 
-Needs `cryptography` (the planted keys are real, made for the run; it is in the `test` extra)
-and `detect-secrets` (`pip install detect-secrets`; without it its columns are left out).
+Needs `cryptography` (the planted keys are real, made for the run; it is in the `test` extra),
+`detect-secrets` (`pip install detect-secrets`) and `trufflehog3` (`pip install trufflehog3`, run as its
+command over each folder at once); without either, its columns are left out. They need not be in the
+project's environment: a venv holding them (and cryptography, PyYAML) runs this file, flue-skills
+imported from the checkout.
 
 The planted set is `fixtures/hostile/planted.py`: real private keys of eight kinds in every
 container the scan knows (comment and quote prefixes, string literals and their
@@ -15,7 +19,12 @@ neither: placeholders and documented examples, key headers quoted in prose. Each
 file; a tool "finds" a file when it reports anything in it. flue-skills is its content
 scan (`scan_content`, what the vetting runs on every file); detect-secrets runs twice: with
 its default settings (every plugin, entropy and keyword ones included: what `detect-secrets
-scan` does) and with its format plugins only (private keys and the same providers' tokens).
+scan` does) and with its format plugins only (private keys and the same providers' tokens);
+trufflehog3 twice: with its defaults (patterns and entropy) and with its patterns only (`--no-entropy`).
+Issue 32's cases have rows of their own: keys in the containers it names, tokens where it names
+them (a URL, after punctuation, base64, `\\/`), the formats it adds, a placeholder word inside a
+random body; credential files by name and `.env` templates are judged by flue-skills' name rules
+too (the others judge content only).
 
 A corpus is any folder of files, such as public skill collections; the tree is not
 committed. For example (a shallow clone each):
@@ -35,6 +44,9 @@ import argparse
 import json
 import os
 import random
+import resource
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -47,7 +59,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "fixtures" / "hostile")]
 
 import planted  # noqa: E402
 
-from flue_runtime.format.secrets import is_secret_file, scan_content  # noqa: E402
+from flue_runtime.format.secrets import (  # noqa: E402
+    is_env_template,
+    is_secret_file,
+    scan_content,
+    template_value,
+)
 
 #: detect-secrets plugins that look for a format, as ours does (no entropy, no keywords).
 FORMAT_PLUGINS = [
@@ -60,6 +77,55 @@ FORMAT_PLUGINS = [
 ]
 #: Extensions of the contexts, so each tool reads a planted file as the kind of file it is.
 SUFFIX = {".env line": ".env", "JSON": ".json", "YAML": ".yaml", "Python": ".py", "markdown": ".md"}
+#: How a planted file is named when only its content matters (its suffix says what kind of file it is).
+UNNAMED = "planted."
+#: Issue 32: the containers, token formats and credential files by name the scan did not see before.
+NEW_CONTAINERS = {
+    "HTML, <br> between lines",
+    "HTML, one <div> a line",
+    "JSON array of its lines",
+    "URL-encoded",
+    "form-encoded",
+    "PowerShell `n",
+    "numbered list (1. )",
+    "numbered listing (  1 | )",
+}
+NEW_TOKENS = {
+    "GitLab token",
+    "GitLab routable token",
+    "Slack rotated token",
+    "Slack refresh token",
+    "Slack browser token",
+    "Stripe live key, long",
+    "Google API key",
+    "Hugging Face token",
+    "PyPI upload token",
+    "npm token",
+}
+NEW_NAMES = [
+    ".boto",
+    ".s3cfg",
+    ".pgpass.prod",
+    ".my.cnf",
+    "terraform.tfstate",
+    "terraform.tfstate.backup",
+    "client_secret_1234.apps.googleusercontent.com.json",
+    "credentials.csv",
+    "id_ed25519_sk",
+    ".htpasswd",
+    "release.jks",
+    "debug.keystore",
+    "signing.p12",
+    "signing.pfx",
+    "passwords.kdbx",
+    ".git-credentials.work",
+    "credentials.db",
+    ".env_prod",
+]
+TEMPLATE = (
+    "# Copy to .env and fill in\nOPENAI_API_KEY=\nANTHROPIC_API_KEY=your-api-key\nGITHUB_TOKEN=ghp_...\n"
+    "JWT_SECRET=change-me-in-production\nDATABASE_URL=postgres://user:password@localhost:5432/app\nPORT=8080\n"
+)
 
 
 @dataclass
@@ -71,6 +137,8 @@ class Planted:
     data: bytes
     secret: bool
     suffix: str = ".txt"
+    #: The file's own name, when its name is the point (a credential file, a template); else one is made.
+    name: str = ""
 
 
 def planted_set() -> list[Planted]:
@@ -80,6 +148,15 @@ def planted_set() -> list[Planted]:
         for container, wrap in planted.CONTAINERS.items():
             if container == "plain":
                 found.append(Planted("private key, plain PEM", kind, pem.encode(), True, ".pem.txt"))
+            elif container in NEW_CONTAINERS:
+                found.append(
+                    Planted(
+                        "private key in HTML, a JSON array, URL-encoding, PowerShell, a listing (issue 32)",
+                        f"{kind} / {container}",
+                        wrap(pem).encode(),
+                        True,
+                    )
+                )
             elif container in planted.ASCII_ONLY:
                 found.append(Planted("private key in base64", f"{kind} / {container}", wrap(pem).encode(), True))
             else:
@@ -92,10 +169,42 @@ def planted_set() -> list[Planted]:
                 data = planted.CONTAINERS[container](pem).encode(encoding)
                 found.append(Planted("private key in UTF-16/32", f"{kind} / {container} / {encoding}", data, True))
     for kind, make in planted.TOKENS.items():
+        what = "credential token of a format issue 32 adds" if kind in NEW_TOKENS else "credential token"
         for context, wrap in planted.TOKEN_CONTEXTS.items():
             for seed in range(3):
                 data = wrap(make(random.Random(f"{kind}{seed}"))).encode()
-                found.append(Planted("credential token", f"{kind} / {context}", data, True, SUFFIX[context]))
+                found.append(Planted(what, f"{kind} / {context}", data, True, SUFFIX[context]))
+        for placed, wrap in planted.PLACED.items() if kind != "AWS key pair" else ():
+            data = wrap(make(random.Random(f"{kind}{placed}"))).encode()
+            found.append(
+                Planted(
+                    "credential token in a URL, after punctuation, in base64 (issue 32)",
+                    f"{kind} / {placed}",
+                    data,
+                    True,
+                )
+            )
+    for seed in range(3):
+        rng = random.Random(seed)
+        for label, data in (
+            ("escaped \\/", planted.escaped_aws_pair(rng)),
+            ("Kubernetes", planted.kubernetes_aws_pair(rng)),
+        ):
+            found.append(
+                Planted(
+                    "credential token in a URL, after punctuation, in base64 (issue 32)",
+                    f"AWS key pair / {label}",
+                    data.encode(),
+                    True,
+                )
+            )
+        for word in ("yOuR", "fake", "xxxx", "EXAMPLE", "dummy"):
+            data = f"ANTHROPIC_API_KEY={planted.random_body_with(word, rng)}\n".encode()
+            found.append(
+                Planted("token whose random body holds a placeholder word (issue 32)", word, data, True, ".env")
+            )
+    for name in NEW_NAMES:
+        found.append(Planted("credential file by name (issue 32)", name, b"user = me\n", True, name=name))
     for label, text in planted.PLACEHOLDERS.items():
         for context, wrap in planted.TOKEN_CONTEXTS.items():
             found.append(
@@ -111,6 +220,9 @@ def planted_set() -> list[Planted]:
         for container in ("plain", "markdown quote (> )", "shell comment (# )", "notebook cell"):
             data = planted.CONTAINERS[container](text).encode()
             found.append(Planted("key header quoted in prose", f"{label} / {container}", data, False, ".md"))
+    for name in sorted(planted_templates := (".env.example", ".env.sample", ".env.template")):
+        found.append(Planted("`.env` template of placeholders (issue 32)", name, TEMPLATE.encode(), False, name=name))
+    del planted_templates
     return found
 
 
@@ -123,6 +235,8 @@ class Tool:
     #: A file's path → what the tool reports in it (empty: nothing).
     scan: Callable[[Path], list[str]]
     seconds: float = 0.0
+    #: Run once over a whole folder before its files are asked about (a command that scans a tree).
+    prepare: Callable[[Path], None] | None = None
 
     def __call__(self, path: Path) -> list[str]:
         start = time.process_time()
@@ -131,11 +245,76 @@ class Tool:
         finally:
             self.seconds += time.process_time() - start
 
+    def over(self, root: Path) -> None:
+        if self.prepare is not None:
+            start = _cpu()
+            self.prepare(root)
+            self.seconds += _cpu() - start
+
+
+def _cpu() -> float:
+    """CPU time of this process and of the commands it ran (trufflehog3)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def flue_at(revision: str) -> Tool:
+    """flue-skills' scan and name rules as they were at `revision` (for a before-and-after table)."""
+    import importlib
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    load = importlib.import_module("secrets_throughput").load
+    module = sys.modules[load(revision).__module__]  # type: ignore[attr-defined]
+
+    def scan(path: Path) -> list[str]:
+        data = path.read_bytes()
+        if not path.name.startswith(UNNAMED) and module.is_secret_file(path.name, path.parent.name):
+            return ["FLU302 by name"]
+        found = module.scan_content(data)
+        return [] if found is None else [f"{found.code} {found.what}"]
+
+    return Tool(f"flue-skills at {revision}", scan)
+
 
 def ours(path: Path) -> list[str]:
+    """flue-skills' verdict on a file: its name (the secrets rule, a template's values), then its content. A
+    planted file named for its context only (`planted.env`, `planted.json`: see `run_planted`) is judged by
+    its content alone, as the other tools judge every file."""
     with open(path, "rb") as handle:  # one read, as the vetting's (it streams; these files are small)
-        found = scan_content(handle.read())
+        data = handle.read()
+    if path.name.startswith(UNNAMED):
+        found = scan_content(data)
+        return [] if found is None else [f"{found.code} {found.what}"]
+    if is_secret_file(path.name, path.parent.name):
+        return ["FLU302 by name"]
+    valued = template_value(data) if is_env_template(path.name) else None
+    if valued is not None:
+        return [f"FLU302 template value {valued[0]}"]
+    found = scan_content(data)
     return [] if found is None else [f"{found.code} {found.what}" + (f" (line {found.line})" if found.line else "")]
+
+
+def trufflehog3_tools() -> list[Tool]:
+    command = shutil.which("trufflehog3") or shutil.which("trufflehog3", path=str(Path(sys.executable).parent))
+    if command is None:
+        print("trufflehog3 is not installed (pip install trufflehog3): its columns are left out", file=sys.stderr)
+        return []
+    release = subprocess.run([command, "--version"], capture_output=True, text=True).stdout.split()[-1]
+
+    def tool(name: str, *extra: str) -> Tool:
+        found: dict[Path, list[str]] = {}
+
+        def prepare(root: Path) -> None:
+            with tempfile.TemporaryDirectory() as work:
+                out = Path(work) / "found.json"
+                args = [command, "-z", "--no-history", "-p", "1", *extra, "-f", "JSON", "-o", str(out), str(root)]
+                subprocess.run(args, capture_output=True, check=True)
+                for issue in json.loads(out.read_text() or "[]"):
+                    found.setdefault((root / issue["path"]).resolve(), []).append(issue["rule"]["message"])
+
+        return Tool(name, lambda path: sorted(set(found.get(path.resolve(), []))), prepare=prepare)
+
+    return [tool(f"trufflehog3 {release}, defaults"), tool(f"trufflehog3 {release}, patterns only", "--no-entropy")]
 
 
 def detect_secrets_tools() -> list[Tool]:
@@ -179,9 +358,16 @@ class Row:
 def run_planted(tools: list[Tool], work: Path) -> tuple[list[Row], list[dict[str, object]]]:
     rows: dict[str, Row] = {}
     misses: list[dict[str, object]] = []
+    items = []
     for index, item in enumerate(planted_set()):
-        path = work / f"planted-{index:04d}{item.suffix}"
+        folder = work / f"planted-{index:04d}"
+        folder.mkdir()
+        path = folder / (item.name or f"planted{item.suffix}")
         path.write_bytes(item.data)
+        items.append((path, item))
+    for tool in tools:
+        tool.over(work)
+    for path, item in items:
         row = rows.setdefault(item.kind, Row(item.kind, item.secret))
         row.files += 1
         for tool in tools:
@@ -206,6 +392,8 @@ def run_corpus(tools: list[Tool], root: Path) -> dict[str, object]:
     counts = {tool.name: 0 for tool in tools}
     by_name: list[str] = []
     files = size = 0
+    for tool in tools:
+        tool.over(root)
     for path in corpus_files(root):
         files += 1
         size += path.stat().st_size
@@ -217,7 +405,7 @@ def run_corpus(tools: list[Tool], root: Path) -> dict[str, object]:
             if found:
                 counts[tool.name] += 1
                 flagged.setdefault(rel, {})[tool.name] = found
-    skills = sum(1 for _ in root.rglob("SKILL.md"))
+    skills = sum(1 for path in corpus_files(root) if path.name == "SKILL.md")
     return {
         "root": str(root),
         "files": files,
@@ -241,9 +429,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--without-baseline", action="store_true", help="run flue-skills' scan alone")
+    parser.add_argument("--against", help="a git revision whose flue-skills scan runs beside this tree's")
     args = parser.parse_args(argv)
 
-    tools = [Tool("flue-skills", ours), *([] if args.without_baseline else detect_secrets_tools())]
+    baselines = [] if args.without_baseline else [*detect_secrets_tools(), *trufflehog3_tools()]
+    tools = [Tool("flue-skills", ours), *([flue_at(args.against)] if args.against else []), *baselines]
     with tempfile.TemporaryDirectory(prefix="flue-secrets-recall-") as work:
         rows, misses = run_planted(tools, Path(work))
     names = [tool.name for tool in tools]
