@@ -14,7 +14,12 @@ from packaging.requirements import Requirement
 from support.paths import ROOT
 
 #: Distributions whose import name is not their name with `-` as `_`.
-IMPORT_NAME = {"pyyaml": "yaml", "pydantic-ai-slim": "pydantic_ai", "openai-agents": "agents"}
+IMPORT_NAME = {
+    "pyyaml": "yaml",
+    "pydantic-ai-slim": "pydantic_ai",
+    "openai-agents": "agents",
+    "opentelemetry-api": "opentelemetry",
+}
 #: Modules imported directly that come with a declared distribution (its own requirement), not declared alone.
 THROUGH = {
     "referencing": "jsonschema",  # `$ref` resolution of user tool schemas; jsonschema's own resolver
