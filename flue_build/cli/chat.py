@@ -13,6 +13,10 @@ end of input (Ctrl-D, or the end of a piped file) ends the conversation (exit 0)
 `--skill NAME` activates a skill with the first prompt (`prompt(..., activate=...)`), checked
 before anything is read; `--disable-skill NAME` leaves a skill out for this run
 (`Harness(disabled_skills=...)`, not saved with the session).
+
+Before a skill's script runs (`run_skill_script`), the terminal is asked, once per skill and content
+digest in the session (`flue_runtime.agents.approval.ask`; with `--store` the answer is kept with the
+session): a line starting with `y` runs it, anything else, or end of input, refuses it.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from flue_build.errors import UsageError
 from flue_runtime.errors import FlueError
 
 if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
+    from flue_runtime.agents.approval import ScriptRequest
     from flue_runtime.agents.harness import Harness, Session
 
 
@@ -72,8 +77,15 @@ def run(args: argparse.Namespace) -> int:
     from flue_runtime.agents.hooks import render
 
     agent = load_agent(args.agent)
+    from flue_runtime.agents.approval import ask
+
     harness = WatchedHarness(
-        agent, store=args.store, model=args.model, trace=Trace(sys.stdout), disabled_skills=args.disabled_skills
+        agent,
+        store=args.store,
+        model=args.model,
+        trace=Trace(sys.stdout),
+        disabled_skills=args.disabled_skills,
+        approve_scripts=ask(_terminal_approval, name="the terminal's answer"),
     )
     session_id = args.session or f"run-{uuid.uuid4().hex[:12]}"
     with agent_code(args.agent):
@@ -191,6 +203,21 @@ def _ctrl_c_exits(conversation: Conversation) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _terminal_approval(request: ScriptRequest) -> bool:
+    """Ask on the terminal whether a skill's script may run: a line starting with y says yes."""
+    print(
+        f"run {request.script} of skill {request.skill!r} ({request.origin}, content {request.digest}) "
+        f"with arguments {list(request.args)}? [y/N] ",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+    line = sys.stdin.readline()
+    if not sys.stdin.isatty():
+        print(line.strip(), file=sys.stderr, flush=True)  # piped: the answer shows in the transcript
+    return line.strip().lower().startswith("y")
 
 
 def _announcement(message: dict[str, Any]) -> bool:

@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable
 from typing import TextIO
 
+from flue_runtime.agents.approval import ApprovalPolicy
 from flue_runtime.agents.harness import AgentFunction, Harness
 from flue_runtime.models import Model, ModelRequest, ModelResponse
 from flue_runtime.models.base import Message
@@ -34,8 +35,11 @@ class WatchedHarness(Harness):
         model: str | None,
         trace: Trace,
         disabled_skills: Iterable[str] = (),
+        approve_scripts: ApprovalPolicy | None = None,
     ) -> None:
-        super().__init__(agent, store=store, model=model, disabled_skills=disabled_skills)
+        super().__init__(
+            agent, store=store, model=model, disabled_skills=disabled_skills, approve_scripts=approve_scripts
+        )
         self._override = model
         self._trace = trace
 
