@@ -23,6 +23,8 @@ SAMPLES_RUN_BY = {
     "guides/models.md": ["tests/providers/test_readme.py"],
     "guides/scripts.md": ["tests/harness/test_harness_readme.py"],
     "guides/postgresql.md": ["tests/stores/test_readme_deploy.py"],
+    "guides/provenance.md": ["tests/stores/test_provenance.py"],
+    "guides/opentelemetry.md": ["tests/harness/test_telemetry.py"],
     "guides/terminal.md": ["tests/cli/test_cli_readme.py"],
     "guides/mcp.md": ["tests/integrations/test_integrations_readme.py", "tests/integrations/test_remote_skills.py"],
     "guides/pydantic-ai.md": ["tests/integrations/test_integrations_readme.py"],

@@ -4,8 +4,10 @@ attributes unless asked; `import flue_runtime` imports no OpenTelemetry."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +109,14 @@ def test_importing_flue_runtime_imports_no_opentelemetry_and_tracing_off_imports
         "assert not [m for m in sys.modules if m.startswith('opentelemetry')]\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_guide_runs_as_shown(tmp_path: Path) -> None:
+    from support.site import page
+
+    found = re.search(r"```python\n(.*?)```\n\n```\n(.*?)```", page("guides/opentelemetry.md"), re.DOTALL)
+    assert found is not None, "a python block followed by its output"
+    (tmp_path / "snippet.py").write_text(found.group(1), encoding="utf-8")
+    out = subprocess.run([sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == found.group(2)

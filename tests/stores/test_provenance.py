@@ -5,7 +5,10 @@ previous schema is brought up to date and its sessions read and go on."""
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -198,3 +201,14 @@ def test_a_store_without_turns_says_so(tmp_path: Path) -> None:
     session.prompt_sync("hi")
     with pytest.raises(Exception, match="keeps no turns"):
         session.provenance()
+
+
+def test_the_guide_runs_as_shown(tmp_path: Path) -> None:
+    from support.site import page
+
+    found = re.search(r"```python\n(.*?)```\n\n```\n(.*?)```", page("guides/provenance.md"), re.DOTALL)
+    assert found is not None, "a python block followed by its output"
+    (tmp_path / "snippet.py").write_text(found.group(1), encoding="utf-8")
+    out = subprocess.run([sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == found.group(2)
