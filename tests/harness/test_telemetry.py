@@ -89,8 +89,8 @@ def test_skill_tool_calls_are_spans_with_the_skill_attributes_and_digests() -> N
 def test_content_goes_into_attributes_only_when_asked() -> None:
     spans, _ = _run(content=True)
     attributes = [dict(s.attributes or {}) for s in spans]
-    assert "SECRET-INSTRUCTIONS" in attributes[1]["gen_ai.tool.call.result"]
-    assert "SECRET-POLICY" in attributes[2]["gen_ai.tool.call.result"]
+    assert "SECRET-INSTRUCTIONS" in str(attributes[1]["gen_ai.tool.call.result"])
+    assert "SECRET-POLICY" in str(attributes[2]["gen_ai.tool.call.result"])
     assert attributes[2]["gen_ai.tool.call.arguments"] == '{"path": "/.flue/skills/refunds/policy.md"}'
 
 
