@@ -11,8 +11,12 @@ Who checks what (each rule has its owner; nothing here re-implements one):
   and every file read (size, digest; SKILL.md's frontmatter field by field with the entry's):
   `mcp.host`, as SEP-2640 asks of a host;
 - the skill (its name, every path, secret names, noise, sizes against the limits before a byte is read,
-  SKILL.md by the skill rules, private keys): `load_skill`, by the build's rules. A file is read only when
-  the model reads it, and checked then against what was recorded at load; SKILL.md is read at load.
+  SKILL.md by the skill rules, private keys): `load_skill`, by the build's rules.
+
+Nothing is fetched ahead of need (SEP-2640): a listed skill is mounted from its entry alone (`vet_listing`: its
+name, catalog fields, paths and sizes), its SKILL.md fetched, verified and the whole skill vetted by `load_skill`
+when first needed (its instructions, a file, a script), and each support file when read. Verified files are kept
+in memory by URI and digest (`_Verified`), so a file is read from the server once.
 
 Every reply of the server is bounded in bytes before it is parsed (`mcp.replies`: a counter on each HTTP body
 and server-sent event, a bounded reader of stdio lines); one past the limit ends the session at once.
@@ -38,6 +42,7 @@ import sys
 import threading
 import time
 import warnings
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -60,13 +65,14 @@ from mcp_types.jsonrpc import CONNECTION_CLOSED
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from flue_runtime.errors import RemoteSkillsError, SkillSourceError, SkillVerificationError, SkillWarning
-from flue_runtime.format.records import SKILL_FILE, ListedFile
+from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits
+from flue_runtime.mcp.contents import BUDGET
 from flue_runtime.mcp.entries import EXTENSION_ID
 from flue_runtime.mcp.host import check_entry, verify_file, verify_skill_md
 from flue_runtime.mcp.replies import Bound, count_replies, reply_limit, stdio_transport
-from flue_runtime.mount.reference import SkillReference
-from flue_runtime.mount.sources import vet_source
+from flue_runtime.mount.reference import MountedSource, SkillReference
+from flue_runtime.mount.sources import vet_listing, vet_source
 
 T = TypeVar("T")
 Target = str | Sequence[str] | StdioServerParameters
@@ -165,7 +171,7 @@ def remote_skills(
     except BaseException:
         connection.close()
         raise
-    if not any(skill.resources for skill in skills):
+    if not skills:
         connection.drop()  # nothing left to read: no server kept waiting (a read would connect again)
     return RemoteSkills(skills, connection)
 
@@ -210,10 +216,18 @@ class _RemoteSkill:
         if path == SKILL_FILE and self._skill_md is not None:
             return self._skill_md  # (read once: what is vetted is what is served)
         uri = self._uris[path]
-        data = self._fetch(uri, self._files[path].size)
+        listed = self._files[path]
+        kept = self._connection.verified.get(uri, listed.sha256)
+        if kept is not None:
+            return kept
+        data = self._fetch(uri, listed.size)
         if path == SKILL_FILE:
-            return self._verified_skill_md(data)
-        return verify_file(self._entry, uri, data)
+            data = self._verified_skill_md(data)
+        else:
+            data = verify_file(self._entry, uri, data)
+        if listed.sha256 is not None:
+            self._connection.verified.keep(uri, listed.sha256, data)
+        return data
 
     def _verified_skill_md(self, data: bytes) -> bytes:
         verify_skill_md(self._entry, data, allow_dynamic=self._dynamic)
@@ -258,17 +272,91 @@ def _mount(
     dynamic = entry.get("resources") == "dynamic"
     source = _RemoteSkill(connection, entry, dynamic=dynamic)
     try:
+        if not dynamic:
+            fields, files, notes = vet_listing(source, entry["frontmatter"], limits=limits)
+            return SkillReference(fields, _Listed(source, fields, files, limits)), notes
         with connection.within(deadline):
-            if dynamic:
-                source.prefetch(limits)
+            source.prefetch(limits)  # (no size to vet it by before it is read)
             skill, notes = vet_source(source, limits=limits)
     except (SkillSourceError, SkillVerificationError) as refused:
         if source.failure is not None:
             raise source.failure from None
         return None, [_skipped(connection, entry, str(refused))]
-    if dynamic:
-        skill = SkillReference(replace(skill.fields, description=skill.description + UNVERIFIED), skill.source)
-    return skill, notes
+    return SkillReference(replace(skill.fields, description=skill.description + UNVERIFIED), skill.source), notes
+
+
+class _Listed(MountedSource):
+    """A listed skill, mounted from its entry alone: its catalog fields and file list vetted from the entry
+    (`vet_listing`); its SKILL.md fetched, verified against the entry and the whole skill vetted by `load_skill`'s
+    rules only when first needed (its instructions, a file, a script), and refused then if it does not pass.
+    SEP-2640: "Hosts MUST NOT retrieve a skill's files ahead of need"."""
+
+    def __init__(
+        self, remote: _RemoteSkill, fields: SkillMetadata, files: tuple[PackedFile, ...], limits: Limits
+    ) -> None:
+        self._remote = remote
+        self._fields = fields
+        self._files = files
+        self._limits = limits
+        self._loaded: MountedSource | None = None
+        self._refused: SkillSourceError | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._fields.name
+
+    def files(self) -> tuple[PackedFile, ...]:
+        return self._files
+
+    def read(self, path: str) -> bytes:
+        return self._load().read(path)
+
+    def instructions(self) -> str:
+        return self._load().instructions()
+
+    def describe(self) -> str:
+        return self._remote.describe()
+
+    def _load(self) -> MountedSource:
+        """The skill as `load_skill` mounts it, at first need; the same refusal at every later need."""
+        with self._lock:
+            if self._loaded is None and self._refused is None:
+                self._loaded = self._vetted()
+            if self._refused is not None:
+                raise self._refused
+            assert self._loaded is not None
+            return self._loaded
+
+    def _vetted(self) -> MountedSource | None:
+        shown = self.describe()
+        try:
+            skill, notes = vet_source(self._remote, limits=self._limits)
+        except SkillSourceError as refused:
+            if self._remote.failure is not None:  # (the server, not the skill: the next need tries again)
+                failure, self._remote.failure = self._remote.failure, None
+                raise failure from None
+            self._refused = SkillSourceError(shown, reason=f"refused when first loaded: {_after(refused, shown)}")
+            return None
+        listed, found = self._fields, skill.fields
+        if (found.name, found.description, found.license, found.compatibility) != (
+            listed.name,
+            listed.description,
+            listed.license,
+            listed.compatibility,
+        ) or skill.source.files() != self._files:
+            self._refused = SkillSourceError(
+                shown, reason="refused when first loaded: its SKILL.md or files are not the ones its entry listed"
+            )
+            return None
+        for note in notes:
+            warnings.warn(note, SkillWarning, stacklevel=2)
+        return skill.source
+
+
+def _after(error: Exception, shown: str) -> str:
+    """An error's text without the source's name in front (the message around it names it)."""
+    return _one_line(str(error).removeprefix(shown).lstrip(": "))
 
 
 def _root_of(entry: Mapping[str, Any]) -> str:
@@ -362,6 +450,8 @@ class _Connection:
         self._closed = False
         self._deadline = threading.local()
         self._http_status = ""
+        #: Files read and verified, for the next read of them (SEP-2640: hosts SHOULD cache verified content).
+        self.verified = _Verified()
 
     def within(self, deadline: float) -> _Within:
         """Reads made by this thread inside the block share `deadline` (a load's), not one each."""
@@ -425,6 +515,7 @@ class _Connection:
                 return
             self._closed = True
             held, self._held = self._held, None
+        self.verified.clear()  # (a read after close is refused, as before: nothing served from memory)
         atexit.unregister(self.close)
         if held is not None:
             self._stop(held)
@@ -570,6 +661,44 @@ class _Connection:
             pass  # the loop is stopping anyway: its cancellation stops what is left
         except Exception:  # noqa: S110  (how the old session ended no longer matters)
             pass
+
+
+class _Verified:
+    """Files read from the server and verified against their entries, by URI and digest, within a byte budget
+    (the least recently read dropped first): a file whose entry lists the same digest is not read again. Kept in
+    this process's memory only: nothing but the host can change them."""
+
+    def __init__(self, budget: int = BUDGET) -> None:
+        self.budget = budget
+        self.used = 0
+        self._kept: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, uri: str, sha256: str | None) -> bytes | None:
+        if sha256 is None:
+            return None
+        with self._lock:
+            data = self._kept.get((uri, sha256))
+            if data is not None:
+                self._kept.move_to_end((uri, sha256))
+            return data
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+            self.used = 0
+
+    def keep(self, uri: str, sha256: str, data: bytes) -> None:
+        if len(data) > self.budget:
+            return
+        with self._lock:
+            if (uri, sha256) in self._kept:
+                return
+            self._kept[(uri, sha256)] = data
+            self.used += len(data)
+            while self.used > self.budget:
+                _, dropped = self._kept.popitem(last=False)
+                self.used -= len(dropped)
 
 
 @dataclass(frozen=True)

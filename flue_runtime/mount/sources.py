@@ -30,23 +30,23 @@ import errno
 import re
 import threading
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from flue_runtime.errors import SkillPathError, SkillSourceError, SkillWarning
-from flue_runtime.format.diagnostics import Diagnostic, diagnostic
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic, has_errors
 from flue_runtime.format.paths import skill_path
-from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile
+from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
 from flue_runtime.format.safe_read import inspect_bytes
 from flue_runtime.format.secrets import found_secret
 from flue_runtime.format.skill_folder import vet_tree
 from flue_runtime.format.trees import ListedTree, listing_mismatch
 from flue_runtime.format.validate import check_fields
-from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, unreadable
+from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, unreadable, walk
 from flue_runtime.mount.reference import MountedSource, SkillReference
 
-__all__ = ["SkillSource", "fetch", "load_skill", "shown_as", "vet_source"]
+__all__ = ["SkillSource", "fetch", "load_skill", "shown_as", "vet_listing", "vet_source"]
 
 
 _SHA256 = re.compile("[0-9a-f]{64}")
@@ -128,6 +128,47 @@ def vet_source(
         source, shown, vetted.metadata.name, vetted.files, tree.kept[SKILL_FILE], vetted.body_offset, tree.unscanned
     )
     return SkillReference(vetted.metadata, loaded, known_id=vetted.id), notes
+
+
+def vet_listing(
+    source: SkillSource, fields: Mapping[str, Any], *, limits: Limits = DEFAULT_LIMITS
+) -> tuple[SkillMetadata, tuple[PackedFile, ...], list[str]]:
+    """What can be vetted of a skill before a byte of it is read, for a source whose listing carries SKILL.md's
+    frontmatter (`fields`: a Skills extension entry's): the name rule, every listed path and size against the
+    limits (the walk of `vet_source`, reading nothing: every file must be listed with a SHA-256), and the catalog
+    fields (`name`, `description`, `license`, `compatibility`, `metadata`'s string values) by the skill rules.
+    `allowed-tools` is never taken from a listing: a source that lists its frontmatter is a remote one, whose
+    grants a host ignores (SEP-2640, "No implicit permission grants").
+
+    Returns the metadata, the file list and the walk's warnings; `SkillSourceError` naming every problem. The
+    skill is not loaded: `vet_source` does that at first need, reading SKILL.md, and the caller compares what it
+    finds with what this returned."""
+    shown = shown_as(source)
+    name = _call(shown, "name", lambda: source.name)
+    listing, problems = _listing(source, shown, limits)
+    if problems:
+        raise SkillSourceError(shown, problems)
+    unhashed = sorted(path for path, listed in listing.items() if listed.sha256 is None)
+    if unhashed:
+        raise SkillSourceError(shown, reason=f"{unhashed[0]} is listed without a SHA-256: it cannot be vetted unread")
+    walked = walk(ListedTree(listing, lambda path: fetch(source, shown, path)), display=shown, limits=limits)
+    catalog = {key: fields[key] for key in ("name", "description", "license", "compatibility") if key in fields}
+    extra = fields.get("metadata")
+    if isinstance(extra, Mapping):  # (typed as JSON: `build: 7` is 7 there, "7" to the skill rules; strings only)
+        catalog["metadata"] = {key: value for key, value in extra.items() if isinstance(value, str)}
+    where = f"{shown}/{SKILL_FILE}"
+    diagnostics = [*walked.diagnostics, *(d for d in check_fields(catalog, where, str(name)) if d.is_error)]
+    if SKILL_FILE not in listing:
+        diagnostics.append(diagnostic("FLU101 missing", shown, name=str(name)))
+    if has_errors(diagnostics):
+        raise SkillSourceError(shown, [d for d in diagnostics if d.is_error])
+    nested = [  # (as `vet_tree` says it: a SKILL.md inside the skill is a file of it)
+        diagnostic("FLU212", f"{shown}/{f.path}", inner=f.path.rsplit("/", 2)[-2], outer=str(name), display=shown)
+        for f in walked.files
+        if f.path.endswith(f"/{SKILL_FILE}")
+    ]
+    notes = [f"{d.location}: {d.code} {d.message}" for d in [*walked.diagnostics, *nested]]
+    return SkillMetadata.from_dict(catalog), tuple(walked.files), notes
 
 
 def shown_as(source: object) -> str:

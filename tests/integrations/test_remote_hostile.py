@@ -193,7 +193,9 @@ def test_only_the_honest_skills_of_a_hostile_server_are_mounted_each_refusal_nam
     config, skills, said = hostile
     server = shown(config)
     assert skills.server == server
-    assert [s.name for s in skills] == ["good", "lazy"]  # both pages read; nothing else mounted, not even in part
+    # Both pages read; nothing else mounted, not even in part. A SKILL.md other than its entry says is found when
+    # the skill is first loaded (nothing is read at listing): the skill is listed, and refused then.
+    assert [s.name for s in skills] == ["good", "tampered", "wrong-size", "other-frontmatter", "lazy"]
     refused = {
         m.split(f"{server}: skill ", 1)[1].split(" not mounted: ")[0]: m
         for m in said
@@ -202,9 +204,6 @@ def test_only_the_honest_skills_of_a_hostile_server_are_mounted_each_refusal_nam
     assert len(refused) == len([m for m in said if " not mounted: " in m]) - 1
     expected = {
         "'skill://good/sub/SKILL.md'": "sits inside the folder of skill skill://good/SKILL.md",
-        "'skill://tampered/SKILL.md'": "the content hashes to sha256:",
-        "'skill://wrong-size/SKILL.md'": "the server sent more than the 10 bytes listed",
-        "'skill://other-frontmatter/SKILL.md'": "frontmatter 'description': the entry says \"Not what SKILL.md says.\"",
         "'skill://huge/SKILL.md'": "FLU311",
         "'skill://secret/SKILL.md'": ".env",
         "'skill://traversal/SKILL.md'": "listed path '../../etc/passwd' refused",
@@ -225,18 +224,34 @@ def test_only_the_honest_skills_of_a_hostile_server_are_mounted_each_refusal_nam
     assert any("FLU212" in m and "skill://good/sub/SKILL.md" in m for m in said)
     # Nothing was read that a listing refused: not the 2 GiB file, not a path outside a skill.
     assert uri("huge", "big.bin") not in reads(config.parent) and not any("passwd" in r for r in reads(config.parent))
-    # The honest skills' support files are read only when used: so far only their SKILL.md.
-    assert {r for r in reads(config.parent) if r.startswith(("skill://good/", "skill://lazy/"))} == {
-        uri("good"),
-        uri("lazy"),
+    # No file of any skill is read at listing, not even a SKILL.md (SEP-2640: nothing fetched ahead of need).
+    assert reads(config.parent) == []
+
+
+def test_a_skill_md_other_than_its_entry_is_refused_when_first_loaded_and_at_every_later_need(
+    hostile: tuple[Path, RemoteSkills, list[str]],
+) -> None:
+    config, skills, _ = hostile
+    named = {s.name: s for s in skills}
+    problems = {
+        "tampered": "the content hashes to sha256:",
+        "wrong-size": "the server sent more than the 10 bytes listed",
+        "other-frontmatter": "frontmatter 'description': the entry says \"Not what SKILL.md says.\"",
     }
+    for name, words in problems.items():
+        for _ in range(2):
+            with pytest.raises(SkillSourceError) as raised:
+                _ = named[name].instructions
+            assert str(raised.value).startswith(f"{shown(config)} skill://{name}: refused when first loaded: ")
+            assert words in str(raised.value), raised.value
+    assert reads(config.parent).count(uri("tampered")) == 1  # refused once, remembered
 
 
 def test_files_read_later_are_checked_when_read_and_refused_naming_the_server(
     hostile: tuple[Path, RemoteSkills, list[str]],
 ) -> None:
     config, skills, _ = hostile
-    lazy = skills[1]
+    lazy = skills[-1]
     assert lazy.read_bytes("policy.md") == POLICY
     assert reads(config.parent)[-1] == uri("lazy", "policy.md")
     problems = {
@@ -334,14 +349,17 @@ def test_a_read_that_never_answers_is_refused_within_the_timeout(tmp_path: Path)
         assert skills[0].read_text("SKILL.md").startswith("---")  # the session is still usable
 
 
-def test_a_skill_md_that_never_answers_stops_the_call_within_the_timeout(tmp_path: Path) -> None:
+def test_a_skill_md_that_never_answers_stops_its_load_within_the_timeout(tmp_path: Path) -> None:
     honest, stuck = _skill("honest"), _skill("stuck")
     answers = {**served(honest, "honest"), uri("stuck"): {"hang": True}}
     config = write_config(tmp_path, [[entry("honest", honest), entry("stuck", stuck)]], answers)
-    raised = finishes(lambda: remote_skills(command(config), timeout=SHORT), within=SHORT + 30)
-    assert isinstance(raised, RemoteSkillsError), raised
-    assert str(raised).startswith(shown(config) + ": ")
-    assert "resources/read skill://stuck/SKILL.md: no answer within" in str(raised)
+    skills, _ = mounted(command(config), timeout=SHORT)  # (listing reads no SKILL.md: nothing to wait for)
+    with skills:
+        raised = finishes(lambda: skills[1].instructions, within=SHORT + 30)
+        assert isinstance(raised, RemoteSkillsError), raised
+        assert str(raised).startswith(shown(config) + ": ")
+        assert "resources/read skill://stuck/SKILL.md: no answer within" in str(raised)
+        assert skills[0].instructions == "Do the thing.\n"  # the server's failure is not the other skill's
     assert wait_gone(int((tmp_path / "server.pid").read_text()))  # the server was stopped and reaped
 
 

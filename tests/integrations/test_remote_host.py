@@ -1,0 +1,94 @@
+"""`remote_skills` as SEP-2640 asks of a host, requirement by requirement (issue 33), against a real MCP server on
+this machine (the official SDK's `MCPServer`, `support/scripted_mcp.py`) that logs every URI it is asked to read.
+The table in docs/guides/mcp.md maps each requirement to its test here."""
+
+from __future__ import annotations
+
+import pytest
+from support.optional import need
+
+need("mcp", "mcp")
+
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+from support import scripted_mcp
+from support.scripted_mcp import entry, reads, served, skill_md, uri, write_config
+
+from flue_runtime import Harness, SkillWarning, agent, use_model, use_skill
+from flue_runtime.mcp import RemoteSkills, remote_skills
+from flue_runtime.models import ScriptedModel, ToolCall
+
+pytestmark = pytest.mark.slow
+
+TIMEOUT = 60.0
+REFUNDS = {
+    "SKILL.md": skill_md("refunds", "Handle refund requests.", "Read policy.md first.\n"),
+    "policy.md": b"Orders younger than 30 days are refundable.\n",
+    "scripts/check.py": b"print('ok')\n",
+}
+
+
+def command(config: Path) -> list[str]:
+    return [sys.executable, str(Path(scripted_mcp.__file__)), str(config)]
+
+
+def serve(folder: Path, skills: dict[str, dict[str, bytes]]) -> Path:
+    """A server of `skills` (by URI path: `acme/billing/refunds`), logging its reads in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    pages: list[dict[str, Any]] = []
+    files: dict[str, dict[str, Any]] = {}
+    for path, content in skills.items():
+        pages.append(entry(path, content, root=path))
+        files.update(served(content, path))
+    return write_config(folder, [pages], files)
+
+
+def mounted(config: Path, **options: Any) -> tuple[RemoteSkills, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        skills = remote_skills(command(config), timeout=TIMEOUT, **options)
+    return skills, [str(w.message) for w in caught if issubclass(w.category, SkillWarning)]
+
+
+def run(skills: RemoteSkills, calls: list[ToolCall]) -> ScriptedModel:
+    """An agent of `skills` whose model makes `calls`, then answers."""
+    model = ScriptedModel([calls, "done"])
+
+    @agent
+    def support():  # type: ignore[no-untyped-def]
+        use_model(model)
+        for skill in skills:
+            use_skill(skill)
+        return "Answer."
+
+    Harness(support).prompt_sync("hello")
+    return model
+
+
+def test_listing_fetches_no_file_and_a_skill_md_is_fetched_verified_when_first_needed(tmp_path: Path) -> None:
+    """Requirement 1: no file retrieved ahead of need (not on connection, not on listing)."""
+    config = serve(tmp_path, {"refunds": REFUNDS})
+    with mounted(config)[0] as skills:
+        assert [s.name for s in skills] == ["refunds"]
+        assert skills[0].description.startswith("Handle refund requests.")
+        assert skills[0].resources == ("policy.md", "scripts/check.py")
+        assert reads(tmp_path) == []  # mounted from the entry alone
+        run(skills, [ToolCall("activate_skill", {"name": "refunds"})])
+        assert reads(tmp_path) == [uri("refunds")]  # SKILL.md at activation, no support file
+        assert "Read policy.md first." in skills[0].instructions
+
+
+def test_a_file_read_twice_is_fetched_once(tmp_path: Path) -> None:
+    """Requirement 7: verified content is cached (two reads of one file, one server read)."""
+    config = serve(tmp_path, {"refunds": REFUNDS})
+    with mounted(config)[0] as skills:
+        path = "/.flue/skills/refunds/policy.md"
+        calls = [ToolCall("read_skill_resource", {"path": path}), ToolCall("read_skill_resource", {"path": path})]
+        model = run(skills, calls)
+        assert "Orders younger than 30 days" in str(model.requests[-1].messages[-1]["content"])
+        assert skills[0].read_bytes("policy.md") == REFUNDS["policy.md"]
+        assert reads(tmp_path).count(uri("refunds", "policy.md")) == 1
+        assert reads(tmp_path).count(uri("refunds")) == 1
