@@ -27,6 +27,7 @@ THROUGH = {
     "mcp_types": "mcp",
     "starlette": "mcp",  # `mcp --http`: the SDK's ASGI app, guarded by the CLI
     "uvicorn": "mcp",
+    "httpx2": "mcp",  # remote_skills: the SDK's own HTTP client, whose replies are counted (flue_runtime/mcp/replies.py)
     "pydantic": "mcp",  # the SDK's models; tool_schema imports it only once a model of it was met
 }
 #: Provided by the build backend that runs flue's build code, not by flue-skills' own requirements:
