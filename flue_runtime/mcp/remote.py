@@ -66,6 +66,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from flue_runtime.errors import RemoteSkillsError, SkillSourceError, SkillVerificationError, SkillWarning
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
+from flue_runtime.format.validate import check_fields
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits
 from flue_runtime.mcp.contents import BUDGET
 from flue_runtime.mcp.entries import EXTENSION_ID
@@ -157,23 +158,27 @@ def remote_skills(
         deadline = time.monotonic() + timeout
         entries = _listing(connection, deadline)
         roots = {_root_of(entry) for entry in entries if _valid(entry)}
-        skills, notes, seen = [], [], set()
+        skills: list[tuple[str, SkillReference]] = []
+        notes: list[str] = []
+        seen: set[object] = set()
         for entry in entries:
             if entry.get("uri") in seen:
                 notes.append(_skipped(connection, entry, "listed twice: the first entry of that URI is the one used"))
                 continue
             seen.add(entry.get("uri"))
             skill, said = _mount(connection, entry, roots, deadline, allow_dynamic=allow_dynamic, limits=limits)
-            skills.extend([skill] if skill is not None else [])
+            skills.extend([(str(entry["uri"]), skill)] if skill is not None else [])
             notes.extend(said)
+        mounted, said = _labelled(connection, skills)
+        notes.extend(said)
         for note in notes:
             warnings.warn(note, SkillWarning, stacklevel=2)
     except BaseException:
         connection.close()
         raise
-    if not skills:
+    if not mounted:
         connection.drop()  # nothing left to read: no server kept waiting (a read would connect again)
-    return RemoteSkills(skills, connection)
+    return RemoteSkills(mounted, connection)
 
 
 # --- one skill ----------------------------------------------------------------------------------
@@ -357,6 +362,54 @@ class _Listed(MountedSource):
 def _after(error: Exception, shown: str) -> str:
     """An error's text without the source's name in front (the message around it names it)."""
     return _one_line(str(error).removeprefix(shown).lstrip(": "))
+
+
+def _labelled(
+    connection: _Connection, skills: list[tuple[str, SkillReference]]
+) -> tuple[list[SkillReference], list[str]]:
+    """The skills (URI, skill), each under a name no other of the listing has: names that collide get labels
+    from their distinguishing path segments (`skill://acme/billing/refunds` as `refunds-billing`), and a
+    warning names the URIs and the labels (SEP-2640, "Names": disambiguate, never drop or prefer one)."""
+    by_name: dict[str, list[int]] = {}
+    for index, (_, skill) in enumerate(skills):
+        by_name.setdefault(skill.name, []).append(index)
+    taken = set(by_name)
+    out = [skill for _, skill in skills]
+    notes = []
+    for name, indexes in by_name.items():
+        if len(indexes) < 2:
+            continue
+        labels = _labels(name, [skills[i][0] for i in indexes], taken)
+        for index, label in zip(indexes, labels):
+            out[index] = skills[index][1].renamed(label)
+        pairs = ", ".join(f"{skills[i][0]} as {label!r}" for i, label in zip(indexes, labels))
+        notes.append(f"{connection.shown}: {len(indexes)} skills are named {name!r}; mounted under labels: {pairs}")
+    return out, notes
+
+
+def _labels(name: str, uris: list[str], taken: set[str]) -> list[str]:
+    """A valid, unused skill name for each URI: the name, then the segments before it that tell them apart."""
+    parents = [[s for s in uri.removeprefix("skill://").split("/")[:-2] if s] for uri in uris]
+    labels: list[str] = []
+    for index, segments in enumerate(parents):
+        others = [p for i, p in enumerate(parents) if i != index]
+        label = ""
+        for depth in range(1, len(segments) + 1):
+            tail = segments[-depth:]
+            if all(o[-depth:] != tail for o in others):
+                label = "-".join([name, *reversed(tail)]).lower()
+                break
+        if not label or not _valid_name(label) or label in taken:
+            label = next(f"{name}-{n}" for n in range(index + 1, index + 10_000) if f"{name}-{n}" not in taken)
+        taken.add(label)
+        labels.append(label)
+    return labels
+
+
+def _valid_name(name: str) -> bool:
+    return not any(
+        d.is_error for d in check_fields({"name": name, "description": "-"}, name, None) if d.field == "name"
+    )
 
 
 def _root_of(entry: Mapping[str, Any]) -> str:

@@ -92,3 +92,20 @@ def test_a_file_read_twice_is_fetched_once(tmp_path: Path) -> None:
         assert skills[0].read_bytes("policy.md") == REFUNDS["policy.md"]
         assert reads(tmp_path).count(uri("refunds", "policy.md")) == 1
         assert reads(tmp_path).count(uri("refunds")) == 1
+
+
+def test_names_colliding_in_one_listing_get_labels_the_user_is_told_about(tmp_path: Path) -> None:
+    """Requirement 3: two entries named `refunds` are disambiguated by their paths, neither dropped."""
+    billing = {"SKILL.md": skill_md("refunds", "Billing refunds.", "Billing.\n")}
+    support = {"SKILL.md": skill_md("refunds", "Support refunds.", "Support.\n")}
+    config = serve(tmp_path, {"acme/billing/refunds": billing, "acme/support/refunds": support})
+    skills, said = mounted(config)
+    with skills:
+        assert [s.name for s in skills] == ["refunds-billing", "refunds-support"]
+        assert [s.alias_of for s in skills] == ["refunds", "refunds"]
+        [warning] = [m for m in said if "named 'refunds'" in m]
+        assert "skill://acme/billing/refunds/SKILL.md as 'refunds-billing'" in warning
+        assert "skill://acme/support/refunds/SKILL.md as 'refunds-support'" in warning
+        run(skills, [ToolCall("activate_skill", {"name": "refunds-support"})])
+        assert reads(tmp_path) == [uri("acme/support/refunds")]
+        assert "Support." in skills[1].instructions
