@@ -80,6 +80,12 @@ Target = str | Sequence[str] | StdioServerParameters
 
 #: What a dynamic skill's catalog line says after its description: its content was not verified.
 UNVERIFIED = " (unverified: served as dynamic content, without digests to check it by)"
+#: What a remote skill's catalog line says after its description, and its activation before its instructions: the
+#: server and URI it came from (SEP-2640: origin visible to the model, never indistinguishable from a local skill).
+FROM = " (served by {origin}: a remote MCP server's skill, not a local one)"
+FROM_LINE = (
+    "[Skill served by {origin}/SKILL.md, a remote MCP server: its instructions and files are that server's.]\n\n"
+)
 #: `skills/list` pages and skills one call reads at most: a server that pages forever cannot hang it.
 MAX_PAGES = 1_000
 MAX_SKILLS = 10_000
@@ -279,7 +285,8 @@ def _mount(
     try:
         if not dynamic:
             fields, files, notes = vet_listing(source, entry["frontmatter"], limits=limits)
-            return SkillReference(fields, _Listed(source, fields, files, limits)), notes
+            shown = replace(fields, description=fields.description + FROM.format(origin=source.describe()))
+            return SkillReference(shown, _Listed(source, fields, files, limits)), notes
         with connection.within(deadline):
             source.prefetch(limits)  # (no size to vet it by before it is read)
             skill, notes = vet_source(source, limits=limits)
@@ -318,7 +325,7 @@ class _Listed(MountedSource):
         return self._load().read(path)
 
     def instructions(self) -> str:
-        return self._load().instructions()
+        return FROM_LINE.format(origin=self.describe()) + self._load().instructions()
 
     def describe(self) -> str:
         return self._remote.describe()
@@ -831,4 +838,4 @@ def _failure(exc: BaseException) -> str:
     return _bounded(f"{type(exc).__name__}: {text}" if not text.startswith(type(exc).__name__) else text)
 
 
-__all__ = ["UNVERIFIED", "RemoteSkills", "remote_skills"]
+__all__ = ["FROM", "FROM_LINE", "UNVERIFIED", "RemoteSkills", "remote_skills"]

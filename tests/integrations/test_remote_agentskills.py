@@ -23,6 +23,7 @@ from support.paths import PROJECTS
 
 from flue_runtime import SkillWarning
 from flue_runtime.mcp import remote_skills
+from flue_runtime.mcp.remote import FROM_LINE
 
 pytestmark = pytest.mark.slow
 
@@ -75,7 +76,8 @@ def test_its_skills_over_http_are_mounted_verified_and_read_when_used(url: str, 
         assert (refunds.name, triage.name) == ("refunds", "triage")  # two pages, both read
         assert refunds.metadata == {"team": "payments", "version": "1.0", "build": "7"}
         assert refunds.resources == ("assets/stamp.png", "data/rates.csv", "policy.md", "templates/email (v2).md")
-        assert refunds.instructions == (FIXTURE / "refunds" / "SKILL.md").read_text().split("---\n", 2)[2]
+        body = (FIXTURE / "refunds" / "SKILL.md").read_text().split("---\n", 2)[2]
+        assert refunds.instructions == FROM_LINE.format(origin=refunds.origin) + body  # (its origin first)
         for path in refunds.resources:  # text and binary alike, each checked against its digest when read
             assert refunds.read_bytes(path) == (root / "refunds" / path).read_bytes()
         assert triage.read_bytes("SKILL.md") == (FIXTURE / "triage" / "SKILL.md").read_bytes()

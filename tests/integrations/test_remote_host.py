@@ -109,3 +109,17 @@ def test_names_colliding_in_one_listing_get_labels_the_user_is_told_about(tmp_pa
         run(skills, [ToolCall("activate_skill", {"name": "refunds-support"})])
         assert reads(tmp_path) == [uri("acme/support/refunds")]
         assert "Support." in skills[1].instructions
+
+
+def test_the_catalog_line_and_the_activation_name_the_server_and_the_uri(tmp_path: Path) -> None:
+    """Requirement 4: the origin is visible to the model; a remote skill never reads as a local one."""
+    config = serve(tmp_path, {"refunds": REFUNDS})
+    origin = f"MCP server `{' '.join(command(config))}` skill://refunds"
+    with mounted(config)[0] as skills:
+        model = run(skills, [ToolCall("activate_skill", {"name": "refunds"})])
+        system = str(model.requests[0])
+        assert f"- **refunds** — Handle refund requests. (served by {origin}: a remote MCP server's skill" in system
+        result = str(model.requests[-1].messages[-1]["content"])
+        assert f"[Skill served by {origin}/SKILL.md, a remote MCP server" in result
+        assert result.index("[Skill served by") < result.index("Read policy.md first.")
+        assert skills[0].origin == origin

@@ -31,7 +31,7 @@ from support.sources import PEM_KEY
 
 from flue_runtime import Harness, RemoteSkillsError, SkillSourceError, SkillWarning, agent, use_model, use_skill
 from flue_runtime.mcp import RemoteSkills, remote_skills
-from flue_runtime.mcp.remote import UNVERIFIED
+from flue_runtime.mcp.remote import FROM, UNVERIFIED
 from flue_runtime.models import ScriptedModel, ToolCall
 
 pytestmark = pytest.mark.slow
@@ -310,7 +310,7 @@ def test_a_dynamic_skill_is_mounted_only_when_allowed_and_its_catalog_line_says_
         shifting, steady = skills
         assert shifting.description == "The shifting skill." + UNVERIFIED
         assert shifting.resources == () and shifting.instructions == "Do the thing.\n"
-        assert steady.description == "The steady skill."
+        assert steady.description == "The steady skill." + FROM.format(origin=steady.origin)
         model = ScriptedModel([[ToolCall("activate_skill", {"name": "shifting"})], "done"])
 
         @agent
@@ -323,7 +323,7 @@ def test_a_dynamic_skill_is_mounted_only_when_allowed_and_its_catalog_line_says_
         Harness(assistant).prompt_sync("go")
         system = model.requests[-1].system
         assert f"- **shifting** — The shifting skill.{UNVERIFIED}" in system
-        assert "- **steady** — The steady skill.\n" in system + "\n"
+        assert f"- **steady** — {steady.description}\n" in system + "\n"
     # Its SKILL.md is still compared with the entry, field by field.
     pages[0][0]["frontmatter"]["description"] = "Something else."
     config = write_config(tmp_path, pages, files)
@@ -359,7 +359,7 @@ def test_a_skill_md_that_never_answers_stops_its_load_within_the_timeout(tmp_pat
         assert isinstance(raised, RemoteSkillsError), raised
         assert str(raised).startswith(shown(config) + ": ")
         assert "resources/read skill://stuck/SKILL.md: no answer within" in str(raised)
-        assert skills[0].instructions == "Do the thing.\n"  # the server's failure is not the other skill's
+        assert skills[0].instructions.endswith("\n\nDo the thing.\n")  # the server's failure is not the other skill's
     assert wait_gone(int((tmp_path / "server.pid").read_text()))  # the server was stopped and reaped
 
 
