@@ -32,6 +32,7 @@ from typing import Any
 
 from flue_runtime.agents.approval import Consent, Kind, ScriptRequest, bundled_only
 from flue_runtime.agents.disk_write import inside, overlap
+from flue_runtime.agents.provenance import served
 from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, quoted, utf8_size
 from flue_runtime.agents.sandbox import LocalSandbox, Sandbox
 from flue_runtime.agents.skill_tools import SCRIPTS_DIR, MountedSkills
@@ -147,6 +148,7 @@ class Scripts:
             copy = await asyncio.to_thread(materialise, mounted.skill, root)
         except (FlueError, OSError) as exc:
             raise ToolFailure(f"cannot prepare skill {skill!r} to run {path}: {exc}") from exc
+        served("script", mounted.skill, path)
         return await run_script(copy, path, args or [], stdin, sandbox.root, sandbox.exec_timeout)
 
     async def _approved(self, skill: SkillReference, path: str, args: list[str]) -> None:

@@ -212,3 +212,32 @@ def test_the_guide_runs_as_shown(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout == found.group(2)
+
+
+def test_a_script_run_is_kept_with_the_digest_of_what_ran(tmp_path: Path) -> None:
+    from flue_runtime import LocalSandbox
+
+    tool = define_skill(
+        name="tool",
+        description="Run the tool script.",
+        instructions="Run scripts/hello.py.\n",
+        files={"scripts/hello.py": "print('hello')\n"},
+    )
+    model = ScriptedModel([[ToolCall("run_skill_script", {"skill": "tool", "script": "scripts/hello.py"})], "Ran."])
+
+    @agent
+    def runner() -> str:
+        use_model(model)
+        use_skill(tool)
+        return "Run scripts."
+
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    harness = Harness(runner, sandbox=LocalSandbox(workspace, allow_exec=True), telemetry=False)
+    session = harness.session("s")
+    session.prompt_sync("run it")
+    assert "hello" in str(session.messages[2]["content"])  # the script ran
+    [first, _] = session.provenance()
+    ran = next(f.sha256 for f in tool.verdict if f.path == "scripts/hello.py")
+    call = session.messages[1]["tool_calls"][0]["id"]
+    assert first.served == (Served("script", "tool", tool.origin, tool.id, "scripts/hello.py", ran, call),)
