@@ -61,7 +61,7 @@ from mcp.client import advertise
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types.jsonrpc import CONNECTION_CLOSED
+from mcp_types.jsonrpc import CONNECTION_CLOSED, METHOD_NOT_FOUND
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from flue_runtime.errors import RemoteSkillsError, SkillSourceError, SkillVerificationError, SkillWarning
@@ -96,6 +96,22 @@ _SHOWN = 200
 class _ListSkills(types.Request[types.PaginatedRequestParams | None, Literal["skills/list"]]):
     method: Literal["skills/list"] = "skills/list"
     params: types.PaginatedRequestParams | None = None
+
+
+class _GetSkillParams(types.RequestParams):
+    uri: str
+
+
+class _GetSkill(types.Request[_GetSkillParams, Literal["skills/get"]]):
+    method: Literal["skills/get"] = "skills/get"
+    params: _GetSkillParams
+
+
+class _GotSkill(BaseModel):
+    """A `skills/get` result: the entry as sent (the host's checks read it)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    skill: Any
 
 
 class _SkillsPage(BaseModel):
@@ -138,8 +154,10 @@ def remote_skills(
     allow_dynamic: bool = False,
     headers: Mapping[str, str] | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    uris: Sequence[str] | None = None,
 ) -> RemoteSkills:
-    """Mount every skill an MCP server serves through the Skills extension (`io.modelcontextprotocol/skills`).
+    """Mount every skill an MCP server serves through the Skills extension (`io.modelcontextprotocol/skills`), or
+    the skills of `uris` alone.
 
     `target`: an `http(s)://` URL (streamable HTTP; `headers`, such as a bearer token, go with every request),
     a command as a list (`["flue-skills", "mcp", "acme"]`, run as a child process speaking stdio), or the
@@ -149,7 +167,9 @@ def remote_skills(
     compared with the entry, and its catalog line says it is unverified); such a skill is refused by default.
     `limits`: the build's, unless given; they bound each reply too (`mcp.replies`): one reply may hold a file of
     `limits.bundle_size` in base64 plus 1 MiB, counted as it arrives, and one past that ends the session with
-    a `RemoteReplyTooLargeError`.
+    a `RemoteReplyTooLargeError`. `uris`: the URIs of the SKILL.md of the skills to mount
+    (`skill://acme/billing/refunds/SKILL.md`), each loaded by URI alone through `skills/get` (SEP-2640: a host MUST
+    support it; a skill need not be listed), then checked and mounted as a listed one is; the server is not listed.
 
     Returns the mounted skills, in the server's order. A skill refused by the rules is skipped with a
     `SkillWarning` naming the server, its URI and why. Raises `RemoteSkillsError` when the server cannot be
@@ -159,13 +179,13 @@ def remote_skills(
     server, shown = _server(target, headers)
     if not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
         raise RemoteSkillsError(shown, f"timeout must be a positive number of seconds, not {timeout!r}")
+    asked = None if uris is None else _asked(shown, uris)
     connection = _Connection(server, shown, float(timeout), headers, limits)
     try:
         deadline = time.monotonic() + timeout
-        entries = _listing(connection, deadline)
+        entries, notes = (_listing(connection, deadline), []) if asked is None else _got(connection, asked, deadline)
         roots = {_root_of(entry) for entry in entries if _valid(entry)}
         skills: list[tuple[str, SkillReference]] = []
-        notes: list[str] = []
         seen: set[object] = set()
         for entry in entries:
             if entry.get("uri") in seen:
@@ -471,6 +491,46 @@ def _listing(connection: _Connection, deadline: float) -> list[Mapping[str, Any]
     raise RemoteSkillsError(connection.shown, f"skills/list has more than {MAX_PAGES:,} pages")
 
 
+def _asked(shown: str, uris: Sequence[str]) -> list[str]:
+    """`uris` as given, each the `skill://` URI of a SKILL.md (the caller's mistake is said before connecting)."""
+    if isinstance(uris, str) or not isinstance(uris, Sequence):
+        raise RemoteSkillsError(shown, f"uris= is a list of skill:// URIs, not {_bounded(repr(uris))}")
+    for uri in uris:
+        if not (isinstance(uri, str) and uri.startswith("skill://") and uri.endswith("/" + SKILL_FILE)):
+            raise RemoteSkillsError(
+                shown, f"uris= holds {_bounded(repr(uri))}: a skill's URI is the skill:// URI of its {SKILL_FILE}"
+            )
+    return list(uris)
+
+
+def _got(connection: _Connection, uris: list[str], deadline: float) -> tuple[list[Mapping[str, Any]], list[str]]:
+    """The entry of each of `uris`, by `skills/get` (SEP-2640: loading a skill by URI alone), in their order, and a
+    warning for each URI the server refused or answered with another skill's entry; a server without `skills/get`
+    is a `RemoteSkillsError`."""
+    entries: list[Mapping[str, Any]] = []
+    notes: list[str] = []
+    for uri in uris:
+
+        async def get(client: Client, uri: str = uri) -> _GotSkill:
+            return await client.session.send_request(_GetSkill(params=_GetSkillParams(uri=uri)), _GotSkill)
+
+        try:
+            got = connection.call(f"skills/get {uri}", get, deadline).skill
+        except _Refused as refused:
+            if refused.code == METHOD_NOT_FOUND:
+                raise RemoteSkillsError(
+                    connection.shown, f"skills/get: the server does not support it ({refused}); it lists skills only"
+                ) from None
+            notes.append(_skipped(connection, {"uri": uri}, f"skills/get: the server answered {refused}"))
+            continue
+        if not isinstance(got, Mapping) or got.get("uri") != uri:
+            said = _bounded(repr(got.get("uri") if isinstance(got, Mapping) else got))
+            notes.append(_skipped(connection, {"uri": uri}, f"skills/get answered with another entry ({said})"))
+            continue
+        entries.append(got)
+    return entries, notes
+
+
 # --- the connection -----------------------------------------------------------------------------
 
 
@@ -479,7 +539,11 @@ class _Closed(Exception):
 
 
 class _Refused(Exception):
-    """The server answered a request with an error (the caller says what that means)."""
+    """The server answered a request with an error (the caller says what that means): its `code`."""
+
+    def __init__(self, text: str, code: int | None = None) -> None:
+        super().__init__(text)
+        self.code = code
 
 
 class _Connection:
@@ -691,7 +755,7 @@ class _Connection:
         if isinstance(exc, MCPError):
             if exc.error.code == CONNECTION_CLOSED:
                 return _Closed()
-            return _Refused(_bounded(f"error {exc.error.code}: {exc}{self._http_status}"))
+            return _Refused(_bounded(f"error {exc.error.code}: {exc}{self._http_status}"), exc.error.code)
         if isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)):
             return _Closed()
         if isinstance(exc, ValidationError):

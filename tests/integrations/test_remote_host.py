@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from support import scripted_mcp
-from support.scripted_mcp import entry, reads, served, skill_md, uri, write_config
+from support.scripted_mcp import entry, gets, reads, served, skill_md, uri, write_config
 
-from flue_runtime import Harness, SkillWarning, agent, use_model, use_skill
+from flue_runtime import Harness, RemoteSkillsError, SkillSourceError, SkillWarning, agent, use_model, use_skill
 from flue_runtime.mcp import RemoteSkills, remote_skills
 from flue_runtime.models import ScriptedModel, ToolCall
 
@@ -123,3 +123,51 @@ def test_the_catalog_line_and_the_activation_name_the_server_and_the_uri(tmp_pat
         assert f"[Skill served by {origin}/SKILL.md, a remote MCP server" in result
         assert result.index("[Skill served by") < result.index("Read policy.md first.")
         assert skills[0].origin == origin
+
+
+def test_a_skill_is_loaded_by_uri_alone_through_skills_get_and_verified_as_a_listed_one(tmp_path: Path) -> None:
+    """Requirement 2: a host MUST support loading a skill by URI alone; an empty listing proves nothing."""
+    tampered = {"SKILL.md": skill_md("tampered", "Tampered.", "Bad.\n")}
+    hidden = [
+        entry("acme/billing/refunds", REFUNDS, root="acme/billing/refunds"),
+        entry("tampered", tampered, listed={"SKILL.md": {"digest": "sha256:" + "0" * 64}}),
+    ]
+    files = {**served(REFUNDS, "acme/billing/refunds"), **served(tampered, "tampered")}
+    config = write_config(tmp_path, [[]], files, unlisted=hidden)
+    assert mounted(config)[0] == ()  # the listing is empty
+    asked = [uri("acme/billing/refunds"), uri("tampered"), uri("missing")]
+    skills, said = mounted(config, uris=asked)
+    with skills:
+        assert [s.name for s in skills] == ["refunds", "tampered"]
+        assert gets(tmp_path) == asked
+        assert reads(tmp_path) == []  # nothing beyond what skills/get returned
+        [missing] = [m for m in said if "skill://missing/SKILL.md" in m]
+        assert (
+            "not mounted: skills/get: the server answered error -32602: no skill at skill://missing/SKILL.md" in missing
+        )
+        run(skills, [ToolCall("activate_skill", {"name": "refunds"})])
+        assert reads(tmp_path) == [uri("acme/billing/refunds")]
+        assert "Read policy.md first." in skills[0].instructions
+        assert skills[0].origin.endswith(" skill://acme/billing/refunds")
+        with pytest.raises(SkillSourceError, match="refused when first loaded: .*the content hashes to sha256:"):
+            _ = skills[1].instructions
+
+
+def test_uris_that_are_no_skill_uri_are_refused_before_connecting(tmp_path: Path) -> None:
+    config = write_config(tmp_path, [[]], {})
+    for wrong in ("skill://refunds/SKILL.md", ["skill://refunds"], ["https://x/SKILL.md"]):
+        with pytest.raises(RemoteSkillsError, match="uris= "):
+            remote_skills(command(config), uris=wrong)
+    assert not (tmp_path / "server.pid").exists()
+
+
+def test_our_own_server_answers_skills_get_for_a_host_loading_by_uri(tmp_path: Path) -> None:
+    """Requirement 2 against `flue-skills mcp` (a folder of skills over stdio): the skill loaded by its URI."""
+    for path, data in REFUNDS.items():
+        (tmp_path / "skills" / "refunds" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "skills" / "refunds" / path).write_bytes(data)
+    served_by = [sys.executable, "-m", "flue_build", "mcp", str(tmp_path / "skills")]
+    with remote_skills(served_by, timeout=TIMEOUT, uris=[uri("refunds")]) as skills:
+        assert [s.name for s in skills] == ["refunds"]
+        assert skills[0].read_bytes("policy.md") == REFUNDS["policy.md"]
+        assert "Read policy.md first." in skills[0].instructions

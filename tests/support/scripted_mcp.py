@@ -2,7 +2,8 @@
 the remote-skills tests, run as a child process (`python scripted_mcp.py CONFIG [--http PORT]`).
 
 The config (JSON, written by `write_config`) holds the `skills/list` pages (entries as the test wrote them:
-tampered digests, wrong sizes, mismatched frontmatter, hostile names), what `resources/read` answers for each
+tampered digests, wrong sizes, mismatched frontmatter, hostile names), entries served by `skills/get` alone
+(`unlisted`: `skills/get` answers the entry of any listed or unlisted URI, an error for another), what `resources/read` answers for each
 URI (text or blob, an error, or never an answer), whether the Skills extension is offered at all, a file where
 the server writes its pid, and a file where it logs every URI it was asked to read (a test checks what a host
 read, and when).
@@ -80,6 +81,7 @@ def write_config(
     *,
     extension: bool = True,
     loop_cursor: bool = False,
+    unlisted: Sequence[Mapping[str, Any]] = (),
 ) -> Path:
     """The server's config in `folder` (with its read log `reads.log` and pid file `server.pid` beside it)."""
     config = folder / "server.json"
@@ -90,6 +92,7 @@ def write_config(
                 "files": dict(files),
                 "extension": extension,
                 "loop_cursor": loop_cursor,
+                "unlisted": list(unlisted),
                 "log": str(folder / "reads.log"),
                 "pidfile": str(folder / "server.pid"),
             }
@@ -99,7 +102,19 @@ def write_config(
 
 
 def reads(folder: Path) -> list[str]:
-    """Every URI the server was asked to read, in order."""
+    """Every URI the server was asked to read (`resources/read`), in order."""
+    return [line for line in _log(folder) if not line.startswith(_GOT)]
+
+
+def gets(folder: Path) -> list[str]:
+    """Every URI the server was asked for by `skills/get`, in order."""
+    return [line.removeprefix(_GOT) for line in _log(folder) if line.startswith(_GOT)]
+
+
+_GOT = "skills/get "
+
+
+def _log(folder: Path) -> list[str]:
     log = folder / "reads.log"
     return log.read_text().splitlines() if log.exists() else []
 
@@ -118,17 +133,33 @@ def main(argv: list[str]) -> None:
     from mcp.server.lowlevel.helper_types import ReadResourceContents
     from mcp.server.mcpserver import MCPServer
     from mcp.shared.exceptions import MCPError
-    from mcp_types import PaginatedRequestParams
+    from mcp_types import PaginatedRequestParams, RequestParams
+
+    class GetParams(RequestParams):
+        uri: str
 
     config = json.loads(Path(argv[0]).read_text())
     Path(config["pidfile"]).write_text(str(os.getpid()))
     pages: list[list[dict[str, Any]]] = config["pages"]
+    everything = [*(e for page in pages for e in page), *config.get("unlisted", [])]
+    by_uri = {e.get("uri"): e for e in everything if isinstance(e, dict)}  # (a hostile page holds other things too)
 
     class Skills(Extension):
         identifier = EXTENSION_ID
 
         def methods(self) -> Sequence[MethodBinding]:
-            return [MethodBinding("skills/list", PaginatedRequestParams, self._list)]
+            return [
+                MethodBinding("skills/list", PaginatedRequestParams, self._list),
+                MethodBinding("skills/get", GetParams, self._get),
+            ]
+
+        async def _get(self, ctx: Any, params: GetParams) -> dict[str, Any]:
+            with open(config["log"], "a") as log:
+                log.write(f"{_GOT}{params.uri}\n")
+            found = by_uri.get(params.uri)
+            if found is None:
+                raise MCPError(-32602, f"no skill at {params.uri}")
+            return {"skill": found}
 
         async def _list(self, ctx: Any, params: PaginatedRequestParams) -> dict[str, Any]:
             index = int(params.cursor or 0)
