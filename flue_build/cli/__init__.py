@@ -1,4 +1,4 @@
-"""The `flue-skills` command: check, new, schema, ls, prompt, run, mcp, export.
+"""The `flue-skills` command: check, new, schema, ls, prompt, eval, run, mcp, export.
 
 Each command is a module with `register(commands)`, which adds its subparser and sets its
 `handler`; `COMMANDS` names them in the order `--help` shows, each with the one line `--help`
@@ -55,6 +55,11 @@ COMMANDS: tuple[Command, ...] = (
         "prompt",
         "flue_build.cli.prompt",
         "print what an agent sends on its first model turn: system prompt, catalog, tools, tokens",
+    ),
+    Command(
+        "eval",
+        "flue_build.cli.eval",
+        "measure skill routing: trigger rates of each skill's evals/triggers.json through a model",
     ),
     Command("run", "flue_build.cli.chat", "talk to an agent in the terminal"),
     Command("mcp", "flue_build.cli.serve", "serve skills over the Model Context Protocol (needs flue-skills[mcp])"),

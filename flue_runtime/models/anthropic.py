@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from flue_runtime.errors import ModelError
-from flue_runtime.models.base import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
+from flue_runtime.models.base import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec, Usage
 from flue_runtime.models.sdk import LoopClients, Provider, client_options, model_error
 
 __all__ = ["AnthropicModel", "CACHE", "PROVIDER", "convert_messages", "convert_response", "convert_tool"]
@@ -154,4 +154,15 @@ def convert_response(message: Any) -> ModelResponse:
         elif kind == "tool_use":
             arguments = block.input if isinstance(block.input, dict) else {}
             calls.append(ToolCall(block.name, dict(arguments), block.id))
-    return ModelResponse("".join(texts), tuple(calls))
+    return ModelResponse("".join(texts), tuple(calls), _usage(getattr(message, "usage", None)))
+
+
+def _usage(usage: Any) -> Usage | None:
+    """Input tokens with the ones read from and written to the prompt cache, which the API counts apart."""
+    if usage is None:
+        return None
+    read = sum(
+        getattr(usage, key, 0) or 0
+        for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    )
+    return Usage(read, getattr(usage, "output_tokens", 0) or 0)

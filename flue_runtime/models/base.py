@@ -7,7 +7,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-__all__ = ["Message", "Model", "ModelRequest", "ModelResponse", "ToolCall", "ToolSpec"]
+__all__ = ["Message", "Model", "ModelRequest", "ModelResponse", "ToolCall", "ToolSpec", "Usage"]
 
 
 Message = dict[str, Any]
@@ -41,11 +41,22 @@ class ModelRequest:
 
 
 @dataclass(frozen=True)
+class Usage:
+    """The tokens a provider says one request took: read (the prompt, cached parts included) and written."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
 class ModelResponse:
-    """One answer: text, tool calls, or both. No tool calls means the turn is over."""
+    """One answer: text, tool calls, or both. No tool calls means the turn is over.
+
+    `usage`: the tokens the provider reports for the request (None when it reports none, as `ScriptedModel`)."""
 
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage | None = None
 
 
 class Model(Protocol):

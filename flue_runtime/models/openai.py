@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from flue_runtime.errors import ModelError
-from flue_runtime.models.base import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
+from flue_runtime.models.base import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec, Usage
 from flue_runtime.models.sdk import LoopClients, Provider, client_options, model_error
 
 __all__ = ["OpenAIModel", "PROVIDER", "convert_messages", "convert_response", "convert_tool", "parse_arguments"]
@@ -140,4 +140,10 @@ def convert_response(completion: Any, model: str) -> ModelResponse:
         if getattr(call, "type", "function") != "function" or function is None:
             continue
         calls.append(ToolCall(function.name, parse_arguments(function.arguments), call.id))
-    return ModelResponse(text, tuple(calls))
+    return ModelResponse(text, tuple(calls), _usage(getattr(completion, "usage", None)))
+
+
+def _usage(usage: Any) -> Usage | None:
+    if usage is None:
+        return None
+    return Usage(getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0)

@@ -1,0 +1,176 @@
+"""`flue-skills eval TARGET`: trigger rates of each skill's evals/triggers.json, run through the CLI's main in this
+process with a `ScriptedModel` the agent uses, and through the real OpenAI SDK against a loopback API."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.fakeapi import FakeAPI
+
+from flue_build.cli import main
+from flue_runtime import Harness
+from flue_runtime.models import ModelRequest, ModelResponse, ToolCall
+
+_modules = itertools.count()
+
+TRIGGERS = {
+    "refunds": [
+        {"query": "I want my money back for order A-1", "should_trigger": True},
+        {"query": "refund please, the mug broke", "should_trigger": True, "split": "validation"},
+        {"query": "my parcel never came, where is my money?", "should_trigger": True},
+        {"query": "what is your opening time?", "should_trigger": False},
+    ],
+    "shipping": [
+        {"query": "track my parcel", "should_trigger": True},
+        {"query": "refund my order", "should_trigger": False, "split": "validation"},
+    ],
+}
+
+
+def route(request: ModelRequest) -> ModelResponse:
+    """Activates refunds for "money"/"refund", shipping for "parcel" (so the lost parcel is a confusion)."""
+    text = request.messages[-1]["content"]
+    if "parcel" in text:
+        return ModelResponse(tool_calls=(ToolCall("activate_skill", {"name": "shipping"}),))
+    if "money" in text or "refund" in text:
+        return ModelResponse(tool_calls=(ToolCall("activate_skill", {"name": "refunds"}),))
+    return ModelResponse(text="We open at nine.")
+
+
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model: str) -> str:
+    """A folder with two skills and their eval sets, and an agent module mounting them; its MODULE:AGENT."""
+    for name, queries in TRIGGERS.items():
+        folder = tmp_path / "skills" / name
+        (folder / "evals").mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Handle {name} questions. Use when a customer asks about {name}.\n---\n"
+            f"# {name}\n\nHelp with {name}.\n"
+        )
+        (folder / "evals" / "triggers.json").write_text(json.dumps(queries))
+    module = f"eval_agent_{next(_modules)}"
+    (tmp_path / f"{module}.py").write_text(
+        textwrap.dedent(
+            f"""
+            from pathlib import Path
+
+            from flue_runtime import agent, use_model, use_skill
+            from flue_runtime.models import ScriptedModel
+            from flue_runtime.mount.disk import load_skill_dir
+            from test_eval_command import route
+
+            HERE = Path(__file__).parent
+            model = ScriptedModel([route] * 1000)
+
+
+            @agent
+            def support():
+                use_model({model})
+                use_skill(load_skill_dir(HERE / "skills" / "refunds"))
+                use_skill(load_skill_dir(HERE / "skills" / "shipping"))
+                return "Answer customer support questions."
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return module
+
+
+def test_rates_per_skill_and_split(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = project(tmp_path, monkeypatch, "model")
+    assert main(["eval", f"{module}:support", "--format", "json", "--runs", "2"]) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    refunds, shipping = report["skills"]["refunds"], report["skills"]["shipping"]
+    assert refunds["train"]["trigger_rate"] == 0.5 and refunds["train"]["positive_runs"] == 4
+    assert refunds["train"]["confusions"] == {"shipping": 2}
+    assert refunds["validation"]["trigger_rate"] == 1.0
+    assert refunds["all"]["false_trigger_rate"] == 0.0
+    assert shipping["train"]["trigger_rate"] == 1.0 and shipping["validation"]["false_trigger_rate"] == 0.0
+    assert report["cost"]["requests"] == 12 and report["cost"]["tokens"] is None
+    assert "[6/6]" in err and "12 requests" in err
+
+
+def test_each_request_is_the_harness_first_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    module = project(tmp_path, monkeypatch, "model")
+    assert main(["eval", f"{module}:support", "--runs", "1", "--skill", "shipping"]) == 0
+    agent_module = __import__(module)
+    sent = {r.messages[0]["content"]: r for r in agent_module.model.requests}
+    Harness(agent_module.support).prompt_sync("what is your opening time?")  # the harness's real first request
+    real = agent_module.model.requests[-1]
+    evaluated = sent["track my parcel"]
+    assert (evaluated.system, evaluated.tools) == (real.system, real.tools)
+    assert "- **refunds** — Handle refunds questions." in evaluated.system
+    assert evaluated.messages == [{"role": "user", "content": "track my parcel"}]
+
+
+def test_fail_under_exits_1_and_the_table_shows_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = project(tmp_path, monkeypatch, "model")
+    assert main(["eval", f"{module}:support", "--runs", "1", "--fail-under", "0.8"]) == 1
+    out = capsys.readouterr().out
+    assert "shipping ×1" in out and "train" in out and "validation" in out
+    assert "below --fail-under: refunds: trigger rate 0.67 is below 0.8" in out
+    assert "cost: 6 requests, tokens not reported by the model" in out
+
+
+def test_an_invalid_eval_set_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = project(tmp_path, monkeypatch, "model")
+    (tmp_path / "skills" / "refunds" / "evals" / "triggers.json").write_text('[{"query": "hi", "should_trigger": 1}]')
+    assert main(["eval", f"{module}:support"]) != 0
+    assert "refunds: evals/triggers.json: entry 0: `should_trigger` must be true or false" in capsys.readouterr().err
+
+
+def test_through_the_openai_sdk(
+    fake_api: FakeAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("openai")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_api.url + "/v1")
+    module = project(tmp_path, monkeypatch, "'openai/gpt-test'")
+    for _ in range(2):
+        fake_api.reply(_completion({"name": "shipping"}))
+    assert (
+        main(["eval", f"{module}:support", "--skill", "shipping", "--format", "json", "--runs", "1", "--jobs", "1"])
+        == 0
+    )
+    report: dict[str, Any] = json.loads(capsys.readouterr().out)
+    sent = fake_api.bodies[0]
+    assert sent["model"] == "gpt-test" and sent["messages"][-1] == {"role": "user", "content": "track my parcel"}
+    assert "activate_skill" in [tool["function"]["name"] for tool in sent["tools"]]
+    assert report["cost"]["tokens"] == {"input": 200, "output": 20}
+    assert report["skills"]["shipping"]["train"]["trigger_rate"] == 1.0  # "track my parcel"
+    assert report["skills"]["shipping"]["validation"]["false_trigger_rate"] == 1.0  # "refund my order", too
+
+
+def _completion(arguments: dict[str, Any]) -> dict[str, Any]:
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "activate_skill", "arguments": json.dumps(arguments)},
+    }
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": "gpt-test",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": None, "refusal": None, "tool_calls": [call]},
+                "finish_reason": "tool_calls",
+                "logprobs": None,
+            }
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+    }
