@@ -2,7 +2,8 @@
 
 The skill's files are materialised once per content id into a private cache folder
 outside the sandbox (`$XDG_CACHE_HOME/flue-skills/skills/<id>/<name>/`, else under
-`~/.cache`): each checked against the verdict recorded when the skill was vetted (size and
+`~/.cache`; `<identity>-<id>` for a skill whose source has a server `identity`, a remote MCP
+server's, so two servers' skills never share a copy, even of the same bytes): each checked against the verdict recorded when the skill was vetted (size and
 SHA-256: a file rewritten since never runs), read-only, executable where the installed
 package has the bit. Every run checks the copy again, so a changed copy is rebuilt, never
 run. A skill mounted from a folder on disk (dev mode) that lies inside the sandbox, or holds
@@ -22,6 +23,7 @@ import asyncio
 import functools
 import hashlib
 import os
+import re
 import shutil
 import signal
 import stat
@@ -217,14 +219,16 @@ def _script_path(skill: SkillReference, script: str) -> str:
 
 
 def materialise(skill: SkillReference, root: Path) -> Path:
-    """The folder holding a read-only copy of `skill`'s files whose bytes match its verdict (made once per content id).
+    """The folder holding a read-only copy of `skill`'s files whose bytes match its verdict (made once per content id,
+    and per server for a source with an `identity`: `<identity>-<content id>`, as SEP-2640 asks of every path where
+    a remote skill's files are materialized).
 
     The verdict is the file list recorded when the skill was vetted (`SkillReference.verdict`):
     a file whose bytes differ now (rewritten since) fails the copy, so it never runs.
     """
     files = skill.verdict
     modes = {f.path: 0o555 if skill.is_executable(f.path) else 0o444 for f in files}
-    final = root / content_id(files)
+    final = root / _folder_name(skill, content_id(files))
     folder = final / skill.name
     if final.exists():
         if _intact(folder, files, modes):
@@ -259,6 +263,16 @@ def materialise(skill: SkillReference, root: Path) -> Path:
     if not _intact(folder, files, modes):
         raise FlueError(f"the copy at {folder} does not match the skill's file list")
     return folder
+
+
+def _folder_name(skill: SkillReference, id: str) -> str:
+    """The copy's folder: the content id, after the source's server identity when it has one."""
+    identity = getattr(skill.source, "identity", None)
+    if identity is None:
+        return id
+    if not (isinstance(identity, str) and re.fullmatch(r"[a-z0-9][a-z0-9-]{0,63}", identity)):
+        raise FlueError(f"the source's identity {identity!r} is not a folder name (lowercase letters, digits, -)")
+    return f"{identity}-{id}"
 
 
 def _intact(folder: Path, files: tuple[PackedFile, ...], modes: dict[str, int]) -> bool:

@@ -36,6 +36,8 @@ from __future__ import annotations
 import atexit
 import base64
 import binascii
+import hashlib
+import json
 import math
 import shlex
 import sys
@@ -125,14 +127,17 @@ class _SkillsPage(BaseModel):
 class RemoteSkills(tuple[SkillReference, ...]):
     """The skills a server serves, mounted: a tuple of `SkillReference`s to give `use_skill`, `skills_server` or
     an adapter, and the connection their support files are read through. `close()` (or leaving a `with` block)
-    ends it; a read after that is refused. `server` names the server as messages do."""
+    ends it; a read after that is refused. `server` names the server as messages do; `identity` is its key in
+    every path where its skills' files are materialized (`server_identity`)."""
 
     server: str
+    identity: str
     _connection: _Connection
 
     def __new__(cls, skills: Iterable[SkillReference], connection: _Connection) -> RemoteSkills:
         made = super().__new__(cls, skills)
         made.server = connection.shown
+        made.identity = connection.identity
         made._connection = connection
         return made
 
@@ -221,6 +226,8 @@ class _RemoteSkill:
         self._uri: str = entry["uri"]
         self._root = self._uri[: -len(SKILL_FILE)]
         self.name: str = entry["frontmatter"]["name"]
+        #: The server's key in every path where this skill's files are materialized (`server_identity`).
+        self.identity = connection.identity
         self._files: dict[str, ListedFile] = {}
         self._uris: dict[str, str] = {}
         self._skill_md: bytes | None = None
@@ -337,6 +344,11 @@ class _Listed(MountedSource):
     @property
     def name(self) -> str:
         return self._fields.name
+
+    @property
+    def identity(self) -> str:
+        """The server's key in the paths the skill's files are materialized at (`MountedSource`, `materialise`)."""
+        return self._remote.identity
 
     def files(self) -> tuple[PackedFile, ...]:
         return self._files
@@ -574,6 +586,7 @@ class _Connection:
         self._closed = False
         self._deadline = threading.local()
         self._http_status = ""
+        self.identity = server_identity(server)
         #: Files read and verified, for the next read of them (SEP-2640: hosts SHOULD cache verified content).
         self.verified = _Verified()
 
@@ -851,6 +864,21 @@ class _Within:
 # --- targets ------------------------------------------------------------------------------------
 
 
+def server_identity(server: str | StdioServerParameters) -> str:
+    """A short key of the server (`mcp-` and 16 hex digits of a SHA-256): of an URL without its user and password
+    (scheme and host lowercased), of a command with its arguments, working directory and environment. Two servers
+    differ in it, so no path where their skills' files are materialized is shared (SEP-2640)."""
+    if isinstance(server, str):
+        parts = urlsplit(server)
+        host = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+        said: object = ["url", parts.scheme.lower(), host, parts.path, parts.query]
+    else:
+        env = sorted(server.env.items()) if server.env else None
+        said = ["stdio", server.command, list(server.args), str(server.cwd) if server.cwd else None, env]
+    digest = hashlib.sha256(json.dumps(said, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+    return "mcp-" + digest[:16]
+
+
 def _server(target: Target, headers: Mapping[str, str] | None) -> tuple[str | StdioServerParameters, str]:
     """What to connect to, and how messages name it (an URL without its credentials or query)."""
     if isinstance(target, str):
@@ -902,4 +930,4 @@ def _failure(exc: BaseException) -> str:
     return _bounded(f"{type(exc).__name__}: {text}" if not text.startswith(type(exc).__name__) else text)
 
 
-__all__ = ["FROM", "FROM_LINE", "UNVERIFIED", "RemoteSkills", "remote_skills"]
+__all__ = ["FROM", "FROM_LINE", "UNVERIFIED", "RemoteSkills", "remote_skills", "server_identity"]

@@ -40,7 +40,9 @@ class MountedSource(ABC):
 
     Optional members: a source read live from a folder on disk names it `directory` (the model's write tools
     keep out of it); one whose file list can change after it was vetted keeps the vetting's own as `verdict`
-    (what `run_skill_script` may run); one that can hand out a file as a stream has `open(path) -> (binary
+    (what `run_skill_script` may run); one served by another party (a remote MCP server) names it `identity`, a
+    short key (lowercase letters, digits, `-`) in every path where its files are materialized (its script copies,
+    `agents.scripts.materialise`); one that can hand out a file as a stream has `open(path) -> (binary
     file, size)`, so a page of a large file costs the memory of the page; one that can change defines
     `current()`.
     """

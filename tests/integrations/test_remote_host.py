@@ -17,7 +17,17 @@ from typing import Any
 from support import scripted_mcp
 from support.scripted_mcp import entry, gets, reads, served, skill_md, uri, write_config
 
-from flue_runtime import Harness, RemoteSkillsError, SkillSourceError, SkillWarning, agent, use_model, use_skill
+from flue_runtime import (
+    Harness,
+    LocalSandbox,
+    RemoteSkillsError,
+    SkillSourceError,
+    SkillWarning,
+    agent,
+    use_model,
+    use_skill,
+)
+from flue_runtime.format.records import content_id
 from flue_runtime.mcp import RemoteSkills, remote_skills
 from flue_runtime.models import ScriptedModel, ToolCall
 
@@ -171,3 +181,68 @@ def test_our_own_server_answers_skills_get_for_a_host_loading_by_uri(tmp_path: P
         assert [s.name for s in skills] == ["refunds"]
         assert skills[0].read_bytes("policy.md") == REFUNDS["policy.md"]
         assert "Read policy.md first." in skills[0].instructions
+
+
+def runner(says: str) -> dict[str, bytes]:
+    return {
+        "SKILL.md": skill_md("runner", "Runs a script.", "Run scripts/run.py.\n"),
+        "scripts/run.py": f"import os\nprint({says!r}, os.path.dirname(os.path.abspath(__file__)))\n".encode(),
+    }
+
+
+def test_two_servers_skills_of_one_uri_never_share_a_materialized_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Requirement 5: every path where skill files are materialized encodes the server identity. Three servers
+    serve `skill://runner`: A's and C's scripts are the same bytes, B's another; each runs its own, from its own
+    copy (`<server identity>-<content id>`); in the agent each is mounted under a name of its own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    contents = {"a": runner("from A"), "b": runner("from B"), "c": runner("from A")}
+    servers = {key: serve(tmp_path / key, {"runner": files}) for key, files in contents.items()}
+    mounts = {key: mounted(config)[0] for key, config in servers.items()}
+    try:
+        assert len({m.identity for m in mounts.values()}) == 3
+        model = ScriptedModel(
+            [[ToolCall("run_skill_script", {"skill": f"runner-{key}", "script": "run.py"}) for key in mounts], "ok"]
+        )
+
+        @agent
+        def support():  # type: ignore[no-untyped-def]
+            use_model(model)
+            for key, skills in mounts.items():
+                use_skill(skills[0], name=f"runner-{key}")
+            return "Answer."
+
+        (tmp_path / "work").mkdir()
+        sandbox = LocalSandbox(tmp_path / "work", allow_exec=True)
+        Harness(support, sandbox=sandbox, approve_scripts=lambda request: True).prompt_sync("go")
+        results = [str(m["content"]) for m in model.requests[-1].messages if m.get("role") == "tool"]
+        assert len(results) == 3, model.requests[-1].messages
+        cache = tmp_path / "cache" / "flue-skills" / "skills"
+        folders = {}
+        for key, result in zip(mounts, results):
+            says = "from B" if key == "b" else "from A"
+            assert result.count(says) == 1, result
+            folder = Path(result.split(says + " ", 1)[1].split()[0])
+            copy = f"{mounts[key].identity}-{content_id(mounts[key][0].verdict)}"
+            assert folder == cache / copy / f"runner-{key}" / "scripts"
+            folders[key] = folder.parent.parent
+        assert len(set(folders.values())) == 3  # A's and C's bytes are the same, their copies are not
+        assert content_id(mounts["a"][0].verdict) == content_id(mounts["c"][0].verdict)
+    finally:
+        for skills in mounts.values():
+            skills.close()
+
+
+def test_a_server_identity_is_its_url_without_credentials_or_its_whole_command() -> None:
+    from mcp import StdioServerParameters
+
+    from flue_runtime.mcp.remote import server_identity
+
+    url = server_identity("http://127.0.0.1:8000/mcp")
+    assert url == server_identity("HTTP://user:secret@127.0.0.1:8000/mcp")
+    assert len({url, server_identity("http://127.0.0.1:8001/mcp"), server_identity("http://127.0.0.1:8000/x")}) == 3
+    here = StdioServerParameters(command="flue-skills", args=["mcp", "skills"], cwd="/srv/a")
+    there = StdioServerParameters(command="flue-skills", args=["mcp", "skills"], cwd="/srv/b")
+    assert server_identity(here) != server_identity(there)
+    assert server_identity(here).startswith("mcp-") and len(server_identity(here)) == 20
