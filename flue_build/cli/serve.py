@@ -112,6 +112,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help=f"end a session no request used for SECONDS (default {SessionLimits.idle_timeout:g}, the time hosts "
         "may keep a listing); its client opens another when it comes back",
     )
+    parser.add_argument(
+        "--allow-oversize-skills",
+        action="store_true",
+        help="serve skills of more than 512 files or 16 MiB in all too, which the Skills extension says a server "
+        "should not serve (by default each is left out with a warning)",
+    )
     parser.add_argument("--name", default="flue-skills", help="the server name hosts show (default: flue-skills)")
     parser.set_defaults(handler=run)
 
@@ -195,12 +201,15 @@ def run(args: argparse.Namespace) -> int:
     from flue_runtime.format.diagnostics import printable
 
     target = resolve_target(args.target)
-    for note in target.skipped:
+    from flue_runtime.mcp.entries import servable  # after TARGET: a bad TARGET is said first, extra or none
+
+    served, oversize = servable(target.skills, args.allow_oversize_skills)
+    for note in (*target.skipped, *oversize):
         print(f"flue-skills mcp: warning: {printable(note)}", file=sys.stderr)
     if args.http is None:
         from flue_runtime.mcp import skills_server
 
-        skills_server(target.skills, name=args.name).run("stdio")
+        skills_server(served, name=args.name, allow_oversize=args.allow_oversize_skills).run("stdio")
         return OK
 
     from flue_build.cli.serve_http import Serving, http_app, listening_socket
@@ -221,8 +230,9 @@ def run(args: argparse.Namespace) -> int:
         max_sessions=sessions.total,
         max_sessions_per_client=sessions.per_client,
         session_idle_timeout=sessions.idle_timeout,
+        allow_oversize=args.allow_oversize_skills,
     )
-    count = len(target.skills)
+    count = len(served)
 
     def announce() -> None:
         _announce(serving, sock.family, count, args.workers)
@@ -230,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers == 1:
         import anyio
 
-        anyio.run(serve_http, http_app(serving, target.skills), sock, announce)
+        anyio.run(serve_http, http_app(serving, served), sock, announce)
         return OK
     del target  # each worker resolves its own
     return serve_workers(serving, sock, args.workers, announce)

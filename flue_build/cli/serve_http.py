@@ -52,6 +52,7 @@ class Serving:
     max_sessions: int = SessionLimits.total
     max_sessions_per_client: int = SessionLimits.per_client
     session_idle_timeout: float = SessionLimits.idle_timeout
+    allow_oversize: bool = False  # --allow-oversize-skills
 
     @property
     def sessions(self) -> SessionLimits:
@@ -97,8 +98,10 @@ def http_app(serving: Serving, skills: Sequence[SkillReference]) -> ASGIApp:
     from flue_build.cli.http_guard import Guard
     from flue_build.cli.http_sessions import Sessions
     from flue_runtime.mcp import skills_server
+    from flue_runtime.mcp.entries import servable
 
-    server = skills_server(skills, name=serving.name)
+    skills, _ = servable(skills, serving.allow_oversize)  # what is left out, the command has said already
+    server = skills_server(skills, name=serving.name, allow_oversize=serving.allow_oversize)
     health = {"status": "ok", "skills": len(skills), "catalog": catalog_digest(skills), "pid": os.getpid()}
 
     async def healthz(request: Request) -> Response:

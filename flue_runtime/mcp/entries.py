@@ -10,6 +10,7 @@ and `sha256:` digest from the skill's own file list.
 from __future__ import annotations
 
 import mimetypes
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
 
@@ -19,11 +20,27 @@ from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mcp.typed import typed
 from flue_runtime.mount.reference import SkillReference
 
-__all__ = ["EXTENSION_ID", "SCHEME", "check_servable", "entry", "file_uri", "frontmatter", "mime_type"]
+__all__ = [
+    "EXTENSION_ID",
+    "MAX_FILES",
+    "MAX_SIZE",
+    "SCHEME",
+    "check_servable",
+    "entry",
+    "file_uri",
+    "frontmatter",
+    "mime_type",
+    "oversize",
+    "servable",
+]
 
 
 EXTENSION_ID = "io.modelcontextprotocol/skills"
 SCHEME = "skill"
+#: The most files, SKILL.md included, and the most bytes in all, of a skill a server should serve (SEP-2640:
+#: "Servers SHOULD NOT serve a skill exceeding 512 resource entries" / "whose total file size exceeds 16 MiB").
+MAX_FILES = 512
+MAX_SIZE = 16 * 1024 * 1024
 
 
 def file_uri(skill: str, path: str = SKILL_FILE) -> str:
@@ -48,6 +65,36 @@ def check_servable(skill: SkillReference) -> None:
             f"its SKILL.md against its URI, so serve it under its own name ({skill.alias_of!r}) and let the host "
             "rename it if it must"
         )
+
+
+def oversize(skill: SkillReference) -> str | None:
+    """Why the extension says a server should not serve `skill` (more than `MAX_FILES` files, or more than `MAX_SIZE`
+    bytes in all), or None when it may."""
+    files = skill.files
+    total = sum(f.size for f in files)
+    if len(files) > MAX_FILES:
+        return f"{len(files)} files, more than the {MAX_FILES}"
+    if total > MAX_SIZE:
+        return f"{total:,} bytes in all, more than the {MAX_SIZE:,} (16 MiB)"
+    return None
+
+
+def servable(skills: Iterable[SkillReference], allow_oversize: bool = False) -> tuple[list[SkillReference], list[str]]:
+    """The skills a server serves, in order, and a note for each one left out: a skill over the extension's limits
+    (`oversize`) unless `allow_oversize`."""
+    served: list[SkillReference] = []
+    notes: list[str] = []
+    for skill in skills:
+        why = None if allow_oversize else oversize(skill)
+        if why is None:
+            served.append(skill)
+        else:
+            notes.append(
+                f"skill {skill.name!r} ({skill.origin}) is not served: {why} the Skills extension says a server "
+                "should serve in one skill (allow it with allow_oversize=True, or flue-skills mcp "
+                "--allow-oversize-skills)"
+            )
+    return served, notes
 
 
 def frontmatter(skill: SkillReference, skill_md: bytes | None = None) -> dict[str, Any]:

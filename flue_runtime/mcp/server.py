@@ -10,7 +10,15 @@ Three ways in, over one set of skills:
   harness's own tools (their definitions and their result texts, through `Skillset`);
 - the catalog as the server's instructions, which hosts put in front of the model.
 
-Nothing is done twice: each skill's entry is built once per process, the listing once, and each file
+`skills/list` pages (`PAGE_SIZE` entries a page, an entry never split): the first page without a
+cursor, each next one by the opaque `nextCursor` the page before gave; any other cursor is refused
+with Invalid params (-32602), as the base protocol's pagination asks. A cursor names the page and
+the skills served (a digest of their names and content ids), so identical replicas behind a load
+balancer accept each other's, and a server serving other skills refuses them. Skills over the
+extension's limits (`entries.MAX_FILES` files, `entries.MAX_SIZE` bytes) are left out with a
+`SkillWarning` unless the operator allows them (`allow_oversize=True`).
+
+Nothing is done twice: every entry, and every page, is built once at start-up, and each file
 read from its source once (`contents.Contents`: kept within a byte budget, and only when it is the
 listed bytes). At revision 2026-07-28 a host can skip the request too: `skills/list`, `skills/get`
 and `resources/read` of a skill file carry `ttlMs` and `cacheScope: "public"` (the extension's
@@ -21,6 +29,9 @@ entry can be served without fetching it again").
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -33,16 +44,16 @@ from mcp.server.mcpserver.resources import FunctionResource
 from mcp.server.mcpserver.tools import Tool as MCPTool
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolRequestParams, CallToolResult, PaginatedRequestParams, RequestParams, TextContent
-from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
+from mcp_types.jsonrpc import INVALID_PARAMS
 from mcp_types.version import is_version_at_least
 
 from flue_runtime.agents.reading import is_text
 from flue_runtime.agents.tools import Tool
-from flue_runtime.errors import FlueError
+from flue_runtime.errors import FlueError, SkillWarning
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp.contents import Contents
-from flue_runtime.mcp.entries import EXTENSION_ID, check_servable, entry, file_uri, mime_type
+from flue_runtime.mcp.entries import EXTENSION_ID, check_servable, entry, file_uri, mime_type, servable
 from flue_runtime.mount.reference import SkillReference
 
 #: How long a host may keep a listing or an entry: an installed bundle does not change while
@@ -51,6 +62,10 @@ TTL_MS = 300_000
 #: The protocol revision that defines `resultType` and the cache hints `ttlMs`/`cacheScope` (the
 #: base schema's `Result` and `CacheableResult`), and the one the Skills extension is written against.
 CACHEABLE_SINCE = "2026-07-28"
+#: Entries in one page of `skills/list`: the page size of agentskills-mcp-server, the peer implementation, so
+#: a host sees the same pages from either. A typical entry is 0.5-1 KB of JSON, so a page is some 70 KB, parsed
+#: at once; 10,000 skills are 100 requests. An entry is never split: a skill of 512 files is one large entry.
+PAGE_SIZE = 100
 #: A file up to this size is read on the event loop (a SKILL.md, a reference page); a larger one in a thread.
 INLINE_READ = 64 * 1024
 
@@ -61,11 +76,21 @@ class GetSkillParams(RequestParams):
     uri: str
 
 
-def skills_server(skills: Iterable[SkillReference], name: str = "flue-skills") -> MCPServer:
-    """An MCP server serving `skills`; add your own tools and resources to it, or run it as it is."""
-    skillset = Skillset(skills)
-    for skill in skillset.skills:
+def skills_server(
+    skills: Iterable[SkillReference], name: str = "flue-skills", *, allow_oversize: bool = False
+) -> MCPServer:
+    """An MCP server serving `skills`; add your own tools and resources to it, or run it as it is.
+
+    A skill of more than 512 files or 16 MiB in all (SEP-2640: servers SHOULD NOT serve one) is left out, with a
+    `SkillWarning` naming it, unless `allow_oversize`. Every entry is built here, reading each SKILL.md once:
+    a `FlueError` when one can no longer be read as mounted."""
+    skills = list(skills)
+    for skill in skills:
         check_servable(skill)
+    served, notes = servable(skills, allow_oversize)
+    for note in notes:
+        warnings.warn(note, SkillWarning, stacklevel=2)
+    skillset = Skillset(served)
     extension = SkillsExtension(skillset)
     return MCPServer(
         name,
@@ -89,8 +114,13 @@ class SkillsExtension(Extension):
         self._files = {
             file_uri(skill.name, packed.path): (skill, packed) for skill in skillset.skills for packed in skill.files
         }
-        self._entries: dict[str, dict[str, Any]] = {}  # by SKILL.md URI, made on first use
-        self._listing: list[dict[str, Any]] | None = None
+        # Every entry, by SKILL.md URI, and every page of the listing, built now: no request waits for them.
+        self._entries = {uri: self._build(skill) for uri, skill in self._skills.items()}
+        listing = list(self._entries.values())
+        self._pages = [listing[start : start + PAGE_SIZE] for start in range(0, len(listing), PAGE_SIZE)] or [[]]
+        served = hashlib.sha256("".join(f"{s.name}\t{s.id}\n" for s in skillset.skills).encode()).hexdigest()
+        self._cursors = [_cursor(served, index) for index in range(len(self._pages))]
+        self._page_of = {cursor: index for index, cursor in enumerate(self._cursors) if index}
         self._tool_names = frozenset(tool.name for tool in skillset.tools)
 
     def resources(self) -> Sequence[ResourceBinding]:
@@ -103,17 +133,14 @@ class SkillsExtension(Extension):
         ]
 
     def entry(self, skill: SkillReference) -> dict[str, Any]:
-        """The skill's entry, built on first use from its SKILL.md read once (`contents`); blocks: call it in a
-        worker thread."""
+        """The entry of `skill`, one of the skills served (built when the extension was)."""
+        return self._entries[file_uri(skill.name)]
+
+    def _build(self, skill: SkillReference) -> dict[str, Any]:
+        """The skill's entry, from its SKILL.md read once (`contents`, which keeps it for the first reads)."""
         uri = file_uri(skill.name)
-        found = self._entries.get(uri)
-        if found is None:
-            try:
-                packed = next(f for f in skill.files if f.path == SKILL_FILE)
-                found = self._entries[uri] = entry(skill, self.contents.read(skill, packed, uri))
-            except FlueError as exc:
-                raise MCPError(code=INTERNAL_ERROR, message=f"{uri}: {exc}") from None
-        return found
+        packed = next(f for f in skill.files if f.path == SKILL_FILE)
+        return entry(skill, self.contents.read(skill, packed, uri))
 
     @property
     def cache_hints(self) -> ServerMiddleware[Any]:
@@ -132,24 +159,26 @@ class SkillsExtension(Extension):
         return CallToolResult(content=[TextContent(type="text", text=result.text)], is_error=result.is_error)
 
     async def _list(self, ctx: ServerRequestContext[Any, Any], params: PaginatedRequestParams) -> dict[str, Any]:
-        if params.cursor is not None:
+        index = 0 if params.cursor is None else self._page_of.get(params.cursor)
+        if index is None:
             raise MCPError(
                 code=INVALID_PARAMS,
-                message=f"unknown cursor {params.cursor!r}: this server lists every skill in one page",
+                message=f"Invalid cursor {params.cursor!r}: pass back a nextCursor this server's skills/list gave, "
+                "or none for the first page",
             )
-        if self._listing is None:  # every entry built once, off the event loop
-            self._listing = await anyio.to_thread.run_sync(lambda: [self.entry(s) for s in self.skillset.skills])
-        return {**_envelope(ctx), "skills": self._listing}
+        result = {**_envelope(ctx), "skills": self._pages[index]}
+        if index + 1 < len(self._pages):
+            result["nextCursor"] = self._cursors[index + 1]
+        return result
 
     async def _get(self, ctx: ServerRequestContext[Any, Any], params: GetSkillParams) -> dict[str, Any]:
-        skill = self._skills.get(params.uri)
-        if skill is None:
+        found = self._entries.get(params.uri)
+        if found is None:
             raise MCPError(
                 code=INVALID_PARAMS,
                 message=f"No skill is served at {params.uri!r}; a skill's URI is skill://<name>/{SKILL_FILE}, "
                 "and skills/list gives every one this server serves",
             )
-        found = self._entries.get(params.uri) or await anyio.to_thread.run_sync(self.entry, skill)
         return {**_envelope(ctx), "skill": found}
 
     def _file_resource(self, uri: str, skill: SkillReference, packed: PackedFile) -> FunctionResource:
@@ -197,6 +226,11 @@ class _FileCacheHints:
         return result
 
 
+def _cursor(served: str, index: int) -> str:
+    """The opaque cursor of page `index` of the listing of the skills whose digest is `served`."""
+    return base64.urlsafe_b64encode(f"skills/list {served[:32]} {index}".encode()).decode().rstrip("=")
+
+
 def _envelope(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
     """The result fields the negotiated revision defines: none before 2026-07-28, whose clients know no
     `resultType` and no cache hints (a stateless 2026-07-28 request names its revision in `_meta`)."""
@@ -225,4 +259,4 @@ def _mcp_tool(tool: Tool) -> MCPTool:
     return made.model_copy(update={"parameters": tool.parameters})
 
 
-__all__ = ["SkillsExtension", "skills_server"]
+__all__ = ["PAGE_SIZE", "SkillsExtension", "skills_server"]

@@ -41,6 +41,14 @@ async def list_skills(client: Client, cursor: str | None = None) -> dict[str, An
     return await client.session.send_request(ListSkills(params=params), _ANY)
 
 
+async def every_page(client: Client) -> list[dict[str, Any]]:
+    """Every page of `skills/list`, as a host pages it: from no cursor, each `nextCursor` passed back until none."""
+    pages = [await list_skills(client)]
+    while pages[-1].get("nextCursor") is not None:
+        pages.append(await list_skills(client, pages[-1]["nextCursor"]))
+    return pages
+
+
 async def get_skill(client: Client, uri: str) -> dict[str, Any]:
     return await client.session.send_request(GetSkill(params=GetSkillParams(uri=uri)), _ANY)
 
@@ -57,9 +65,8 @@ async def read_bytes(client: Client, uri: str) -> bytes:
 
 async def verified_skills(client: Client) -> dict[str, dict[str, bytes]]:
     """Every skill the server lists, as a host loads it: by SKILL.md URI, every file's verified bytes by URI."""
-    listing = await list_skills(client)
     skills: dict[str, dict[str, bytes]] = {}
-    for entry in listing["skills"]:
+    for entry in [entry for page in await every_page(client) for entry in page["skills"]]:
         check_entry(entry)
         assert (await get_skill(client, entry["uri"]))["skill"] == entry
         files = {entry["uri"]: await read_bytes(client, entry["uri"])}
