@@ -9,14 +9,17 @@ system: case, Unicode compatibility forms (NFKC: a full-width `ｅ` is an `e`), 
 trailing dots and spaces Windows drops. A backup of a refused name (`.netrc.bak`,
 `.env~`, `#.env#`) is refused like the name itself. `secret(s).<ext>` is refused unless
 the extension is a documentation format (`secrets.md` is a page about secrets); its
-content is scanned for keys like every file's.
+content is scanned for keys like every file's. A `.env` template (`.env.example`) is
+documentation too, unless a credential variable in it holds a value (`template_value`).
 
 Content is read through its container: a key behind comment or quote markers, split into
-string literals, escaped inside JSON (a notebook cell, JSON in JSON), with any line ending,
-in UTF-16/32 or in base64 is found; a header quoted in prose, with no key material after
-it, is not a key. Tokens are refused in their providers' full-length formats only: a
-placeholder (`sk-...`, `YOUR_API_KEY`, `ghp_xxxx...`) or a documented example
-(`AKIAIOSFODNN7EXAMPLE`) is not a token.
+string literals, escaped inside JSON (a notebook cell, JSON in JSON, a JSON array of its
+lines), in HTML, URL-encoded, in a numbered listing, with any line ending, in UTF-16/32 or
+in base64 is found; a header quoted in prose, with no key material after it (or only the
+structure every key of its kind shares), is not a key. Tokens are refused in their
+providers' full-length formats only, wherever they start (after punctuation in a URL, as a
+base64 value): a placeholder (`sk-...`, `YOUR_API_KEY`, `ghp_xxxx...`) or a documented
+example (`AKIAIOSFODNN7EXAMPLE`) is not a token, judged by the whole token.
 """
 
 from __future__ import annotations
