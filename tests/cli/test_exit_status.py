@@ -92,7 +92,7 @@ def test_each_commands_summary_is_its_modules_help() -> None:
 
 def test_the_parser_lists_exactly_the_registered_commands() -> None:
     names = command_names()
-    assert names == ["check", "new", "schema", "ls", "prompt", "run", "mcp", "export"]
+    assert names == ["check", "new", "schema", "ls", "prompt", "eval", "run", "mcp", "export"]
     (commands,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
     assert list(commands.choices) == names
     listed = re.findall(r"^    (\S+)\s", _parser().format_help(), flags=re.M)

@@ -20,6 +20,7 @@ MODULES = {
     "schema": "flue_build.cli.schema",
     "ls": "flue_build.cli.ls",
     "prompt": "flue_build.cli.prompt",
+    "eval": "flue_build.cli.eval",
     "run": "flue_build.cli.chat",
     "mcp": "flue_build.cli.serve",
     "export": "flue_build.cli.export",
