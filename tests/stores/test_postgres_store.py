@@ -199,7 +199,9 @@ def test_once_an_owner_created_the_tables_a_role_that_only_reads_and_writes_rows
     store = open_store(worker_url)
     with pytest.raises(StoreError, match=r"cannot load a session in .*: permission denied for table flue_sessions"):
         store.load("s")
-    postgres.admin("GRANT SELECT, INSERT, UPDATE, DELETE ON flue_sessions, flue_messages, flue_turns TO worker", database=database)
+    postgres.admin(
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON flue_sessions, flue_messages, flue_turns TO worker", database=database
+    )
     record = store.load("s")
     assert record is not None
     record.messages.append({"role": "assistant", "content": "by a worker"})
