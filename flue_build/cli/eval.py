@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from flue_build.cli.agent_args import state_item
+from flue_build.cli.counts import count
 from flue_build.cli.exits import OK, PROBLEMS
 from flue_build.errors import TargetError, UsageError
 from flue_runtime.format.triggers import SPLITS, TRIGGERS_FILE, TriggerQuery, parse_triggers
@@ -57,7 +58,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="PROVIDER/MODEL",
         help="the model to ask, e.g. anthropic/claude-haiku-4-5 (default: the agent's own use_model)",
     )
-    parser.add_argument("--runs", type=_positive, default=3, metavar="N", help="runs per query (default 3)")
+    parser.add_argument(
+        "--runs", type=count("run", "runs", 3), default=3, metavar="N", help="runs per query (default 3)"
+    )
     parser.add_argument(
         "--fail-under",
         type=_rate,
@@ -67,7 +70,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--skill", action="append", default=[], dest="skills", metavar="NAME", help="evaluate only this skill"
     )
-    parser.add_argument("--jobs", type=_positive, default=4, metavar="N", help="requests at once (default 4)")
+    parser.add_argument(
+        "--jobs", type=count("request", "requests", 4), default=4, metavar="N", help="requests at once (default 4)"
+    )
     parser.add_argument(
         "--state",
         action="append",
@@ -78,16 +83,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(handler=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: a whole number, 1 or more")
-    return value
 
 
 def _rate(text: str) -> float:

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from flue_build.cli.counts import count
 from flue_build.cli.exits import OK, USAGE
 from flue_build.cli.http_sessions import SessionLimits
 from flue_build.errors import UsageError
@@ -135,14 +136,8 @@ def http_address(text: str) -> tuple[str, int]:
     return host, number
 
 
-def session_count(text: str) -> int:
-    try:
-        number = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number of sessions, e.g. 64") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: at least 1 session")
-    return number
+session_count = count("session", "sessions", 64)
+worker_count = count("process", "processes", 4)
 
 
 def seconds(text: str) -> float:
@@ -175,16 +170,6 @@ def session_limits(args: argparse.Namespace) -> SessionLimits:
     if problem:
         raise UsageError(f"--max-sessions-per-client: {problem}")
     return limits
-
-
-def worker_count(text: str) -> int:
-    try:
-        number = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number of processes, e.g. 4") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: at least 1 process")
-    return number
 
 
 def run(args: argparse.Namespace) -> int:

@@ -222,17 +222,13 @@ class Session:
         if self._working is not None:
             set_value(self._working.state, key, value)
             return
-        for attempt in range(_STATE_ATTEMPTS):
-            self._record = None
+
+        def changed() -> SessionRecord:
             record = self._start()
             set_value(record.state, key, value)
-            try:
-                self._store.save(self.id, record)
-                return
-            except SessionConflictError:
-                self._record = None
-                if attempt == _STATE_ATTEMPTS - 1:
-                    raise
+            return record
+
+        self._save_between_prompts(changed)
 
     # --- which skills the session offers ------------------------------------------------
 
@@ -268,9 +264,14 @@ class Session:
         if self._working is not None:
             change(self._working)
             return
+        self._save_between_prompts(lambda: self._start(change=change))
+
+    def _save_between_prompts(self, changed: Callable[[], SessionRecord]) -> None:
+        """Save the record `changed` makes from the session as stored now, made again after a conflicting save
+        (another worker saved this session in between), at most `_STATE_ATTEMPTS` times."""
         for attempt in range(_STATE_ATTEMPTS):
             self._record = None
-            record = self._start(change=change)
+            record = changed()
             try:
                 self._store.save(self.id, record)
                 return
