@@ -10,13 +10,17 @@ lists, `setup.cfg`), and says when only running the project's code would tell.
 from __future__ import annotations
 
 import configparser
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from flue_runtime.errors import FlueError
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.paths import is_inside
+from flue_runtime.format.safe_read import read_regular
 
 __all__ = [
     "RUNTIME",
@@ -31,6 +35,8 @@ __all__ = [
 #: The distribution a referencing project's wheel needs where it is installed.
 RUNTIME = "flue-skills"
 
+#: A requirements file larger than this is not read by `check` (the build reads it).
+_REQUIREMENTS_LIMIT = 1 << 20
 _NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
 
@@ -111,11 +117,15 @@ def _setuptools_dynamic(root: Path, pyproject: dict[str, Any]) -> list[str] | No
         return None
     found: list[str] = []
     for name in files:
-        try:
-            text = (root / str(name)).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None  # setuptools fails the build on it
-        found += [line.split("#", 1)[0].strip() for line in text.splitlines()]
+        path = root / str(name)
+        if not is_inside(root, Path(os.path.normpath(path))):
+            return None  # setuptools refuses a file outside the project: its build says so
+        try:  # a project is input: no FIFO, device or unbounded file read to learn its requirements
+            text = read_regular(path, limit=_REQUIREMENTS_LIMIT, follow=True).data or b""
+            lines = text.decode("utf-8").splitlines()
+        except (FlueError, OSError, UnicodeDecodeError):
+            return None  # setuptools fails the build on it, or reads what only the build can tell
+        found += [line.split("#", 1)[0].strip() for line in lines]
     return [line for line in found if line and not line.startswith("-")]
 
 

@@ -4,6 +4,7 @@ verdicts: tests/build/test_installed_wheel_works.py, tests/build/test_check_agre
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,26 @@ def test_a_project_without_references_needs_no_dependency(tmp_path: Path, capsys
         (root / "pyproject.toml").read_text() + '\nexports = ["acme/skills/pdf/SKILL.md"]\n'
     )
     assert verdict(root, capsys)[:2] == (0, [])
+
+
+@pytest.mark.parametrize("hostile", ["fifo", "outside", "link-to-fifo"])
+def test_a_requirement_file_check_must_not_read_is_left_to_the_build(
+    hostile: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A project is input: a FIFO (which would block a plain read), a file outside the project, a link to a FIFO
+    are never read; check says the build decides, and returns at once."""
+    root = project(tmp_path / "acme")
+    set_dependencies(root, 'dynamic = ["dependencies"]\n')
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("flue-skills\n")
+    name = {"fifo": "requirements.txt", "outside": "../elsewhere.txt", "link-to-fifo": "requirements.txt"}[hostile]
+    if hostile == "fifo":
+        os.mkfifo(root / name)
+    elif hostile == "link-to-fifo":
+        os.mkfifo(tmp_path / "pipe")
+        (root / name).symlink_to(tmp_path / "pipe")
+    text = (root / "pyproject.toml").read_text()
+    (root / "pyproject.toml").write_text(text + f'\n[tool.setuptools.dynamic]\ndependencies = {{file = ["{name}"]}}\n')
+    assert static_requirements(root, read_pyproject(root)) is None
+    code, codes, out = verdict(root, capsys)
+    assert (code, codes) == (0, []) and "computed by its build" in out
