@@ -14,19 +14,17 @@ from flue_runtime.models.base import Message
 if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
     from flue_runtime.agents.harness import Session
 
-__all__ = ["activation", "add_agent_arguments", "state_item"]
+__all__ = ["activation", "add_agent_arguments", "add_state_argument", "state_item"]
+
+
+def add_state_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    """`--state KEY=JSON` (repeatable): the `use_state` values an agent renders with."""
+    parser.add_argument("--state", action="append", type=state_item, default=[], metavar="KEY=JSON", help=help)
 
 
 def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agent", metavar="MODULE:AGENT", help="the agent function, e.g. support.agent:support")
-    parser.add_argument(
-        "--state",
-        action="append",
-        type=state_item,
-        default=[],
-        metavar="KEY=JSON",
-        help="a use_state value, as JSON (repeatable): --state vip=true --state tier='\"gold\"'",
-    )
+    add_state_argument(parser, "a use_state value, as JSON (repeatable): --state vip=true --state tier='\"gold\"'")
     parser.add_argument(
         "--skill",
         action="append",

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from flue_build.cli.agent_args import state_item
+from flue_build.cli.agent_args import add_state_argument
 from flue_build.cli.counts import count
 from flue_build.cli.exits import OK, PROBLEMS
 from flue_build.errors import TargetError, UsageError
@@ -73,14 +73,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--jobs", type=count("request", "requests", 4), default=4, metavar="N", help="requests at once (default 4)"
     )
-    parser.add_argument(
-        "--state",
-        action="append",
-        type=state_item,
-        default=[],
-        metavar="KEY=JSON",
-        help="a use_state value of a MODULE:AGENT, as JSON (repeatable)",
-    )
+    add_state_argument(parser, "a use_state value of a MODULE:AGENT, as JSON (repeatable)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(handler=run)
 
