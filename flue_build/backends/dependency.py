@@ -132,8 +132,10 @@ def _setuptools_dynamic(root: Path, pyproject: dict[str, Any]) -> list[str] | No
 def _setup_cfg(root: Path) -> list[str] | None:
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read(root / "setup.cfg", encoding="utf-8")
-    except (configparser.Error, UnicodeDecodeError):
+        parser.read_string((read_regular(root / "setup.cfg", limit=_REQUIREMENTS_LIMIT).data or b"").decode("utf-8"))
+    except FileNotFoundError:
+        return []
+    except (FlueError, OSError, configparser.Error, UnicodeDecodeError):
         return None
     value = parser.get("options", "install_requires", fallback="")
     if value.startswith(("file:", "attr:")):

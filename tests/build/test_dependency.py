@@ -117,3 +117,13 @@ def test_a_requirement_file_check_must_not_read_is_left_to_the_build(
     assert static_requirements(root, read_pyproject(root)) is None
     code, codes, out = verdict(root, capsys)
     assert (code, codes) == (0, []) and "computed by its build" in out
+
+
+def test_a_setup_cfg_that_is_a_fifo_is_not_read(tmp_path: Path) -> None:
+    root = tmp_path / "legacy"
+    root.mkdir()
+    os.mkfifo(root / "setup.cfg")
+    assert static_requirements(root, {"build-system": {"build-backend": "setuptools.build_meta"}}) is None
+    (root / "setup.cfg").unlink()
+    (root / "setup.cfg").write_text("[options]\ninstall_requires =\n    requests\n    flue-skills\n")
+    assert static_requirements(root, {}) == ["requests", "flue-skills"]
