@@ -9,13 +9,13 @@ lists, `setup.cfg`), and says when only running the project's code would tell.
 
 from __future__ import annotations
 
-import configparser
 import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from flue_build.backends.setuptools_rules import setup_cfg
 from flue_runtime.errors import FlueError
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.diagnostics import Diagnostic
@@ -130,12 +130,8 @@ def _setuptools_dynamic(root: Path, pyproject: dict[str, Any]) -> list[str] | No
 
 
 def _setup_cfg(root: Path) -> list[str] | None:
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string((read_regular(root / "setup.cfg", limit=_REQUIREMENTS_LIMIT).data or b"").decode("utf-8"))
-    except FileNotFoundError:
-        return []
-    except (FlueError, OSError, configparser.Error, UnicodeDecodeError):
+    parser = setup_cfg(root)
+    if parser is None:
         return None
     value = parser.get("options", "install_requires", fallback="")
     if value.startswith(("file:", "attr:")):

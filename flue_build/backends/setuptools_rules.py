@@ -23,12 +23,16 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from flue_runtime.errors import FlueError
+from flue_runtime.format.safe_read import read_regular
+
 __all__ = [
     "Exclusions",
     "MANIFEST_TEMPLATE",
     "find_all_modules",
     "manifest_files",
     "selected_files",
+    "setup_cfg",
     "static_distribution",
 ]
 
@@ -233,13 +237,22 @@ def _pyproject(root: Path) -> dict[str, Any]:
     return attrs
 
 
-def _setup_cfg(root: Path) -> dict[str, Any]:
+def setup_cfg(root: Path) -> configparser.ConfigParser | None:
+    """The project's setup.cfg, read as input (no FIFO, device or file over 1 MiB: `read_regular`); empty when
+    there is none, None when it cannot be read or parsed (setuptools' build then says why)."""
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read(root / "setup.cfg", encoding="utf-8")
-    except (configparser.Error, UnicodeDecodeError):
-        return {}
-    if not parser.has_section("options"):
+        parser.read_string((read_regular(root / "setup.cfg", limit=1 << 20).data or b"").decode("utf-8"))
+    except FileNotFoundError:
+        pass
+    except (FlueError, OSError, configparser.Error, UnicodeDecodeError):
+        return None
+    return parser
+
+
+def _setup_cfg(root: Path) -> dict[str, Any]:
+    parser = setup_cfg(root)
+    if parser is None or not parser.has_section("options"):
         return {}
     options = parser["options"]
     attrs: dict[str, Any] = {}

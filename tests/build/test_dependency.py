@@ -127,3 +127,13 @@ def test_a_setup_cfg_that_is_a_fifo_is_not_read(tmp_path: Path) -> None:
     (root / "setup.cfg").unlink()
     (root / "setup.cfg").write_text("[options]\ninstall_requires =\n    requests\n    flue-skills\n")
     assert static_requirements(root, {}) == ["requests", "flue-skills"]
+
+
+def test_check_of_a_project_whose_setup_cfg_is_a_fifo_returns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """setuptools' layout and the requirements are both read from setup.cfg: through one reader, which never
+    blocks on a FIFO (a plain open did, before check said anything)."""
+    root = project(tmp_path / "acme")
+    os.mkfifo(root / "setup.cfg")
+    assert verdict(root, capsys)[:2] == (0, [])
