@@ -19,6 +19,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from support.optional import need
+
+need("mcp", "mcp")  # the server it starts; mcpclient imports the SDK too
+
 from mcpclient import mcp_process, port_of
 from support.projects import write_skill
 
