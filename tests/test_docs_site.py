@@ -3,6 +3,7 @@ every page's Python samples are run by a test, and the reference pages list what
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import tomllib
@@ -11,27 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from support.paths import ROOT
-from support.site import DOCS, code_blocks, nav_pages, page, section
-
-#: The test modules that run each page's Python samples as written (and compare what they print).
-SAMPLES_RUN_BY = {
-    "tutorial.md": ["tests/test_tutorial.py"],
-    "concepts/bundles.md": ["tests/runtime/test_runtime_readme.py", "tests/test_docs_site.py"],
-    "concepts/harness.md": ["tests/harness/test_harness_readme.py"],
-    "concepts/sources.md": ["tests/runtime/test_sources_readme.py"],
-    "guides/publishing.md": ["tests/build/test_exports_readme.py"],
-    "guides/models.md": ["tests/providers/test_readme.py"],
-    "guides/scripts.md": ["tests/harness/test_harness_readme.py"],
-    "guides/postgresql.md": ["tests/stores/test_readme_deploy.py"],
-    "guides/provenance.md": ["tests/stores/test_provenance.py"],
-    "guides/opentelemetry.md": ["tests/harness/test_telemetry.py"],
-    "guides/terminal.md": ["tests/cli/test_cli_readme.py"],
-    "guides/mcp.md": ["tests/integrations/test_integrations_readme.py", "tests/integrations/test_remote_skills.py"],
-    "guides/pydantic-ai.md": ["tests/integrations/test_integrations_readme.py"],
-    "guides/openai-agents.md": ["tests/integrations/test_integrations_readme.py"],
-    "guides/langchain.md": ["tests/integrations/test_integrations_readme.py"],
-    "guides/agentskills.md": ["tests/integrations/test_agentskills.py"],
-}
+from support.site import DOCS, MKDOCS, code_blocks, nav_pages, page, section
 
 
 def test_the_navigation_lists_every_page_once() -> None:
@@ -54,12 +35,45 @@ def test_every_sample_parses(name: str) -> None:
             json.loads(code)
 
 
-def test_every_page_with_python_samples_has_a_test_that_runs_them() -> None:
+def samples_read_by() -> dict[str, list[str]]:
+    """Each page with Python samples, and the test modules that name it (as a string, to `page`, `section`
+    or `code_blocks`): generated from the tests, so a new page or a moved test needs no hand-kept map."""
     with_python = {name for name in nav_pages() if any(lang == "python" for lang, _ in code_blocks(page(name)))}
-    assert set(SAMPLES_RUN_BY) == with_python
-    for name, modules in SAMPLES_RUN_BY.items():
-        for module in modules:
-            assert f'"{name}"' in (ROOT / module).read_text(encoding="utf-8"), f"{module} does not read {name}"
+    readers: dict[str, list[str]] = {name: [] for name in sorted(with_python)}
+    for module in sorted((ROOT / "tests").rglob("test_*.py")):
+        if module == Path(__file__):
+            continue
+        named = {
+            node.value
+            for node in ast.walk(ast.parse(module.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Constant) and node.value in readers
+        }
+        for name in named:
+            readers[name].append(module.relative_to(ROOT).as_posix())
+    return readers
+
+
+def test_every_page_with_python_samples_has_a_test_that_runs_them() -> None:
+    readers = samples_read_by()
+    assert "guides/mcp.md" in readers and "tests/test_tutorial.py" in readers["tutorial.md"]
+    unread = [name for name, modules in readers.items() if not modules]
+    assert not unread, f"pages whose Python samples no test module reads: {unread}"
+
+
+def test_the_guides_are_grouped_alike_in_the_navigation_the_index_and_the_readme() -> None:
+    """Build, Run, Serve, Integrate: the navigation's groups, listed in the same order by the site's home page
+    and the README."""
+    config = yaml.safe_load(MKDOCS.read_text(encoding="utf-8"))
+    [guides] = [entry["Guides"] for entry in config["nav"] if isinstance(entry, dict) and "Guides" in entry]
+    groups = {
+        name: [page for item in pages for page in item.values()] for group in guides for name, pages in group.items()
+    }
+    assert list(groups) == ["Build", "Run", "Serve", "Integrate"]
+    for text, prefix in ((page("index.md"), ""), ((ROOT / "README.md").read_text(encoding="utf-8"), "docs/")):
+        listed = text.split("- Guides, by what you do:\n", 1)[1].split("\n- ", 1)[0]
+        for name, pages in groups.items():
+            line = " ".join(listed.split(f"  - {name}: ", 1)[1].split("\n  - ", 1)[0].split())
+            assert re.findall(r"\]\(([^)]+)\)", line) == [prefix + page for page in pages], name
 
 
 def test_the_reference_sample_is_what_the_build_finds() -> None:
