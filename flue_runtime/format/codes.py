@@ -60,6 +60,7 @@ SUMMARIES: dict[str, str] = {
     "FLU313": "folder nested more than 64 levels deep inside a skill",
     "FLU314": "hard-linked file packed (another name shares its bytes)",
     "FLU315": "file holds a credential token (AWS key pair, GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, Google, Hugging Face, PyPI, npm)",
+    "FLU316": "a skill's trigger eval set (`evals/triggers.json`) is not valid: not JSON, or not a list of queries",
     # 4xx: references in Python source and what a build does with them
     "FLU401": "dynamic reference: the spec must be one string literal",
     "FLU402": "Python file does not parse",

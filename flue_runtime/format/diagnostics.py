@@ -94,6 +94,7 @@ CODES: dict[str, Code] = {
         "FLU313": E,
         "FLU314": W,
         "FLU315": E,
+        "FLU316": W,
         # 4xx: references in Python source and what a build does with them
         "FLU401": E,
         "FLU402": E,

@@ -259,6 +259,18 @@ TEXTS: dict[str, Text] = {
         "revoke it (anyone who saw the file may have it) and read it from the environment instead; "
         "if it is not a live credential, replace it with a placeholder such as YOUR_API_KEY (" + NO_PROJECT + ")",
     ),
+    "FLU316": Text(
+        "eval set: {problem}",
+        "`flue-skills eval` reads evals/triggers.json as a JSON list of entries "
+        '{{"query": "...", "should_trigger": true}}, each with an optional "split" of "train" or "validation"; '
+        "fix the entry, or move the file out of evals/ if it is not a trigger eval set",
+    ),
+    "FLU316 json": Text(
+        "eval set is not valid JSON: {problem}",
+        "fix the JSON at this line and column; the file is a JSON list of entries "
+        '{{"query": "...", "should_trigger": true}}',
+    ),
+    "FLU316 utf-8": Text("eval set is not valid UTF-8: byte 0x{byte:02x} at offset {offset}", "save the file as UTF-8"),
 }
 
 #: The pieces hints (and a few messages) are put together from, keyed by what they say.

@@ -18,6 +18,7 @@ from pathlib import Path
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, diagnostic, has_errors
 from flue_runtime.format.records import SKILL_FILE, SkillMetadata, content_id
 from flue_runtime.format.trees import DiskTree, Tree
+from flue_runtime.format.triggers import TRIGGERS_FILE, trigger_diagnostics
 from flue_runtime.format.validate import check_skill_md
 from flue_runtime.format.vetting import DEFAULT_LIMITS, LARGE_FILE, Limits, PackedFile, allowed_paths, walk
 
@@ -82,7 +83,8 @@ def vet_tree(
 ) -> VettedSkill:
     """Check any tree as a skill whose folder is named `directory.name` (`allow`: paths relative to the tree,
     None for a skill in no project)."""
-    walked = walk(tree, display=display, allow=allow, large_file=large_file, limits=limits, keep=(SKILL_FILE,))
+    keep = (SKILL_FILE, TRIGGERS_FILE)
+    walked = walk(tree, display=display, allow=allow, large_file=large_file, limits=limits, keep=keep)
     diagnostics = list(walked.diagnostics)
     metadata = None
     body_offset = 0
@@ -101,6 +103,9 @@ def vet_tree(
             diagnostics.append(
                 diagnostic("FLU212", f"{display}/{entry.path}", inner=inner, outer=directory.name, display=display)
             )
+    triggers = walked.kept.get(TRIGGERS_FILE)
+    if triggers is not None:  # FLU316: the eval set `flue-skills eval` reads
+        diagnostics.extend(trigger_diagnostics(triggers, f"{display}/{TRIGGERS_FILE}"))
     diagnostics = apply_strict(diagnostics, strict)
     if has_errors(diagnostics):
         metadata = None

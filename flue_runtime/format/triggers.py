@@ -5,7 +5,9 @@ The entries are those of the Agent Skills guide "Optimizing skill descriptions" 
 skill's output evals (`evals/evals.json` in the guide "Evaluating skills"), in the skill's `evals/`
 folder. The guide keeps its train and validation queries in two files; here each entry may say its
 own `"split"` (`"train"`, the default, or `"validation"`), so one file holds the whole set. The file
-is a support file of the skill like any other: vetted, bundled and served.
+is a support file of the skill like any other: vetted, bundled and served. The vetting checks it too
+(`trigger_diagnostics`, FLU316, a warning: a broken eval set breaks the eval, not the skill), so `check`
+and the build say what is wrong with it before `flue-skills eval` refuses it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SPLITS", "TRIGGERS_FILE", "TriggerQuery", "parse_triggers", "trigger_problems"]
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic
+
+__all__ = ["SPLITS", "TRIGGERS_FILE", "TriggerQuery", "parse_triggers", "trigger_diagnostics", "trigger_problems"]
 
 #: Where a skill's trigger eval set lives, relative to its folder.
 TRIGGERS_FILE = "evals/triggers.json"
@@ -34,41 +38,93 @@ class TriggerQuery:
 
 def trigger_problems(data: Any) -> list[str]:
     """What is wrong with the parsed JSON of a trigger eval set, one message each (none: it is valid)."""
+    return [f"entry {index}: {problem}" if index is not None else problem for index, problem in _problems(data)]
+
+
+def _problems(data: Any) -> list[tuple[int | None, str]]:
+    """Each problem with the index of the entry it is about (None: the whole file)."""
     if not isinstance(data, list):
-        return [f"the file must hold a JSON list of queries, not {_kind(data)}"]
+        return [(None, f"the file must hold a JSON list of queries, not {_kind(data)}")]
     if not data:
-        return ["the list holds no queries"]
-    problems: list[str] = []
+        return [(None, "the list holds no queries")]
+    problems: list[tuple[int | None, str]] = []
     for index, entry in enumerate(data):
-        where = f"entry {index}"
         if not isinstance(entry, dict):
-            problems.append(f"{where}: must be an object with `query` and `should_trigger`, not {_kind(entry)}")
+            problems.append((index, f"must be an object with `query` and `should_trigger`, not {_kind(entry)}"))
             continue
         query = entry.get("query")
         if not isinstance(query, str) or not query.strip():
-            problems.append(f"{where}: `query` must be a non-empty string")
+            problems.append((index, "`query` must be a non-empty string"))
         if not isinstance(entry.get("should_trigger"), bool):
-            problems.append(f"{where}: `should_trigger` must be true or false")
+            problems.append((index, "`should_trigger` must be true or false"))
         if "split" in entry and entry["split"] not in SPLITS:
-            problems.append(f"{where}: `split` must be one of {', '.join(map(repr, SPLITS))}")
+            problems.append((index, f"`split` must be one of {', '.join(map(repr, SPLITS))}"))
         unknown = sorted(set(entry) - _KEYS)
         if unknown:
-            problems.append(
-                f"{where}: unknown key {', '.join(map(repr, unknown))} (known: query, should_trigger, split)"
-            )
+            known = ", ".join(sorted(_KEYS))
+            problems.append((index, f"unknown key {', '.join(map(repr, unknown))} (known: {known})"))
     return problems
+
+
+def trigger_diagnostics(data: bytes, path: str) -> list[Diagnostic]:
+    """FLU316: what is wrong with the bytes of a skill's eval set at `path` (as shown), each at its line:
+    a JSON syntax error where the decoder stopped, a schema problem where its entry starts."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [diagnostic("FLU316 utf-8", path, byte=data[exc.start], offset=exc.start)]
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return [diagnostic("FLU316 json", path, exc.lineno, exc.colno, problem=exc.msg)]
+    except (ValueError, RecursionError) as exc:  # a number past int's digit limit; nesting past the stack
+        return [diagnostic("FLU316", path, problem=f"not readable as JSON: {_reason(exc)}")]
+    problems = _problems(parsed)
+    starts = _entry_starts(text) if problems and isinstance(parsed, list) else []
+    found = []
+    for index, problem in problems:
+        if index is None:
+            found.append(diagnostic("FLU316", path, problem=problem))
+        else:
+            line, column = starts[index]
+            found.append(diagnostic("FLU316", path, line, column, problem=f"entry {index}: {problem}"))
+    return found
+
+
+def _entry_starts(text: str) -> list[tuple[int, int]]:
+    """The line and column (1-based) where each entry of the JSON list `text` starts (`text` is valid JSON)."""
+    decoder = json.JSONDecoder()
+    at = _blank(text, _blank(text, 0) + 1)  # past the `[`
+    starts: list[tuple[int, int]] = []
+    while text[at] != "]":
+        starts.append((text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)))
+        _, end = decoder.raw_decode(text, at)
+        at = _blank(text, end)
+        at = _blank(text, at + 1) if text[at] == "," else at
+    return starts
+
+
+def _blank(text: str, at: int) -> int:
+    """Past the JSON whitespace at `at`."""
+    while text[at] in " \t\n\r":
+        at += 1
+    return at
 
 
 def parse_triggers(text: str) -> list[TriggerQuery]:
     """The queries of a trigger eval set's text; `ValueError` listing every problem when it is not valid."""
     try:
         data = json.loads(text)
-    except ValueError as exc:
-        raise ValueError(f"not valid JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"not valid JSON: {_reason(exc)}") from None
     problems = trigger_problems(data)
     if problems:
         raise ValueError("; ".join(problems))
     return [TriggerQuery(e["query"], e["should_trigger"], e.get("split", SPLITS[0])) for e in data]
+
+
+def _reason(exc: ValueError | RecursionError) -> str:
+    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
 
 
 def _kind(value: Any) -> str:
