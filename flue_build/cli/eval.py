@@ -6,7 +6,8 @@ and skill catalog) and tool definitions the harness renders for it (`prompt.firs
 `Session` that `flue-skills prompt` shows), for one model turn; the skill named by an `activate_skill`
 call in the answer, if any, is what the query triggered. A MODULE:AGENT target is the agent as it
 stands (its instructions, tools and the skills it mounts with the `--state` values); any other target
-(an installed package, a project's or a folder of skills) is an agent that mounts just those skills.
+(an installed package or distribution, a project folder, whose skills are those `check` finds, or a
+folder of skills: `targets.resolve_target`) is an agent that mounts just those skills.
 
 Reports per skill and split (train, validation): the trigger rate over the runs of its should-trigger
 queries, the false-trigger rate over the runs of its should-not-trigger ones, and the confusions (another
@@ -50,9 +51,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "split?}) to a model --runs times, with the system prompt, catalog and tools the harness renders for "
         "TARGET, and report per skill the trigger rate on should-trigger queries, the false-trigger rate on "
         "should-not-trigger ones and which other skill fired instead, train and validation apart. "
-        "TARGET: MODULE:AGENT, an installed package or distribution, or a folder of skills.",
+        "TARGET: MODULE:AGENT, an installed package or distribution, a project folder (with a pyproject.toml: "
+        "the skills check finds in it), or a folder of skills.",
     )
-    parser.add_argument("target", metavar="TARGET", help="MODULE:AGENT, an installed package, or a folder of skills")
+    parser.add_argument(
+        "target", metavar="TARGET", help="MODULE:AGENT, an installed package, a project folder, or a folder of skills"
+    )
     parser.add_argument(
         "--model",
         metavar="PROVIDER/MODEL",

@@ -7,6 +7,9 @@
   its files, vetted by the build's rules when loaded (one refused is skipped with the reason);
 - `module:agent`: the skills the agent mounts when rendered once with empty state (this
   imports the module and calls the agent function, as the harness would);
+- a project folder (holding a pyproject.toml): its skills as `check` finds them (`view_project`: the
+  skills its code references and every other skill folder its build would ship), each loaded from
+  disk as dev mode loads it; one that fails is skipped with the reason;
 - a folder: a skill folder, or a folder of skill folders, each vetted by the build's rules
   (`vet_skill`, with the nearest pyproject.toml's `[tool.flue]`); like workspace skills, one
   that fails is skipped with the reason, and the others are served.
@@ -25,11 +28,21 @@ from pathlib import Path
 
 from flue_build.errors import ListError, TargetError, UnknownTargetError
 from flue_runtime.errors import FlueError, SkillError
+from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.disk import load_skill_dir
 from flue_runtime.mount.reference import SkillReference
 
-__all__ = ["Target", "agent_code", "agent_skills", "folder_skills", "installed_skills", "load_agent", "resolve_target"]
+__all__ = [
+    "Target",
+    "agent_code",
+    "agent_skills",
+    "folder_skills",
+    "installed_skills",
+    "load_agent",
+    "project_skills",
+    "resolve_target",
+]
 
 
 _AGENT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
@@ -56,7 +69,7 @@ def resolve_target(target: str) -> Target:
             if not path.is_dir():
                 raise
     if path.is_dir():
-        skills, skipped = folder_skills(path)
+        skills, skipped = project_skills(path) if (path / PYPROJECT).is_file() else folder_skills(path)
         return _unique(target, skills, skipped)
     raise UnknownTargetError(
         f"{target}: not an installed package or distribution, a MODULE:AGENT, or a folder of skills"
@@ -151,6 +164,14 @@ def load_agent(spec: str) -> Callable[[], object]:
     return function
 
 
+def project_skills(root: Path) -> tuple[list[SkillReference], list[str]]:
+    """The skills of the project at `root` as `check` finds them, in path order; the ones refused, with why."""
+    from flue_build.project import view_project
+
+    view = view_project(root)
+    return _loaded(sorted({*view.collection.skills, *view.folders.unreferenced}))
+
+
 def folder_skills(folder: Path) -> tuple[list[SkillReference], list[str]]:
     """The skill at `folder`, or each skill folder in it (sorted by name); the ones refused, with why."""
     candidates = (
@@ -158,6 +179,11 @@ def folder_skills(folder: Path) -> tuple[list[SkillReference], list[str]]:
         if (folder / SKILL_FILE).is_file()
         else sorted(child for child in folder.iterdir() if (child / SKILL_FILE).is_file())
     )
+    return _loaded(candidates)
+
+
+def _loaded(candidates: list[Path]) -> tuple[list[SkillReference], list[str]]:
+    """Each skill folder loaded from disk by the build's rules; the ones refused, with why."""
     skills: list[SkillReference] = []
     skipped: list[str] = []
     for candidate in candidates:

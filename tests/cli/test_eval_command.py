@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from support.fakeapi import FakeAPI
+from support.optional import need
 
 from flue_build.cli import main
 from flue_runtime import Harness
@@ -174,3 +175,100 @@ def _completion(arguments: dict[str, Any]) -> dict[str, Any]:
         ],
         "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
     }
+
+
+def _anthropic_message(name: str) -> dict[str, Any]:
+    """A Messages API response: one `activate_skill` call, with the usage the API reports (cache writes apart)."""
+    return {
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [{"type": "tool_use", "id": "toolu_01", "name": "activate_skill", "input": {"name": name}}],
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": 100,
+            "output_tokens": 10,
+            "cache_creation_input_tokens": 90,
+            "cache_read_input_tokens": 0,
+        },
+    }
+
+
+def test_through_the_anthropic_sdk(
+    fake_api: FakeAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    need("anthropic", "anthropic")
+    from flue_build.cli.prompt import first_turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.url)
+    module = project(tmp_path, monkeypatch, "'anthropic/claude-test'")
+    for _ in range(4):
+        fake_api.reply(_anthropic_message("shipping"))
+    command = ["eval", f"{module}:support", "--skill", "shipping", "--format", "json", "--runs", "2", "--jobs", "1"]
+    assert main(command) == 0
+    report: dict[str, Any] = json.loads(capsys.readouterr().out)
+    harness_turn = first_turn(__import__(module).support, {})
+    assert [received.path for received in fake_api.received] == ["/v1/messages"] * 4
+    for sent in fake_api.bodies:  # what the SDK put on the wire is the harness's first turn
+        assert sent["model"] == "claude-test"
+        assert [block["text"] for block in sent["system"]] == [harness_turn.system]
+        assert "- **refunds** — Handle refunds questions." in sent["system"][0]["text"]
+        assert [tool["name"] for tool in sent["tools"]] == [tool["name"] for tool in harness_turn.tools]
+        assert sent["messages"][0]["role"] == "user" and len(sent["messages"]) == 1
+    asked = sorted(block["text"] for sent in fake_api.bodies for block in sent["messages"][0]["content"])
+    assert asked == ["refund my order"] * 2 + ["track my parcel"] * 2
+    shipping = report["skills"]["shipping"]
+    assert shipping["train"]["triggered"] == 2 and shipping["train"]["positive_runs"] == 2
+    assert shipping["validation"]["false_triggers"] == 2 and shipping["validation"]["negative_runs"] == 2
+    cost = report["cost"]
+    assert cost["requests"] == 4
+    assert cost["tokens"] == {"input": 4 * (100 + 90), "output": 4 * 10}  # cache writes count as input
+    assert cost["seconds"] > 0
+
+
+PYPROJECT = """\
+[build-system]
+requires = ["hatchling", "hatch-flue-skills"]
+build-backend = "hatchling.build"
+
+[project]
+name = "acme"
+version = "0.1.0"
+dependencies = ["flue-skills"]
+
+[tool.hatch.build.hooks.flue-skills]
+"""
+
+
+def test_a_project_folder_is_evaluated_as_check_finds_its_skills(
+    fake_api: FakeAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    need("anthropic", "anthropic")
+    root = tmp_path / "acme-project"
+    (root / "acme" / "skills").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    (root / "acme" / "__init__.py").write_text('from flue_runtime import skill\n\nR = skill("./skills/refunds/SKILL.md")\n')
+    for name, queries in TRIGGERS.items():  # refunds is referenced; shipping is a folder the build ships (FLU410)
+        folder = root / "acme" / "skills" / name
+        (folder / "evals").mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Handle {name} questions.\n---\nHelp.\n")
+        (folder / "evals" / "triggers.json").write_text(json.dumps(queries))
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "acme-project"]) == 0
+    assert "checked 2 skills" in capsys.readouterr().out
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.url)
+    for _ in range(6):
+        fake_api.reply(_anthropic_message("refunds"))
+    command = ["eval", "acme-project", "--model", "anthropic/claude-test", "--format", "json", "--runs", "1"]
+    assert main(command) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(report["skills"]) == ["refunds", "shipping"]
+    assert report["cost"]["requests"] == 6
+    catalog = fake_api.bodies[0]["system"][0]["text"]
+    assert "- **refunds** — Handle refunds questions." in catalog and "- **shipping** —" in catalog
+    assert report["skills"]["refunds"]["all"]["trigger_rate"] == 1.0
+    assert report["skills"]["shipping"]["all"]["confusions"] == {"refunds": 1}
