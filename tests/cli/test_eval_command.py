@@ -250,7 +250,9 @@ def test_a_project_folder_is_evaluated_as_check_finds_its_skills(
     root = tmp_path / "acme-project"
     (root / "acme" / "skills").mkdir(parents=True)
     (root / "pyproject.toml").write_text(PYPROJECT)
-    (root / "acme" / "__init__.py").write_text('from flue_runtime import skill\n\nR = skill("./skills/refunds/SKILL.md")\n')
+    (root / "acme" / "__init__.py").write_text(
+        'from flue_runtime import skill\n\nR = skill("./skills/refunds/SKILL.md")\n'
+    )
     for name, queries in TRIGGERS.items():  # refunds is referenced; shipping is a folder the build ships (FLU410)
         folder = root / "acme" / "skills" / name
         (folder / "evals").mkdir(parents=True)
