@@ -1,14 +1,13 @@
 """Skills bundled into an installed package: its manifest, loaded once, and files read on demand.
 
 A module's *bundle package* is the outermost regular package on its dotted path
-(docs/internals.md). Its `_flue_skills/manifest.json` is read once per process through
-the package's own loader (a safe read for a folder, the zip index for a zipped wheel),
-so knowing every skill's metadata costs one JSON load: no YAML, no jsonschema, no
-directory listing. Skill files are read only when asked for and checked against the
-size and SHA-256 the build recorded. The size comes first: from a folder a file is read
-with `read_regular` (non-blocking, a regular file no larger than recorded: a FIFO put in
-its place is refused at once), from a zip its size in the index is compared before
-anything is inflated, and no read takes more than the recorded size plus one byte.
+(docs/internals.md). Its `_flue_skills/manifest.json` is read once per process, so knowing
+every skill's metadata costs one JSON load: no YAML, no jsonschema, no directory listing.
+Skill files are read only when asked for and checked against the size and SHA-256 the build
+recorded. Every read, of the manifest or a file, is one bounded read (`_read`): the size on
+record comes first (from a folder `read_regular`: non-blocking, a regular file only, so a FIFO
+put in a file's place is refused at once; from a zipped wheel its index, `mount.zipped`), and
+no read takes more than the limit plus one byte.
 """
 
 from __future__ import annotations
@@ -18,15 +17,12 @@ import os
 import posixpath
 import sys
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.machinery import ModuleSpec
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: importing importlib.resources would weigh on the mount path (tempfile, zipfile)
     from importlib.resources.abc import Traversable
-
-    from flue_runtime.mount.zipped import Archive
 
 from flue_runtime.errors import BundleError, UnsafeFileError
 from flue_runtime.format.manifest import (
@@ -107,11 +103,8 @@ def bundle_of(package: str) -> InstalledBundle | None:
     with _lock:
         if package not in _bundles:
             location = _location(package)
-            archive = _archive(location)
-            data = _manifest_bytes(package, location, archive)
-            _bundles[package] = (
-                None if data is None else InstalledBundle(package, _parse(package, data), location or False, archive)
-            )
+            data = _manifest_bytes(package, location)
+            _bundles[package] = None if data is None else InstalledBundle(package, _parse(package, data), location)
         return _bundles[package]
 
 
@@ -120,47 +113,52 @@ def clear_caches() -> None:
     with _lock:
         _bundles.clear()
         _bundle_names.clear()
+    from flue_runtime.mount.zipped import forget
+
+    forget()
 
 
-def _manifest_bytes(package: str, location: _Location | None, archive: Archive | None) -> bytes | None:
-    """The manifest's bytes, its size checked against `MANIFEST_LIMIT` before anything is read or
-    inflated (a zip's record of it too, and the inflating stops past it: the record may lie)."""
-    if location is not None:
-        # A folder, or a zip's index read directly: no pathlib, zipfile or importlib.resources
-        # import just to learn the catalog.
-        path = os.path.join(location.folder, BUNDLE_DIR, MANIFEST_FILE)
-        try:
-            if archive is not None:
-                return archive.read_limited(_relative(archive.path, path), MANIFEST_LIMIT)
-            return read_regular(path, limit=MANIFEST_LIMIT, follow=True).data  # never blocks on a FIFO
-        except (FileNotFoundError, KeyError):
-            return None
-        except UnsafeFileError as exc:
-            raise BundleError(f"cannot read the skill bundle manifest {path}: it {exc.reason}") from None
-        except OSError as exc:
-            raise BundleError(f"cannot read the skill bundle manifest {path}: {exc.strerror or exc}") from None
-    node = _root(package) / BUNDLE_DIR / MANIFEST_FILE
+def _manifest_bytes(package: str, location: _Location | None) -> bytes | None:
+    """The manifest's bytes, its size on record checked against `MANIFEST_LIMIT` before anything is read or
+    inflated; None when the package has none."""
+    shown = f"of {package!r}" if location is None else os.path.join(location.folder, BUNDLE_DIR, MANIFEST_FILE)
     try:
-        with node.open("rb") as handle:
-            data = bytes(handle.read(MANIFEST_LIMIT + 1))
+        return _read(package, location, f"{BUNDLE_DIR}/{MANIFEST_FILE}", MANIFEST_LIMIT)
     except (FileNotFoundError, KeyError):
         return None
-    except Exception as exc:  # whatever a foreign loader's reader raises (OSError, zlib.error, BadZipFile...)
+    except UnsafeFileError as exc:
+        raise BundleError(f"cannot read the skill bundle manifest {shown}: it {exc.reason}") from None
+    except OSError as exc:
+        raise BundleError(f"cannot read the skill bundle manifest {shown}: {exc.strerror or exc}") from None
+
+
+def _read(package: str, location: _Location | None, path: str, limit: int) -> bytes:
+    """The bytes of `package`'s file at `path` (POSIX, relative to the package), refused (FLU311) when its
+    size on record is over `limit` before anything is read or inflated, never more than `limit + 1` bytes
+    read; `FileNotFoundError` or `KeyError` when it is not there."""
+    if location is not None:
+        full = os.path.join(location.folder, *path.split("/"))
+        if location.archive is None:
+            return read_regular(full, limit=limit, follow=True).data or b""
+        from flue_runtime.mount.zipped import archive  # only for a zipped wheel: mounting from a folder skips it
+
+        return archive(location.archive).read_limited(_relative(location.archive, full), limit)
+    node = _root(package)
+    for segment in path.split("/"):
+        node = node / segment
+    try:
+        with node.open("rb") as handle:
+            data = bytes(handle.read(limit + 1))
+    except (OSError, KeyError):
+        raise
+    except Exception as exc:  # whatever a foreign loader's reader raises (zlib.error, BadZipFile...)
         raise BundleError(
-            f"cannot read the skill bundle manifest of {package!r}: {type(exc).__name__}: {exc}"
+            f"{package.replace('.', '/')}/{path}: cannot be read ({type(exc).__name__}: {exc}); "
+            f"reinstall {package.split('.')[0]!r}"
         ) from None
-    if len(data) > MANIFEST_LIMIT:
-        raise BundleError(f"the skill bundle manifest of {package!r} is over {MANIFEST_LIMIT:,} bytes; refused")
+    if len(data) > limit:
+        raise UnsafeFileError(path, "FLU311", f"holds over {limit:,} bytes")
     return data
-
-
-def _archive(location: _Location | None) -> Archive | None:
-    """The zip archive a zipped package is read from, with its own bounded reader."""
-    if location is None or location.archive is None:
-        return None
-    from flue_runtime.mount.zipped import Archive  # only for a zipped wheel: mounting from a folder skips it
-
-    return Archive(location.archive)
 
 
 def _relative(archive: str, full: str) -> str:
@@ -174,8 +172,6 @@ class _Location:
 
     #: The package's folder: on disk, or inside the zip archive.
     folder: str
-    #: The loader's own reader (for a zip, through the index it read when the package was imported).
-    get_data: Callable[[str], bytes]
     #: The zip archive of a zipped package (zipimporter), None for a folder.
     archive: str | None
 
@@ -189,7 +185,7 @@ def _location(package: str) -> _Location | None:
     get_data = getattr(spec.loader, "get_data", None)
     if spec.origin and spec.has_location and callable(get_data):
         archive = getattr(spec.loader, "archive", None)
-        return _Location(os.path.dirname(spec.origin), get_data, archive if isinstance(archive, str) else None)
+        return _Location(os.path.dirname(spec.origin), archive if isinstance(archive, str) else None)
     return None
 
 
@@ -211,14 +207,12 @@ class InstalledBundle:
         self,
         package: str,
         manifest: Manifest,
-        location: _Location | Literal[False] | None = None,
-        archive: Archive | None = None,
+        location: _Location | None = None,
     ) -> None:
         self.package = package
         self.manifest = manifest
         self._root: Traversable | None = None
         self._location = location
-        self._archive = archive
         self._references: dict[str, SkillReference] = {}
         self._paths: dict[str, tuple[str, str]] | None = None
 
@@ -234,7 +228,7 @@ class InstalledBundle:
         bytes that differ from what the build recorded. At most `size + 1` bytes are read,
         and a file that is not regular (a FIFO put in its place) is refused without blocking."""
         try:
-            data = self._read_at_most(path, size)
+            data = _read(self.package, self._location, path, size)
         except UnsafeFileError as exc:
             if exc.code != "FLU311":
                 raise BundleError(
@@ -253,57 +247,17 @@ class InstalledBundle:
             )
         return data
 
-    def _read_at_most(self, path: str, size: int) -> bytes:
-        """At most `size + 1` bytes of a bundle file: enough to tell it differs from a file of `size` bytes."""
-        if self._location is None:
-            self._location = _location(self.package) or False
-        if self._location and self._location.archive is None:
-            full = os.path.join(self._location.folder, *path.split("/"))
-            found = read_regular(full, limit=size, follow=True)
-            return found.data or b""
-        if self._location:
-            return self._read_zipped(self._location, path, size)
-        if self._root is None:
-            self._root = _root(self.package)
-        node = self._root
-        for segment in path.split("/"):
-            node = node / segment
-        try:
-            with node.open("rb") as handle:
-                return bytes(handle.read(size + 1))
-        except (OSError, KeyError):
-            raise
-        except Exception as exc:  # whatever a foreign loader's reader raises (zlib.error, BadZipFile...)
-            raise BundleError(
-                f"{self.where(path)}: cannot be read ({type(exc).__name__}: {exc}); "
-                f"reinstall {self.package.split('.')[0]!r}"
-            ) from None
-
-    def _read_zipped(self, location: _Location, path: str, size: int) -> bytes:
-        """A member of a zipped package, its size checked in the zip's index before anything is inflated."""
-        return self._zipped(location).read(self._member(location, path), size)
-
-    def _zipped(self, location: _Location) -> Archive:
-        if self._archive is None:
-            self._archive = _archive(location)
-        assert self._archive is not None
-        return self._archive
-
-    @staticmethod
-    def _member(location: _Location, path: str) -> str:
-        assert location.archive is not None
-        return _relative(location.archive, os.path.join(location.folder, *path.split("/")))
-
     def is_executable(self, path: str) -> bool:
         """Whether the installed file at `path` has an executable bit: on disk its mode, in a zipped
         wheel on sys.path the mode its zip entry records (a loader that reads no paths tells none)."""
         if self._location is None:
-            self._location = _location(self.package) or False
-        if not self._location:
             return False
+        full = os.path.join(self._location.folder, *path.split("/"))
         if self._location.archive is None:
-            return bool(os.stat(os.path.join(self._location.folder, *path.split("/"))).st_mode & 0o111)
-        return bool(self._zipped(self._location).mode(self._member(self._location, path)) & 0o111)
+            return bool(os.stat(full).st_mode & 0o111)
+        from flue_runtime.mount.zipped import archive
+
+        return bool(archive(self._location.archive).mode(_relative(self._location.archive, full)) & 0o111)
 
     # --- skills and markdown -----------------------------------------------------------
 

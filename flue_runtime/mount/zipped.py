@@ -1,182 +1,128 @@
-"""One member of a zipped wheel, found by its name and read with a bound, without indexing the whole archive.
+"""Members of a zipped wheel, read through `zipfile` with a bound, from one `ZipFile` per archive and process.
 
-`zipfile.ZipFile` turns every entry of the central directory into an object before it can
-open one: for a large wheel that dominates the first activation of a bundled skill in every
-process (BENCHMARKS.md). A member's record is found instead by searching the
-directory's bytes for its name (one read, one `bytes.find`); its size there is compared
-with the size the build recorded before anything is inflated, and no more than that size
-plus one byte is ever inflated. Anything this plain reader does not handle (ZIP64, data
-before the archive, encryption, other compression methods, names not in UTF-8) goes to
-`zipfile`, which reads it the slow way with the same bound. A damaged archive (a deflate
-stream that does not inflate, a record cut short) is a `BundleError` naming the archive and
-the member, whichever reader met it.
+The archive is opened once (`archive(path)`), as a regular file only (`open_regular`: a FIFO in
+its place is refused, not waited on), and its index kept for every later read. A member's size in
+the index is checked against the caller's limit before anything is inflated, and no read asks
+`zipfile` for more than that size plus one byte. Only the two methods wheels use (stored,
+deflated) are read: `zipfile` bounds what it inflates for those alone. A name the archive holds
+twice is refused (readers disagree on which copy counts). Whatever a damaged archive makes
+`zipfile` raise is one `BundleError` naming the archive and the member.
+
+Indexing costs `zipfile` ~10 µs an entry, once per process: BENCHMARKS.md
+(zip reads through `zipfile`, 2026-12-04).
 """
 
 from __future__ import annotations
 
+import io
 import os
-import struct
-import zlib
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import threading
+import zipfile
+from collections import Counter
+from typing import BinaryIO
 
 from flue_runtime.errors import BundleError, UnsafeFileError
+from flue_runtime.format.safe_read import open_regular
 
-if TYPE_CHECKING:
-    from zipfile import ZipFile, ZipInfo
+__all__ = ["Archive", "archive", "forget"]
 
-__all__ = ["Archive", "Member"]
-
-
-_END = struct.Struct("<4s4H2LH")  # end of central directory record
-_CENTRAL = struct.Struct("<4s4B4HL2L5H2L")  # a central directory record, before its name
-_LOCAL = struct.Struct("<4s2B4HL2L2H")  # a local file header, before its name
-_ZIP64 = 0xFFFFFFFF
-_CHUNK = 1 << 20
-_STORED, _DEFLATED = 0, 8
+_lock = threading.Lock()
+_open: dict[str, Archive] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class Member:
-    """What the central directory says of one member."""
-
-    method: int
-    compressed: int
-    size: int
-    mode: int  # the Unix mode the archive records (external attributes >> 16)
-    offset: int  # of its local header
+def archive(path: str) -> Archive:
+    """The one `Archive` of `path` in this process."""
+    with _lock:
+        found = _open.get(path)
+        if found is None:
+            found = _open[path] = Archive(path)
+        return found
 
 
-def _read_errors() -> tuple[type[Exception], ...]:
-    """What reading a damaged archive raises: evaluated only when something was raised."""
-    from zipfile import BadZipFile
-
-    return (OSError, EOFError, ValueError, RuntimeError, zlib.error, struct.error, BadZipFile)
+def forget() -> None:
+    """Close every archive `archive` opened (tests, or after reinstalling packages)."""
+    with _lock:
+        for found in _open.values():
+            found.close()
+        _open.clear()
 
 
 class Archive:
-    """A zip archive's central directory, read once, and its members read on demand."""
+    """A zip archive, indexed on first use, its members read with a bound; safe to share between threads."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._directory: bytes | None = None  # None: not read yet; b"": read it with zipfile
-        self._zipfile: ZipFile | None = None
-
-    def _read_directory(self) -> bytes:
-        if self._directory is None:
-            with open(self.path, "rb") as handle:
-                end = handle.seek(0, os.SEEK_END)
-                handle.seek(max(0, end - _END.size - 0xFFFF))
-                tail = handle.read()
-                at = tail.rfind(b"PK\x05\x06")
-                directory = b""
-                if at >= 0 and len(tail) - at >= _END.size:
-                    _, disk, _, _, count, size, offset, _ = _END.unpack_from(tail, at)
-                    position = end - len(tail) + at  # where the end record is
-                    # ZIP64, a multi-disk archive, or bytes before the archive: zipfile's job.
-                    if disk == 0 and count != 0xFFFF and size != _ZIP64 and offset + size == position:
-                        handle.seek(offset)
-                        directory = handle.read(size)
-                self._directory = directory
-        return self._directory
-
-    def member(self, name: str) -> Member | None:
-        """The member's record, None when this reader cannot tell (see the module docstring); `KeyError` if absent."""
-        directory = self._read_directory()
-        if not directory:
-            return None
-        wanted = name.encode("utf-8")
-        at = directory.find(wanted)
-        while at != -1:
-            start = at - _CENTRAL.size
-            if start >= 0 and directory[start : start + 4] == b"PK\x01\x02":
-                record = _CENTRAL.unpack_from(directory, start)
-                flags, method, compressed, size, name_length = record[5], record[6], record[10], record[11], record[12]
-                if name_length == len(wanted):
-                    plain = not flags & 0x1 and (flags & 0x800 or wanted.isascii())  # not encrypted, UTF-8 name
-                    if not plain or method not in (_STORED, _DEFLATED) or _ZIP64 in (compressed, size, record[18]):
-                        return None
-                    return Member(method, compressed, size, record[17] >> 16, record[18])
-            at = directory.find(wanted, at + 1)
-        raise KeyError(name)
-
-    def read(self, name: str, size: int) -> bytes:
-        """At most `size + 1` bytes of member `name`; `UnsafeFileError` (FLU311) when the archive records
-        another size, before anything is inflated; `KeyError` when it holds no such member."""
-        try:
-            found = self.member(name)
-            if found is None:
-                info = self._zip().getinfo(name)
-                if info.file_size != size:
-                    raise UnsafeFileError(name, "FLU311", f"holds {info.file_size:,} bytes, not {size:,}")
-                return self._read_with_zipfile(info, size)
-            if found.size != size:
-                raise UnsafeFileError(name, "FLU311", f"holds {found.size:,} bytes, not {size:,}")
-            return self._inflate(name, found, size)
-        except _read_errors() as exc:
-            raise self._damaged(name, exc) from None
+        self._lock = threading.Lock()  # a ZipFile reads through one file position
+        self._zip: zipfile.ZipFile | None = None
+        self._handle: BinaryIO = io.BytesIO()
+        self._twice: frozenset[str] = frozenset()
 
     def read_limited(self, name: str, limit: int) -> bytes:
-        """The bytes of member `name`, refused (FLU311) when the archive records more than `limit` bytes,
-        before anything is inflated, or when it inflates to another size than it records (never more
-        than one byte past it is inflated); `KeyError` if absent."""
-        try:
-            found = self.member(name)
-            declared = self._zip().getinfo(name).file_size if found is None else found.size
-        except _read_errors() as exc:
-            raise self._damaged(name, exc) from None
-        if declared > limit:
-            raise UnsafeFileError(name, "FLU311", f"holds {declared:,} bytes, over {limit:,}")
-        data = self.read(name, declared)
-        if len(data) != declared:
-            raise UnsafeFileError(name, "FLU311", f"does not inflate to the {declared:,} bytes the archive records")
+        """The bytes of member `name`: refused (FLU311) when the archive records more than `limit` bytes,
+        before anything is inflated, or when it inflates to another size than it records; `KeyError` if absent."""
+        with self._lock:
+            info = self._info(name)
+            if info.file_size > limit:
+                raise UnsafeFileError(name, "FLU311", f"holds {info.file_size:,} bytes, over {limit:,}")
+            try:
+                with self._index().open(info) as member:
+                    data = member.read(info.file_size + 1)  # zipfile stops at the recorded size, checking the CRC
+            except Exception as exc:  # what a damaged archive makes zipfile raise: BadZipFile, zlib.error, EOFError...
+                raise self._damaged(exc, name) from None
+        if len(data) != info.file_size:
+            raise UnsafeFileError(
+                name, "FLU311", f"does not inflate to the {info.file_size:,} bytes the archive records"
+            )
         return data
-
-    def _inflate(self, name: str, found: Member, size: int) -> bytes:
-        """At most `size + 1` bytes of the member `found` describes."""
-        with open(self.path, "rb") as handle:
-            handle.seek(found.offset)
-            header = handle.read(_LOCAL.size)
-            if len(header) != _LOCAL.size or header[:4] != b"PK\x03\x04":
-                raise ValueError("no local file header where the central directory says")
-            *_, name_length, extra_length = _LOCAL.unpack(header)
-            handle.seek(found.offset + _LOCAL.size + name_length + extra_length)
-            inflate = zlib.decompressobj(-15) if found.method == _DEFLATED else None
-            data = bytearray()
-            left = found.compressed
-            while left and len(data) <= size:
-                chunk = handle.read(min(_CHUNK, left))
-                if not chunk:
-                    break
-                left -= len(chunk)
-                room = size + 1 - len(data)
-                data += inflate.decompress(chunk, room) if inflate is not None else chunk[:room]
-        return bytes(data)
-
-    def _damaged(self, name: str, exc: Exception) -> BundleError:
-        """Whatever a damaged archive makes a reader raise (zlib.error, BadZipFile, EOFError, struct.error,
-        OSError...), as one error naming the archive and the member."""
-        detail = str(exc) or type(exc).__name__
-        return BundleError(
-            f"{self.path}: member {name} cannot be read: the archive is damaged ({type(exc).__name__}: {detail}); "
-            "reinstall the package"
-        )
 
     def mode(self, name: str) -> int:
         """The Unix mode the archive records for member `name`."""
-        found = self.member(name)
-        if found is not None:
-            return found.mode
-        return self._zip().getinfo(name).external_attr >> 16
+        with self._lock:
+            return self._info(name).external_attr >> 16
 
-    def _zip(self) -> ZipFile:
-        if self._zipfile is None:
-            import zipfile
+    def close(self) -> None:
+        with self._lock:
+            if self._zip is not None:
+                self._zip.close()
+                self._handle.close()  # a ZipFile leaves open the file it was given
+                self._zip = None
 
-            self._zipfile = zipfile.ZipFile(self.path)
-        return self._zipfile
+    def _info(self, name: str) -> zipfile.ZipInfo:
+        """Member `name`'s record, refused when the archive holds the name twice or compresses it as no wheel
+        does; `KeyError` if absent."""
+        info = self._index().getinfo(name)
+        if name in self._twice:
+            raise BundleError(f"{self.path}: holds member {name} more than once; refused: reinstall the package")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise BundleError(
+                f"{self.path}: member {name} is compressed with method {info.compress_type}, which wheels do not use "
+                "(only stored or deflated); refused: reinstall the package"
+            )
+        return info
 
-    def _read_with_zipfile(self, info: ZipInfo, size: int) -> bytes:
-        """At most `size + 1` bytes: zipfile inflates only what a read asks for."""
-        with self._zip().open(info) as handle:
-            return bytes(handle.read(size + 1))
+    def _index(self) -> zipfile.ZipFile:
+        if self._zip is None:
+            try:
+                fd, _ = open_regular(self.path, follow=True)
+            except UnsafeFileError as exc:
+                raise BundleError(f"{self.path}: {exc.reason}; refused: reinstall the package") from None
+            except OSError as exc:  # gone or unreadable since the package was imported from it
+                raise self._damaged(exc) from None
+            self._handle = os.fdopen(fd, "rb")
+            try:
+                self._zip = zipfile.ZipFile(self._handle)
+            except Exception as exc:  # BadZipFile, OSError, EOFError... from a truncated or corrupt archive
+                self._handle.close()
+                raise self._damaged(exc) from None
+            names = self._zip.namelist()
+            if len(set(names)) != len(names):
+                self._twice = frozenset(name for name, count in Counter(names).items() if count > 1)
+        return self._zip
+
+    def _damaged(self, exc: Exception, name: str = "") -> BundleError:
+        """What a damaged archive made a reader raise, as one error naming the archive and the member."""
+        what = f"member {name} cannot be read" if name else "cannot be read"
+        return BundleError(
+            f"{self.path}: {what}: the archive is damaged ({type(exc).__name__}: {str(exc) or type(exc).__name__}); "
+            "reinstall the package"
+        )
