@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from flue_build.audit import Origin, audit
-from flue_build.backends import hatchling_rules
+from flue_build.backends import hatchling_rules, reach_ins
 from flue_build.backends.dependency import missing_runtime_dependency
 from flue_build.backends.hatchling_rules import Placed
 from flue_build.collect import collect
@@ -100,9 +100,7 @@ def prepare(root: Path, target: str, version: str, build_config: Any, build_data
         ours = {os.fspath(path): Path(os.path.relpath(path, root)).as_posix() for path in sdist_files(collection)}
         keep_out = [item.distribution for item in placed if not folders.ships(item.source)]
     build_data["force_include"].update(ours)
-    reserved = getattr(build_config, "build_reserved_paths", None)  # not public API: the audit backs it up
-    if isinstance(reserved, set):
-        reserved.update(keep_out)
+    reach_ins.reserve_paths(build_config, keep_out)
     return Prepared(target, folders, placed, bundles, prefixes, ours, staging)
 
 

@@ -2,9 +2,10 @@
 
 Registered as a `setuptools.finalize_distribution_options` entry point, so it runs for
 every setuptools build in an environment that has flue-skills installed; for any other
-project it returns after one file check. For a flue project it wraps the command classes
-as setuptools looks them up (`Distribution.get_command_class`), so a user's own
-`[tool.setuptools.cmdclass]` or `setup(cmdclass=...)` still runs, underneath ours.
+project it returns after one file check. For a flue project each command below is a mixin
+put in front of the class setuptools would run (`backends.reach_ins.wrap_command_classes`
+says why that is done at lookup), so a user's own `[tool.setuptools.cmdclass]` or
+`setup(cmdclass=...)` still runs, underneath ours.
 
 Every skill folder among the files setuptools selects is vetted (`flue_build.shipping`),
 and only the files the vetting kept go on:
@@ -40,28 +41,14 @@ __all__ = ["finalize_distribution_options"]
 
 
 _STATE = "_flue_skills_state"
-_WRAPPED = "_flue_skills_wrapped"
 
 
 def finalize_distribution_options(dist: Any) -> None:
     """Entry point: hook into `dist` when the project in the working folder opts in with `[tool.flue]`."""
-    if getattr(dist, _WRAPPED, False) or not _opted_in(Path(dist.src_root or os.curdir)):
-        return
-    original = dist.get_command_class
-    cache: dict[tuple[str, type], type] = {}
+    if _opted_in(Path(dist.src_root or os.curdir)):
+        from flue_build.backends.reach_ins import wrap_command_classes
 
-    def get_command_class(command: str) -> type:
-        base: type = original(command)
-        mixin = _MIXINS.get(command)
-        if mixin is None or issubclass(base, mixin):
-            return base
-        key = (command, base)
-        if key not in cache:
-            cache[key] = type(base.__name__, (mixin, base), {"command_name": command, "__module__": base.__module__})
-        return cache[key]
-
-    dist.get_command_class = get_command_class
-    setattr(dist, _WRAPPED, True)
+        wrap_command_classes(dist, _MIXINS)
 
 
 def _opted_in(root: Path) -> bool:
@@ -195,39 +182,56 @@ def _audit(
 
 
 # --- command mixins -----------------------------------------------------------------
+#
+# Each is put in front of the class setuptools would run for its command (its own, or the project's
+# `cmdclass`) by `reach_ins.wrap_command_classes`; `_base(self, mixin)` is that class's method
+# resolution, untyped as setuptools is.
 
 
-class _EggInfo:
-    """Keep every file of a skill folder that the vetting did not keep out of the file list."""
+class _Command:
+    """What the mixins use of a setuptools command (setuptools ships no types)."""
 
+    distribution: Any
     filelist: Any
 
+
+def _base(command: _Command, mixin: type) -> Any:
+    """The command class underneath `mixin` in `command`'s class: setuptools' own or the project's."""
+    return super(mixin, command)
+
+
+class _EggInfo(_Command):
+    """Keep every file of a skill folder that the vetting did not keep out of the file list."""
+
+    egg_info: str
+
     def find_sources(self) -> None:
-        super().find_sources()  # type: ignore[misc]
-        state = _state(self.distribution, report=False)  # type: ignore[attr-defined]
+        _base(self, _EggInfo).find_sources()
+        state = _state(self.distribution, report=False)
         files = list(self.filelist.files)
         state.vet(state.root / f for f in files)
-        named = _named_files(self.distribution, state.root)  # type: ignore[attr-defined]
+        named = _named_files(self.distribution, state.root)
         kept = [f for f in files if state.folders.ships(state.root / f) or _normal(f) in named]
         if len(kept) != len(files):
             self.filelist.files = kept
-            manifest = os.path.join(self.egg_info, "SOURCES.txt")  # type: ignore[attr-defined]
-            with open(manifest, "wb") as handle:  # as setuptools writes it: POSIX separators, UTF-8
-                handle.write("\n".join(f.replace(os.sep, "/") for f in kept).encode("utf-8"))
+            # egg_info's own writer of its files (as setuptools writes SOURCES.txt: POSIX separators, UTF-8)
+            manifest = os.path.join(self.egg_info, "SOURCES.txt")
+            _base(self, _EggInfo).write_file("SOURCES.txt", manifest, "\n".join(f.replace(os.sep, "/") for f in kept))
 
 
-class _BuildPy:
+class _BuildPy(_Command):
     """Pack the bundles into the build folder after the usual build_py work."""
 
     _flue_outputs: list[str]
+    build_lib: str
 
     def run(self) -> None:
-        super().run()  # type: ignore[misc]
+        _base(self, _BuildPy).run()
         from flue_build.pack import copy_checked, plan
         from flue_build.report import stops_build
 
-        state = _state(self.distribution)  # type: ignore[attr-defined]
-        build_lib = Path(self.build_lib)  # type: ignore[attr-defined]
+        state = _state(self.distribution)
+        build_lib = Path(self.build_lib)
         editable = bool(getattr(self, "editable_mode", False))
         bundles = plan(state.collection, editable=editable)
         outputs: list[str] = []
@@ -237,7 +241,7 @@ class _BuildPy:
                 shutil.rmtree(folder)  # a bundle from an earlier build in the same folder
         if not editable:
             copied = _build_outputs(self, state.root)
-            data_files = [source for source, _ in _data_files(self.distribution, state.root, "")]  # type: ignore[attr-defined]
+            data_files = [source for source, _ in _data_files(self.distribution, state.root, "")]
             state.vet([*copied, *data_files])
             for dest in state.original_dests():
                 _remove(build_lib.joinpath(*dest.rstrip("/").split("/")))
@@ -257,25 +261,25 @@ class _BuildPy:
         self._flue_outputs = outputs
 
     def get_outputs(self, include_bytecode: bool = True) -> list[str]:
-        outputs: list[str] = super().get_outputs(include_bytecode)  # type: ignore[misc]
+        outputs: list[str] = _base(self, _BuildPy).get_outputs(include_bytecode)
         return outputs + list(getattr(self, "_flue_outputs", []))
 
 
-class _BdistWheel:
+class _BdistWheel(_Command):
     """Audit the finished wheel: the vetted files in the bundles, no original copies, nothing else of a skill folder."""
 
     def run(self) -> None:
-        super().run()  # type: ignore[misc]
+        _base(self, _BdistWheel).run()
         from flue_build.pack import plan
 
-        dist = self.distribution  # type: ignore[attr-defined]
+        dist = self.distribution
         state = _state(dist)
         wheels = [Path(f) for kind, _, f in getattr(dist, "dist_files", []) if kind == "bdist_wheel"]
         if not wheels:
             return
         from flue_build.audit import Origin
 
-        build_py = self.get_finalized_command("build_py")  # type: ignore[attr-defined]
+        build_py = _base(self, _BdistWheel).get_finalized_command("build_py")
         build_lib = state.root / build_py.build_lib
         origins = {
             Path(os.path.relpath(target, build_lib)).as_posix(): Origin(source, _PACKAGES)
@@ -287,19 +291,19 @@ class _BdistWheel:
         _audit(state, wheels[-1], origins, plan(state.collection), state.original_dests())
 
 
-class _EditableWheel:
+class _EditableWheel(_Command):
     """Validate before an editable build: setuptools would swallow an error raised from build_py."""
 
     def run(self) -> None:
         from flue_build.pack import vetted_line
         from flue_build.report import done
 
-        state = _state(self.distribution)  # type: ignore[attr-defined]
-        super().run()  # type: ignore[misc]
+        state = _state(self.distribution)
+        _base(self, _EditableWheel).run()
         done(f"editable wheel: {vetted_line(state.collection)}")
 
 
-class _Sdist:
+class _Sdist(_Command):
     """The source distribution: the vetted files of every skill folder it selects, and every
     vetted file of a referenced skill and markdown target the project's rules do not exclude."""
 
@@ -307,9 +311,9 @@ class _Sdist:
         from flue_build.audit import Origin
         from flue_build.pack import sdist_files
 
-        dist = self.distribution  # type: ignore[attr-defined]
+        dist = self.distribution
         state = _state(dist)
-        filelist = self.filelist  # type: ignore[attr-defined]
+        filelist = self.filelist
         state.vet(state.root / f for f in filelist.files)
         named = _named_files(dist, state.root)
         filelist.files = [f for f in filelist.files if state.folders.ships(state.root / f) or _normal(f) in named]
@@ -318,7 +322,7 @@ class _Sdist:
             relative = os.path.relpath(path, state.root)
             if os.path.normpath(relative) not in present:
                 filelist.append(relative)
-        super().make_distribution()  # type: ignore[misc]
+        _base(self, _Sdist).make_distribution()
         origins = {_normal(f): Origin(state.root / f, _FILE_LIST) for f in filelist.files}
         for source, dest, route in _explicit_files(dist, state.root, None, ""):
             if dest in origins:

@@ -8,6 +8,7 @@ its exclusion rules (VCS ignore files as hatchling reads them, global and per-ta
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -50,11 +51,9 @@ def _static_metadata(root: str) -> Any:
     class StaticMetadata(ProjectMetadata):  # type: ignore[type-arg]
         """`[project]` as written: `core` without the metadata hooks, `version` without its source."""
 
-        @property
+        @functools.cached_property
         def core(self) -> CoreMetadata:
-            if self._core is None:
-                self._core = CoreMetadata(self.root, self.core_raw_metadata, self.hatch.metadata, self.context)
-            return self._core
+            return CoreMetadata(self.root, self.core_raw_metadata, self.hatch.metadata, self.context)
 
         @property
         def version(self) -> str:

@@ -14,15 +14,14 @@ from __future__ import annotations
 import configparser
 import contextlib
 import fnmatch
-import io
 import logging
 import os
-import re
 import tomllib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from flue_build.backends.reach_ins import manifest_template_lines
 from flue_runtime.errors import FlueError
 from flue_runtime.format.safe_read import read_regular
 
@@ -38,7 +37,6 @@ __all__ = [
 
 
 MANIFEST_TEMPLATE = "MANIFEST.in"
-_COMMENT_ONLY = re.compile(r"^[ \t\f\v]*#")
 
 
 class Exclusions:
@@ -123,46 +121,37 @@ def _run_template(root: Path, files: list[str], watch: Any) -> list[str]:
     template = root / MANIFEST_TEMPLATE
     if not template.is_file():
         return files
-    from setuptools._distutils import text_file
-    from setuptools._distutils.errors import DistutilsTemplateError
     from setuptools.command.egg_info import FileList
+    from setuptools.errors import TemplateError
 
-    make_text_file: Any = text_file.TextFile  # untyped in setuptools
     filelist = FileList()
     filelist.files = files
-    previous = logging.root.manager.disable
-    logging.disable(logging.WARNING)  # "no files found matching ...": setuptools says it in its own run
-    try:
-        with contextlib.chdir(root):
-            # distutils' TextFile does not count lines holding only a comment: blank them first
-            # (it counts blank lines), so the numbers in our messages are the file's own.
-            text = template.read_text(encoding="utf-8")
-            counted = "".join("\n" if _COMMENT_ONLY.match(line) else line for line in text.splitlines(keepends=True))
-            lines = make_text_file(
-                os.fspath(template),
-                file=io.StringIO(counted),
-                strip_comments=True,
-                skip_blanks=True,
-                join_lines=True,
-                lstrip_ws=True,
-                rstrip_ws=True,
-                collapse_join=True,
-            )
+    with _quiet_distutils_log(), contextlib.chdir(root):
+        for number, line in manifest_template_lines(template):
+            before = set(filelist.files)
             try:
-                while (line := lines.readline()) is not None:
-                    before = set(filelist.files)
-                    try:
-                        filelist.process_template_line(line)
-                    except DistutilsTemplateError:
-                        continue  # setuptools reports a broken line itself
-                    if watch is not None:
-                        current = lines.current_line
-                        watch(current if isinstance(current, int) else current[0], line, before, set(filelist.files))
-            finally:
-                lines.close()
-    finally:
-        logging.disable(previous)
+                filelist.process_template_line(line)
+            except TemplateError:
+                continue  # setuptools reports a broken line itself
+            if watch is not None:
+                watch(number, line, before, set(filelist.files))
     return list(filelist.files)
+
+
+@contextlib.contextmanager
+def _quiet_distutils_log() -> Iterator[None]:
+    """Drop what distutils logs ("no files found matching ...") while we run the template: setuptools says it
+    in its own run. distutils logs to the root logger itself, so a filter there silences it and nothing else."""
+    root = logging.getLogger()
+
+    def quiet(record: logging.LogRecord) -> bool:
+        return record.levelno > logging.WARNING
+
+    root.addFilter(quiet)
+    try:
+        yield
+    finally:
+        root.removeFilter(quiet)
 
 
 def selected_files(root: Path, dist: Any) -> list[Path]:
