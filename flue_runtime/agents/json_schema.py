@@ -1,14 +1,14 @@
-"""Tool parameter schemas a user supplies, checked and applied with jsonschema: all of JSON Schema.
+"""Tool parameter schemas, compiled into one type (`JsonSchema`) whose problems read alike whichever validator applies it.
 
-A hand-written schema, a pydantic model's `model_json_schema()` or an MCP server's `inputSchema`
-may use any keyword (`$ref`/`$defs`, `oneOf`, `allOf`, `format`...), so it is not held to the compact
-validator the harness uses for its own schemas. jsonschema is imported here, when the first such
-schema is compiled, never by `import flue_runtime`.
+The harness's own definitions and simple typed functions use the compact validator (`compact_schema`), which
+implements the keywords of `format.schema_validator.TABLE`. A hand-written schema, a pydantic model's
+`model_json_schema()` or an MCP server's `inputSchema` may use any keyword (`$ref`/`$defs`, `oneOf`, `allOf`,
+`format`...), so `compile_schema` applies it with jsonschema, imported when the first such schema is compiled, never
+by `import flue_runtime`.
 
-A schema is checked once, when the tool is defined: against its dialect's meta-schema, an object at
-the top (providers send arguments as one JSON object), every `$ref` resolved inside the schema
-itself (nothing is ever fetched). Each call's arguments are then checked with formats asserted,
-every problem named by where it is, in the same words as the compact validator's.
+Such a schema is checked once, when the tool is defined: against its dialect's meta-schema, an object at the top
+(providers send arguments as one JSON object), every `$ref` resolved inside the schema itself (nothing is ever
+fetched). Each call's arguments are then checked with formats asserted, every problem named by where it is.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from flue_runtime.errors import SchemaError
-from flue_runtime.format.schema_validator import Violation, describe
+from flue_runtime.format.schema_validator import TABLE, Validator, Violation, describe
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -29,7 +29,17 @@ if TYPE_CHECKING:
     from referencing import Specification
     from referencing._core import Resolver
 
-__all__ = ["CACHE_SIZE", "JsonSchema", "MAX_SHOWN", "MAX_TEXT", "compile_schema", "cut", "describe_schema", "place"]
+__all__ = [
+    "CACHE_SIZE",
+    "JsonSchema",
+    "MAX_SHOWN",
+    "MAX_TEXT",
+    "compact_schema",
+    "compile_schema",
+    "cut",
+    "describe_schema",
+    "place",
+]
 
 
 #: Characters of a value quoted in a problem, and of one problem, at most (a long value is cut).
@@ -38,44 +48,45 @@ MAX_TEXT = 300
 #: Compiled schemas kept, by their JSON text (an agent may rebuild the same `Tool` at every render).
 CACHE_SIZE = 128
 
-#: Keywords whose failure the compact validator words already; jsonschema's errors carry the same facts.
-_WORDED = frozenset(
-    {
-        "type",
-        "enum",
-        "const",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "minItems",
-        "maxItems",
-    }
-)
-#: Keywords holding data, not schemas: never searched for `$ref`.
-_DATA = frozenset({"enum", "const", "default", "examples"})
-#: Keywords mapping names to schemas.
-_NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+#: From the one keyword table: keywords whose failure the compact validator words (jsonschema's errors carry the
+#: same facts), keywords holding data (never searched for `$ref`), keywords mapping names to schemas.
+_WORDED = frozenset(k for k, row in TABLE.items() if row.compact and row.asserts and row.holds in {"value", "data"})
+_DATA = frozenset(k for k, row in TABLE.items() if row.holds == "data")
+_NAMED = frozenset(k for k, row in TABLE.items() if row.holds == "named")
 _REFS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
 class JsonSchema:
-    """A user-supplied parameter schema, checked and compiled: `problems(arguments)` says what is wrong."""
+    """A tool's parameter schema, compiled: `problems(arguments)` says what is wrong, in the same words whichever
+    validator applies it (the compact one, `compact_schema`, or jsonschema, `compile_schema`)."""
 
     __slots__ = ("schema", "_validator")
 
-    def __init__(self, schema: Mapping[str, Any], validator: JsonValidator) -> None:
+    def __init__(self, schema: Mapping[str, Any], validator: JsonValidator | Validator) -> None:
         self.schema = schema
         self._validator = validator
 
+    @property
+    def compact(self) -> bool:
+        """Whether the compact validator applies this schema (jsonschema is then not even imported)."""
+        return isinstance(self._validator, Validator)
+
     def problems(self, arguments: object) -> Iterator[str]:
-        """Every problem with `arguments` in words, as jsonschema finds them (the caller bounds how many)."""
+        """Every problem with `arguments` in words (the caller bounds how many)."""
+        if isinstance(self._validator, Validator):
+            for violation in self._validator.violations(arguments):
+                yield _worded(violation)
+            return
         seen: dict[tuple[Any, ...], int] = {}
         for error in self._validator.iter_errors(cast(Any, arguments)):
             yield from _words(error, seen)
+
+
+def compact_schema(schema: Mapping[str, Any]) -> JsonSchema:
+    """`schema` compiled by the compact validator: `SchemaError` when it uses a keyword that validator does not
+    implement (then `compile_schema` applies it). Importing jsonschema costs a process more than a whole `check`
+    (BENCHMARKS.md, "Issue 35: the compact validator against jsonschema")."""
+    return JsonSchema(schema, Validator(schema))
 
 
 def compile_schema(schema: object) -> JsonSchema:
@@ -212,6 +223,14 @@ def _words(error: ValidationError, seen: dict[tuple[Any, ...], int]) -> Iterator
             yield _unknown_name(path, name)
         return
     yield cut(f"{place(path)} {_problem(error)}")
+
+
+def _worded(violation: Violation) -> str:
+    if not violation.path and violation.keyword == "required":
+        return _missing((), violation.name)
+    if not violation.path and violation.keyword == "additionalProperties":
+        return _unknown_name((), str(violation.name))
+    return cut(f"{place(violation.path)} {violation.message}")
 
 
 def _problem(error: ValidationError) -> str:

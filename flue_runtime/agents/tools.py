@@ -15,15 +15,16 @@ import itertools
 import json
 import re
 import typing
+import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from flue_runtime.agents.json_schema import JsonSchema, compile_schema, cut, describe_schema, place
+from flue_runtime.agents.json_schema import JsonSchema, compact_schema, compile_schema, cut, describe_schema
 from flue_runtime.agents.tool_schema import Mismatch, parameters_of
 from flue_runtime.errors import SchemaError, ToolArgumentError, ToolDefinitionError
-from flue_runtime.format.schema_validator import Validator, Violation
+from flue_runtime.format.schema_validator import Validator
 
 __all__ = ["MAX_PROBLEMS", "RESERVED", "Tool", "ToolFunction", "check_arguments", "defined_tool", "tool_from_function"]
 
@@ -47,11 +48,19 @@ class Tool:
     #: `parameters` compiled: given for the harness's own definitions and for typed functions (the compact
     #: validator where it honours every keyword), else compiled here with jsonschema; a schema that is not
     #: valid JSON Schema, not an object at the top or refers outside itself is refused here.
-    validator: Validator | JsonSchema | None = field(default=None, repr=False, compare=False)
+    validator: JsonSchema | None = field(default=None, repr=False, compare=False)
     #: Valid arguments turned into the types the function declares (a typed function's; else as sent).
     convert: Callable[[Mapping[str, Any]], dict[str, Any]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.validator, Validator):  # as in 0.1 (deprecated, goes in 0.3): the compact validator itself
+            warnings.warn(
+                "Tool(validator=Validator(schema)) is deprecated: pass "
+                "flue_runtime.agents.json_schema.compact_schema(schema), or leave `validator` out",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            object.__setattr__(self, "validator", JsonSchema(self.parameters, self.validator))
         if self.validator is None:
             object.__setattr__(self, "validator", _compiled(self.name, self.parameters))
 
@@ -85,13 +94,13 @@ def defined_tool(spec: Mapping[str, Any], function: Callable[..., Any | Awaitabl
     parameters = spec["parameters"]
     kept = _DEFINED.get(id(parameters))
     if kept is None or kept[0] is not parameters:
-        kept = _DEFINED[id(parameters)] = (parameters, Validator(parameters))
+        kept = _DEFINED[id(parameters)] = (parameters, compact_schema(parameters))
     return Tool(spec["name"], spec["description"], parameters, function, validator=kept[1])
 
 
 #: Each constant definition's schema, compiled: by the identity of its `parameters` (held here, so the
 #: identity is never reused), for a handful of module-level dictionaries.
-_DEFINED: dict[int, tuple[dict[str, Any], Validator]] = {}
+_DEFINED: dict[int, tuple[dict[str, Any], JsonSchema]] = {}
 
 
 def tool_from_function(function: ToolFunction | Tool, name: str | None = None, description: str | None = None) -> Tool:
@@ -137,10 +146,10 @@ def _described(function: ToolFunction, name: str | None, description: str | None
         raise ToolDefinitionError(
             f"tool {tool_name!r} needs a docstring: the model reads it to know when to call the tool"
         )
-    validator: Validator | JsonSchema | None = None
+    validator: JsonSchema | None = None
     if not described.pydantic:  # pydantic's schemas may use any keyword: jsonschema applies them
         try:
-            validator = Validator(described.schema)  # the compact validator: jsonschema not even imported
+            validator = compact_schema(described.schema)  # jsonschema not even imported
         except SchemaError:
             pass  # a keyword it does not implement (`prefixItems`, `uniqueItems`): jsonschema applies it
     return Tool(
@@ -180,22 +189,17 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 MAX_PROBLEMS = 10
 
 
-def check_arguments(
-    name: str, parameters: dict[str, Any] | Validator | JsonSchema, arguments: object
-) -> dict[str, Any]:
+def check_arguments(name: str, parameters: dict[str, Any] | JsonSchema, arguments: object) -> dict[str, Any]:
     """`arguments` checked against the tool's parameter schema, every keyword honoured; `ToolArgumentError` lists
     each problem. A plain schema is compiled with the compact validator (the harness's own schemas)."""
     if isinstance(arguments, str):  # a provider adapter hands on argument text that was not JSON
         raise ToolArgumentError(f"{name}: the arguments are {_json_problem(arguments)}; send one JSON object")
     if not isinstance(arguments, dict):
         raise ToolArgumentError(f"{name}: arguments must be a JSON object, not {type(arguments).__name__}")
-    validator = parameters if isinstance(parameters, (Validator, JsonSchema)) else Validator(parameters)
-    if isinstance(validator, Validator):
-        problems = _bounded(_problem(violation) for violation in validator.violations(arguments))
-    else:
-        problems = _bounded(validator.problems(arguments))
+    validator = parameters if isinstance(parameters, JsonSchema) else compact_schema(parameters)
+    problems = _bounded(validator.problems(arguments))
     if problems:
-        properties = validator.schema.get("properties", {}) if isinstance(validator.schema, Mapping) else {}
+        properties = validator.schema.get("properties", {})
         expected = ", ".join(f"{k}: {describe_schema(v)}" for k, v in properties.items())
         raise ToolArgumentError(f"{name}: " + "; ".join(problems) + f" (parameters: {expected or 'none'})")
     return {key: _as_declared(value, _property(validator.schema, key)) for key, value in arguments.items()}
@@ -223,14 +227,6 @@ def _argument(problem: str) -> str:
 
 
 _ARGUMENT = re.compile(r"""argument ('[^']*'|"[^"]*")""")
-
-
-def _problem(violation: Violation) -> str:
-    if not violation.path and violation.keyword == "required":
-        return f"missing required argument {violation.name!r}"
-    if not violation.path and violation.keyword == "additionalProperties":
-        return f"unknown argument {violation.name!r}"
-    return cut(f"{place(violation.path)} {violation.message}")
 
 
 def _property(schema: object, key: str) -> object:

@@ -16,48 +16,45 @@ import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from flue_runtime.errors import SchemaError
 
+
+class Keyword(NamedTuple):
+    """A draft 2020-12 keyword: what its value holds, whether it can fail an instance, whether the compact validator
+    reads it (an annotation it reads by ignoring it)."""
+
+    holds: str  # "value" (a number, a type, a pattern, names), "data" (JSON), "schema", "schemas" or "named" schemas
+    asserts: bool
+    compact: bool
+
+
+def _rows(holds: str, asserts: bool, compact: bool, *names: str) -> dict[str, Keyword]:
+    return dict.fromkeys(names, Keyword(holds, asserts, compact))
+
+
+#: The one keyword table: the compact validator implements the rows it reads and refuses every other keyword;
+#: `agents.json_schema` reads it for which keywords hold data or named schemas, and whose failures are worded here.
+TABLE: dict[str, Keyword] = {
+    **_rows("value", False, True, "$schema", "$id", "$comment", "title", "description", "deprecated", "format"),
+    **_rows("value", False, True, "readOnly", "writeOnly"),
+    **_rows("data", False, True, "default", "examples"),
+    **_rows("value", True, True, "type", "minLength", "maxLength", "pattern", "minItems", "maxItems", "required"),
+    **_rows("value", True, True, "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"),
+    **_rows("data", True, True, "enum", "const"),
+    **_rows("schemas", True, True, "anyOf"),
+    **_rows("schema", True, True, "items", "additionalProperties"),
+    **_rows("named", True, True, "properties"),
+    **_rows("named", True, False, "patternProperties", "dependentSchemas"),
+    **_rows("named", False, False, "$defs", "definitions"),
+}
 #: Keywords that only annotate (draft 2020-12 treats `format` as an annotation by default).
-ANNOTATIONS = frozenset(
-    {
-        "$schema",
-        "$id",
-        "$comment",
-        "title",
-        "description",
-        "default",
-        "examples",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "format",
-    }
-)
+ANNOTATIONS = frozenset(name for name, row in TABLE.items() if row.compact and not row.asserts)
 #: Assertion and applicator keywords this validator implements, with draft 2020-12's meaning.
-KEYWORDS = frozenset(
-    {
-        "type",
-        "enum",
-        "const",
-        "anyOf",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "items",
-        "minItems",
-        "maxItems",
-        "properties",
-        "required",
-        "additionalProperties",
-    }
-)
+KEYWORDS = frozenset(name for name, row in TABLE.items() if row.compact and row.asserts)
+#: The dialect this validator implements: a schema naming another in `$schema` is refused.
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
 TYPES = ("null", "boolean", "object", "array", "number", "string", "integer")
 
 Where = tuple[str | int, ...]
@@ -96,6 +93,8 @@ class Violation:
             return f"must hold {bound} {_count(0 if keyword == 'items' else expected, 'item')}, not {len(instance)}"
         if keyword == "pattern":
             return f"must match the pattern {expected}"
+        if keyword == "false":  # a `false` subschema
+            return "is not allowed here"
         comparison = {
             "minimum": "at least",
             "maximum": "at most",
@@ -246,6 +245,9 @@ def _compile(schema: object, where: str) -> Check:
             f"{where}: keyword {', '.join(map(repr, unknown))} is not supported by flue's run-time validator; "
             f"use {', '.join(sorted(KEYWORDS))}"
         )
+    dialect = schema.get("$schema", DIALECT)
+    if not isinstance(dialect, str) or dialect.rstrip("#") != DIALECT:
+        raise SchemaError(f"{where}/$schema: flue's run-time validator implements {DIALECT} only, not {dialect!r}")
     checks = [
         check
         for check in (
@@ -462,4 +464,15 @@ def _is_list(value: object, kind: type) -> bool:
     return isinstance(value, Sequence) and not isinstance(value, str) and all(isinstance(v, kind) for v in value)
 
 
-__all__ = ["ANNOTATIONS", "KEYWORDS", "Validator", "Violation", "describe", "equal", "json_type"]
+__all__ = [
+    "ANNOTATIONS",
+    "DIALECT",
+    "KEYWORDS",
+    "TABLE",
+    "Keyword",
+    "Validator",
+    "Violation",
+    "describe",
+    "equal",
+    "json_type",
+]

@@ -1,12 +1,13 @@
 """The run-time validator agrees with jsonschema, the reference, wherever flue validates.
 
-Contract of `flue_runtime.format.schema_validator.Validator`: for every schema built from the
-keywords it implements, and every JSON value, it reports a failure exactly where
-jsonschema's Draft 2020-12 validator does (the same instance paths, the same keywords),
-and so accepts exactly what jsonschema accepts. Checked on:
+Contract of `flue_runtime.format.schema_validator.Validator` (issue 35: one keyword table, `TABLE`): for every
+schema built from the keywords it implements and the annotations it ignores, and every JSON value, it reports a
+failure exactly where jsonschema's validator for that schema does (the same instance paths, the same keywords),
+and so accepts exactly what jsonschema accepts, through a tool's compiled schema (`compact_schema`) too; any
+other keyword or dialect it refuses when compiled (jsonschema then applies the schema). Checked on:
 
-- generated schemas using every keyword the validator implements, with instances drawn
-  near each schema's boundaries (lengths, bounds, patterns, enums, required and extra keys);
+- generated schemas using every keyword the validator implements and every annotation it ignores, with
+  instances drawn near each schema's boundaries (lengths, bounds, patterns, enums, required and extra keys);
 - the shipped skill schema, with generated frontmatter: `check_fields` reports an error
   (FLU201-FLU209) exactly when jsonschema rejects the mapping;
 - every tool parameter schema flue generates (the skill and sandbox tools, and
@@ -32,15 +33,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flue_runtime.agents.configuration import HARNESS_TOOLS
-from flue_runtime.agents.json_schema import JsonSchema
+from flue_runtime.agents.json_schema import compact_schema
 from flue_runtime.agents.sandbox_tools import SPECS as SANDBOX_SPECS
 from flue_runtime.agents.scripts import RUN_SKILL_SCRIPT
 from flue_runtime.agents.skill_tools import ACTIVATE_SKILL, FIND_SKILLS, READ_SKILL_RESOURCE
 from flue_runtime.agents.tools import Tool, check_arguments, defined_tool, tool_from_function
-from flue_runtime.errors import ToolArgumentError
-from flue_runtime.format import schema
+from flue_runtime.errors import SchemaError, ToolArgumentError
+from flue_runtime.format import schema, schema_validator
 from flue_runtime.format.naming import is_valid_name, name_problems
-from flue_runtime.format.schema_validator import KEYWORDS, Validator
+from flue_runtime.format.schema_validator import DIALECT, KEYWORDS, TABLE, Validator
 from flue_runtime.format.validate import check_fields
 
 pytestmark = pytest.mark.slow  # hypothesis campaigns
@@ -106,8 +107,28 @@ def leaf_schemas(draw: st.DrawFn) -> Any:
             if draw(st.booleans()):
                 out[keyword] = draw(BOUND)
     if kind == "annotated":
-        out.update({"description": "d", "title": "t", "default": draw(JSON), "format": "date-time"})
+        out.update(draw(st.fixed_dictionaries({}, optional=ANNOTATED)))
     return out
+
+
+#: A value of each annotation the compact validator ignores (a nested `$schema` names its own dialect).
+ANNOTATED: dict[str, st.SearchStrategy[Any]] = {
+    "$schema": st.sampled_from([DIALECT, DIALECT + "#"]),
+    "$id": st.sampled_from(["urn:example:s", "https://example.com/s.json"]),
+    "$comment": st.text(max_size=3),
+    "title": st.text(max_size=3),
+    "description": st.text(max_size=3),
+    "default": JSON,
+    "examples": st.lists(JSON, max_size=2),
+    "deprecated": st.booleans(),
+    "readOnly": st.booleans(),
+    "writeOnly": st.booleans(),
+    "format": st.sampled_from(["date-time", "email", "uri", "ipv4"]),
+}
+#: Dialects a schema may name at its top: draft 2020-12 (the compact validator's) and two it refuses.
+DIALECTS = st.sampled_from(
+    [DIALECT, DIALECT + "#", "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-04/schema#"]
+)
 
 
 def composite_schemas(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -129,6 +150,13 @@ def composite_schemas(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 
 SCHEMAS = st.recursive(leaf_schemas(), composite_schemas, max_leaves=6)
+#: Sometimes with a dialect named at the top.
+TOP_SCHEMAS = st.one_of(
+    SCHEMAS,
+    st.tuples(SCHEMAS.filter(lambda node: isinstance(node, dict)), DIALECTS).map(
+        lambda pair: {**pair[0], "$schema": pair[1]}
+    ),
+)
 
 
 def instances_for(node: Any, depth: int = 0) -> st.SearchStrategy[Any]:
@@ -197,7 +225,7 @@ def _shaped(kind: str, node: dict[str, Any], depth: int) -> st.SearchStrategy[An
 
 
 @st.composite
-def schema_and_instance(draw: st.DrawFn, schemas: st.SearchStrategy[Any] = SCHEMAS) -> tuple[Any, Any]:
+def schema_and_instance(draw: st.DrawFn, schemas: st.SearchStrategy[Any] = TOP_SCHEMAS) -> tuple[Any, Any]:
     node = draw(schemas)
     return node, draw(instances_for(node))
 
@@ -256,14 +284,38 @@ def test_validator_agrees_at_each_keywords_boundary(node: Any, instance: Any) ->
 
 
 def assert_agrees(node: Any, instance: Any) -> None:
+    """The compact verdict is jsonschema's wherever the compact validator compiles the schema; it refuses only
+    another dialect."""
+    if isinstance(node, dict) and node.get("$schema", DIALECT).rstrip("#") != DIALECT:
+        with pytest.raises(SchemaError, match=r"#/\$schema: .* implements .*2020-12"):
+            Validator(node)
+        return
     Reference.check_schema(node)  # the generator writes only valid schemas
     ours = Validator(node)
     assert our_failures(ours, instance) == reference_failures(node, instance), (node, instance)
-    assert ours.is_valid(instance) is Reference(node).is_valid(instance)
+    valid = Reference(node).is_valid(instance)
+    assert ours.is_valid(instance) is valid
+    if isinstance(node, dict):  # a tool's compiled schema: no problem exactly when jsonschema accepts
+        assert (not list(compact_schema(node).problems(instance))) is valid, (node, instance)
+
+
+#: Keywords the compact validator does not implement: from the table, and draft 2020-12's others.
+NOT_COMPACT = sorted(
+    {name for name, row in TABLE.items() if not row.compact}
+    | {"$ref", "allOf", "oneOf", "not", "if", "prefixItems", "contains", "uniqueItems", "multipleOf", "unknown"}
+)
+
+
+@pytest.mark.parametrize("keyword", NOT_COMPACT)
+def test_the_compact_validator_refuses_what_it_does_not_implement(keyword: str) -> None:
+    """No rule is silently skipped: a keyword outside its rows of the table is refused, at any depth."""
+    for node in ({keyword: {}}, {"type": "object", "properties": {"a": {keyword: {}}}}):
+        with pytest.raises(SchemaError, match=f"'{re.escape(keyword)}' is not supported"):
+            Validator(node)
 
 
 def test_the_generated_schemas_use_every_keyword() -> None:
-    """The agreement above covers every keyword the validator implements (collected over a fixed sample)."""
+    """The agreement above covers every keyword the validator implements or ignores (collected over a fixed sample)."""
     seen: set[str] = set()
 
     def walk(node: Any) -> None:
@@ -279,12 +331,13 @@ def test_the_generated_schemas_use_every_keyword() -> None:
                     for sub in value:
                         walk(sub)
 
-    @given(SCHEMAS)
+    @given(TOP_SCHEMAS)
     def collect(node: Any) -> None:
         walk(node)
 
     collect()
-    assert KEYWORDS <= seen, KEYWORDS - seen
+    every = KEYWORDS | schema_validator.ANNOTATIONS
+    assert every <= seen, every - seen
 
 
 # --- the skill schema ---------------------------------------------------------------------------
@@ -412,7 +465,7 @@ def test_tool_arguments_agree_with_jsonschema(call: tuple[Tool, Any]) -> None:
         assert set(checked) == set(arguments)
         for key, value in checked.items():
             assert conforms(value, _declared(tool, key)), (tool.parameters, key, value)
-    if isinstance(tool.validator, JsonSchema):
+    if tool.validator is None or not tool.validator.compact:
         return  # jsonschema itself: nothing more to compare
     # the module-level function compiles the same rules from the plain schema
     try:
@@ -550,7 +603,7 @@ def sends(received: Any, sent: Any) -> bool:
 
 def test_builtin_tools_use_the_compact_validator() -> None:
     """The harness's own schemas stay on the compact validator, which the agreement tests above hold to jsonschema."""
-    assert all(isinstance(tool.validator, Validator) for tool in BUILTIN)
+    assert all(tool.validator is not None and tool.validator.compact for tool in BUILTIN)
 
 
 def test_builtin_tools_use_the_bounds_they_declare() -> None:

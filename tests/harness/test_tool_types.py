@@ -15,7 +15,6 @@ from harness_support import tool_results
 from flue_runtime import Harness, agent, use_model, use_tool
 from flue_runtime.agents.tools import Tool, tool_from_function
 from flue_runtime.errors import ToolArgumentError, ToolDefinitionError
-from flue_runtime.format.schema_validator import Validator
 from flue_runtime.models import ScriptedModel, ToolCall
 
 
@@ -319,8 +318,22 @@ def test_simple_signatures_keep_the_compact_validator() -> None:
         """Richer."""
         return ""
 
-    assert isinstance(tool_from_function(simple).validator, Validator)
-    assert not isinstance(tool_from_function(richer).validator, Validator)
+    simple_tool, richer_tool = tool_from_function(simple), tool_from_function(richer)
+    assert simple_tool.validator is not None and simple_tool.validator.compact
+    assert richer_tool.validator is not None and not richer_tool.validator.compact
+
+
+def test_a_compact_validator_given_to_a_tool_still_works_with_a_deprecation_warning() -> None:
+    """`Tool(validator=Validator(schema))`, as in 0.1: wrapped into the one validator type, with a warning."""
+    from flue_runtime.format.schema_validator import Validator
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    with pytest.warns(DeprecationWarning, match=r"compact_schema\(schema\)"):
+        tool = Tool("count", "Count.", schema, lambda n: str(n), validator=Validator(schema))
+    assert tool.validator is not None and tool.validator.compact
+    assert tool.check_arguments({"n": 2.0}) == {"n": 2}
+    with pytest.raises(ToolArgumentError, match="missing required argument 'n'"):
+        tool.check_arguments({})
 
 
 def test_typed_tools_import_pydantic_never_and_jsonschema_only_when_needed() -> None:
