@@ -14,12 +14,18 @@ from flue_runtime.models.base import Message
 if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
     from flue_runtime.agents.harness import Session
 
-__all__ = ["activation", "add_agent_arguments", "add_state_argument", "state_item"]
+__all__ = ["activation", "add_agent_arguments", "add_state_argument", "add_store_arguments", "state_item"]
 
 
 def add_state_argument(parser: argparse.ArgumentParser, help: str) -> None:
     """`--state KEY=JSON` (repeatable): the `use_state` values an agent renders with."""
     parser.add_argument("--state", action="append", type=state_item, default=[], metavar="KEY=JSON", help=help)
+
+
+def add_store_arguments(parser: argparse.ArgumentParser, store_help: str, session_help: str) -> None:
+    """`--store PATH` (a SQLite file or a `postgresql://` URL, as `Harness(store=...)` takes) and `--session ID`."""
+    parser.add_argument("--store", metavar="PATH", help=store_help)
+    parser.add_argument("--session", metavar="ID", help=session_help)
 
 
 def add_agent_arguments(parser: argparse.ArgumentParser) -> None:

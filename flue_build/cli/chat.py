@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from flue_build.cli.agent_args import activation, add_agent_arguments
+from flue_build.cli.agent_args import activation, add_agent_arguments, add_store_arguments
 from flue_build.cli.exits import INTERRUPTED, OK, PROBLEMS
 from flue_build.errors import UsageError
 from flue_runtime.errors import FlueError
@@ -58,13 +58,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="PROVIDER/NAME",
         help="talk to this model instead of the agent's own, e.g. anthropic/claude-haiku-4-5 or openai/gpt-5-mini",
     )
-    parser.add_argument(
-        "--store",
-        metavar="PATH",
-        help="keep the session in this SQLite file (or postgresql:// URL); without it nothing is kept",
-    )
-    parser.add_argument(
-        "--session", metavar="ID", help="the session to start or resume (needs --store; default: a new id)"
+    add_store_arguments(
+        parser,
+        "keep the session in this SQLite file (or postgresql:// URL); without it nothing is kept",
+        "the session to start or resume (needs --store; default: a new id)",
     )
     parser.set_defaults(handler=run)
 

@@ -7,25 +7,35 @@ from a real conversation. `--disable-skill` leaves skills out as `Harness(disabl
 does; `--skill` adds the activations `prompt(..., activate=...)` puts after the user's message
 (`Session.activation_messages`). No model is called and nothing is saved. This is how a user
 sees the catalog a model reads and tunes the descriptions in it.
+
+`--provenance --store PATH --session ID` shows instead what a stored session's model saw, turn by turn
+(`Session.provenance()`, `flue_runtime.agents.provenance`): each turn's catalog (name, origin, content
+id) and every activation, read and script run with the digests of what was served. It reads the store
+only: the agent is not imported, and a store that does not exist is not created.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from flue_build.cli.agent_args import activation, add_agent_arguments
+from flue_build.cli.agent_args import activation, add_agent_arguments, add_store_arguments
 from flue_build.cli.exits import OK
+from flue_build.errors import UsageError
+from flue_runtime.format.diagnostics import printable, printable_json
 from flue_runtime.models.base import Message, ToolSpec
 
 if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
     from flue_runtime.agents.harness import AgentFunction
+    from flue_runtime.agents.provenance import Turn
 
 
-__all__ = ["FirstTurn", "first_turn", "register", "run"]
+__all__ = ["FirstTurn", "first_turn", "provenance_text", "register", "run"]
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,9 +45,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Render MODULE:AGENT as the harness does for a new session (with the --state values) and "
         "print its system prompt (instructions and skill catalog) and tool definitions, with token counts; "
         "with --skill, the activations that follow the user's message too. "
-        "Imports the module and calls the agent function; no model is called.",
+        "Imports the module and calls the agent function; no model is called. "
+        "With --provenance, print instead what a session kept in --store saw, turn by turn.",
     )
     add_agent_arguments(parser)
+    parser.add_argument(
+        "--provenance",
+        action="store_true",
+        help="print the stored session's turns: each turn's catalog (name, origin, digest) and every activation, "
+        "read and script run with the digests of what was served (needs --store and --session)",
+    )
+    add_store_arguments(
+        parser,
+        "with --provenance: the SQLite file (or postgresql:// URL) the session is kept in",
+        "with --provenance: the session whose turns to print",
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(handler=run)
 
@@ -69,6 +91,8 @@ def first_turn(
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.provenance or args.store is not None or args.session is not None:
+        return show_provenance(args)
     from flue_build.cli.targets import agent_code, load_agent  # here: `check` and `ls` do not pay for it
     from flue_build.cli.tokens import counter
 
@@ -122,3 +146,68 @@ def run(args: argparse.Namespace) -> int:
         f"{tools} (as JSON){activations}; {tokens.name} ==="
     )
     return OK
+
+
+def show_provenance(args: argparse.Namespace) -> int:
+    """`--provenance`: the turns a stored session recorded, read from the store and nothing else."""
+    from flue_runtime.agents.stores import open_store
+
+    if not (args.provenance and args.store and args.session):
+        raise UsageError("--provenance, --store PATH and --session ID go together: they print a stored session's turns")
+    if "://" not in args.store and not os.path.isfile(args.store):
+        raise UsageError(
+            f"--store {args.store}: no such file (give the SQLite file or postgresql:// URL the agent used)"
+        )
+    store = open_store(args.store)
+    try:
+        if store.load(args.session) is None:
+            raise UsageError(f"--session {args.session}: the store holds no such session")
+        turns = store.turns(args.session)
+    finally:
+        close = getattr(store, "close", None)  # (the store protocol leaves closing out: a store object may be shared)
+        if close is not None:
+            close()
+    if args.format == "json":
+        document = {"session": args.session, "turns": [turn.to_dict() for turn in turns]}
+        print(printable_json(document))
+    else:
+        print(provenance_text(args.session, turns))
+    return OK
+
+
+def provenance_text(session: str, turns: Sequence[Turn]) -> str:
+    """A stored session's turns for a terminal: a block per model turn, its catalog and what it was served."""
+    plural = "" if len(turns) == 1 else "s"
+    lines = [f"session {printable(session)}: {len(turns)} model turn{plural} recorded"]
+    for number, turn in enumerate(turns, 1):
+        at = datetime.fromtimestamp(turn.at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        lines.append(f"turn {number} (step {turn.step} of its prompt, answer at message {turn.message}, {at})")
+        lines.append(f"  catalog: {len(turn.catalog)} skill{'' if len(turn.catalog) == 1 else 's'}")
+        lines += _columns([(e.name, _short(e.digest), e.origin) for e in turn.catalog])
+        lines.append("  served:" + ("" if turn.served else " nothing"))
+        rows = [
+            (
+                s.kind + (" (explicit)" if s.explicit else ""),
+                f"{s.skill}/{s.path}",
+                f"file {_short(s.sha256)}",
+                f"skill {_short(s.digest)}",
+                s.tool_call_id or "-",
+            )
+            for s in turn.served
+        ]
+        lines += _columns(rows)
+    return "\n".join(lines)
+
+
+def _short(digest: str) -> str:
+    """The first 12 hex digits, as git shows a commit (--format json has them whole)."""
+    return digest[:12] if digest else "-"
+
+
+def _columns(rows: Sequence[tuple[str, ...]]) -> list[str]:
+    """`rows` as aligned lines, indented under their heading; everything stored is shown through `printable`."""
+    shown = [tuple(printable(cell) for cell in row) for row in rows]
+    if not shown:
+        return []
+    widths = [max(len(row[i]) for row in shown) for i in range(len(shown[0]))]
+    return ["    " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in shown]
