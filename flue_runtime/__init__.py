@@ -7,19 +7,27 @@ agent loop, and `import flue_runtime` never pulls in YAML, jsonschema or a build
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from flue_runtime import errors
-from flue_runtime.errors import *  # noqa: F403  (every run-time error; errors.py imports nothing heavy)
+
+# The errors an application catches or raises most: the bases, a missing skill, a tool's failure (the whole tree is in
+# `flue_runtime.errors`).
+from flue_runtime.errors import AgentError as AgentError
+from flue_runtime.errors import ConfigError as ConfigError
+from flue_runtime.errors import ExportError as ExportError
+from flue_runtime.errors import FlueError as FlueError
+from flue_runtime.errors import MountError as MountError
+from flue_runtime.errors import SkillError as SkillError
+from flue_runtime.errors import SkillNotFoundError as SkillNotFoundError
+from flue_runtime.errors import SkillWarning as SkillWarning
+from flue_runtime.errors import ToolFailure as ToolFailure
 
 __version__ = "0.1.0"
 
 #: Public name -> the module that defines it.
 _LAZY = {
-    "Diagnostic": "flue_runtime.format.diagnostics",
-    "Severity": "flue_runtime.format.diagnostics",
-    "SkillMetadata": "flue_runtime.format.records",
-    "check_skill_md": "flue_runtime.format.validate",
     "SkillReference": "flue_runtime.mount.reference",
     "SkillSource": "flue_runtime.mount.sources",
     "ListedFile": "flue_runtime.format.records",
@@ -43,9 +51,18 @@ _LAZY = {
     "MemorySandbox": "flue_runtime.agents.sandbox",
     "Tool": "flue_runtime.agents.tools",
     "ToolContext": "flue_runtime.agents.context",
+    "Model": "flue_runtime.models.base",
 }
 
-__all__ = sorted([*_LAZY, *errors.__all__])
+_ERRORS = [name for name in errors.__all__ if name in globals()]
+__all__ = sorted([*_LAZY, *_ERRORS])
+
+#: Names this module exported until 0.1, and the supported module that has each now: importable from here, with a
+#: DeprecationWarning, until 0.3.
+_MOVED = {
+    **{name: "flue_runtime.errors" for name in errors.__all__ if name not in _ERRORS},
+    **{name: "flue_runtime.validation" for name in ("Diagnostic", "Severity", "SkillMetadata", "check_skill_md")},
+}
 
 if TYPE_CHECKING:  # what __getattr__ loads, re-exported for type checkers (`X as X`)
     from flue_runtime.agents.context import PromptResult as PromptResult
@@ -62,11 +79,8 @@ if TYPE_CHECKING:  # what __getattr__ loads, re-exported for type checkers (`X a
     from flue_runtime.agents.sandbox import LocalSandbox as LocalSandbox
     from flue_runtime.agents.sandbox import MemorySandbox as MemorySandbox
     from flue_runtime.agents.tools import Tool as Tool
-    from flue_runtime.format.diagnostics import Diagnostic as Diagnostic
-    from flue_runtime.format.diagnostics import Severity as Severity
     from flue_runtime.format.records import ListedFile as ListedFile
-    from flue_runtime.format.records import SkillMetadata as SkillMetadata
-    from flue_runtime.format.validate import check_skill_md as check_skill_md
+    from flue_runtime.models.base import Model as Model
     from flue_runtime.mount.define import define_skill as define_skill
     from flue_runtime.mount.distribution import skills_of as skills_of
     from flue_runtime.mount.reference import SkillReference as SkillReference
@@ -78,6 +92,14 @@ if TYPE_CHECKING:  # what __getattr__ loads, re-exported for type checkers (`X a
 
 
 def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        warnings.warn(
+            f"flue_runtime.{name} moved to {_MOVED[name]}.{name}: import it from there "
+            "(flue_runtime stops exporting it in 0.3)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(_MOVED[name]), name)
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'flue_runtime' has no attribute {name!r}")

@@ -1,7 +1,9 @@
-"""Every exception the run time raises, in one place; each is a `FlueError` and carries what a user needs to fix it.
+"""Every exception and warning the run time raises, in one place: each error is a `FlueError` and carries what a
+user needs to fix it; each warning is a `UserWarning` (filtered, not caught).
 
-`flue_runtime` exports each name; the errors page (docs/reference/errors.md) is tested against this module. What only a
-build or the command line raises is in `flue_build.errors`.
+`flue_runtime` exports the bases and the errors an application meets most; the errors page
+(docs/reference/errors.md) is tested against this module. What only a build or the command line raises is in
+`flue_build.errors`.
 """
 
 from __future__ import annotations
@@ -148,9 +150,10 @@ class UnsafeFileError(MountError):
         super().__init__(f"{path}: {reason}")
 
 
-class SkillWarning(FlueError, UserWarning):
+class SkillWarning(UserWarning):
     """A skill was accepted with a warning (a file skipped as noise, two names differing only in case);
-    issued with `warnings.warn` where no report is printed, such as `define_skill(files=...)`."""
+    issued with `warnings.warn` where no report is printed, such as `define_skill(files=...)`. A warning, filtered
+    with `warnings`, never caught as a `FlueError`."""
 
 
 class MissingBuildHookWarning(SkillWarning):
@@ -266,8 +269,8 @@ class SandboxError(AgentError):
     """A sandbox path that is refused or does not exist."""
 
 
-class WorkspaceSkillWarning(FlueError, UserWarning):
-    """A workspace skill was skipped (issued with `warnings.warn`, never raised)."""
+class WorkspaceSkillWarning(UserWarning):
+    """A workspace skill was skipped (issued with `warnings.warn`, never raised; not a `FlueError`)."""
 
 
 class LoopError(AgentError):

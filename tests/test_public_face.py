@@ -121,3 +121,32 @@ def test_user_facing_code_imports_only_supported_modules() -> None:
     assert len({module for _, module in imports}) > 3  # the README does import from several
     private = [(where, module) for where, module in imports if module not in supported]
     assert not private, f"code shown to users imports private modules: {private}"
+
+
+def test_the_top_level_is_what_an_application_writes() -> None:
+    """At most 40 names (issue 35 item 7): the calls, hooks and types an application writes and the base errors; the
+    rest is in its documented module (`flue_runtime.errors`, `flue_runtime.validation`)."""
+    import flue_runtime
+    from flue_runtime import errors, validation
+
+    assert len(flue_runtime.__all__) <= 40
+    assert {"skill", "markdown", "define_skill", "agent", "use_skill", "Harness", "Session", "Model"} <= set(
+        flue_runtime.__all__
+    )
+    assert {"FlueError", "SkillError", "MountError", "AgentError"} <= set(flue_runtime.__all__)
+    assert not {"Diagnostic", "Severity", "check_skill_md", "SpecError"} & set(flue_runtime.__all__)
+    assert set(validation.__all__) == {"Diagnostic", "Severity", "SkillMetadata", "check_skill_md"}
+    assert set(flue_runtime.__all__) - set(errors.__all__) <= set(dir(flue_runtime))
+
+
+@pytest.mark.parametrize("name", ["SpecError", "WorkspaceSkillWarning", "check_skill_md", "Diagnostic"])
+def test_a_moved_name_still_imports_for_one_minor_version_with_a_deprecation_warning(name: str) -> None:
+    import importlib
+
+    import flue_runtime
+
+    home = flue_runtime._MOVED[name]
+    with pytest.warns(DeprecationWarning, match=rf"flue_runtime\.{name} moved to {re.escape(home)}\.{name}"):
+        value = getattr(flue_runtime, name)
+    assert value is getattr(importlib.import_module(home), name)
+    assert name not in flue_runtime.__all__

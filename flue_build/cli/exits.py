@@ -95,7 +95,7 @@ def _handled(command: str, handler: Handler, args: argparse.Namespace) -> int:
         return handler(args)
     except BrokenPipeError:
         raise
-    except (FlueError, ImportError, OSError) as exc:
+    except (FlueError, Warning, ImportError, OSError) as exc:  # a Warning: one the user's -W filter made an error
         report(command, exc)
         return status(exc)
     except Exception:

@@ -135,7 +135,7 @@ def test_a_consumer_in_one_environment_with_the_producer(producer: Producer, tmp
         python,
         "-c",
         textwrap.dedent("""\
-        from flue_runtime import NotExportedError
+        from flue_runtime.errors import NotExportedError
         try:
             import acme_app.agent
         except NotExportedError as exc:

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from flue_runtime import ListedFile, ResourceNotFoundError, SkillPathError, SkillSourceError, load_skill
+from flue_runtime import ListedFile, load_skill
+from flue_runtime.errors import ResourceNotFoundError, SkillPathError, SkillSourceError
 from flue_runtime.format.secrets import is_secret_file
 
 pytestmark = pytest.mark.slow  # hypothesis campaigns

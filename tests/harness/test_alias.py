@@ -10,17 +10,8 @@ from harness_support import tool_results
 from support.optional import need
 from support.projects import write_skill
 
-from flue_runtime import (
-    Harness,
-    HookError,
-    LocalSandbox,
-    MemorySandbox,
-    SkillError,
-    SkillReference,
-    agent,
-    use_model,
-    use_skill,
-)
+from flue_runtime import Harness, LocalSandbox, MemorySandbox, SkillError, SkillReference, agent, use_model, use_skill
+from flue_runtime.errors import HookError
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.mount.disk import load_skill_dir

@@ -9,18 +9,9 @@ from pathlib import Path
 import pytest
 from harness_support import tool_results
 
-from flue_runtime import (
-    Harness,
-    LocalSandbox,
-    ToolContext,
-    ToolDefinitionError,
-    agent,
-    use_model,
-    use_skill,
-    use_state,
-    use_tool,
-)
+from flue_runtime import Harness, LocalSandbox, ToolContext, agent, use_model, use_skill, use_state, use_tool
 from flue_runtime.agents.tools import tool_from_function
+from flue_runtime.errors import ToolDefinitionError
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.mount.reference import SkillReference
 

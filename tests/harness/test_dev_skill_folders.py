@@ -25,7 +25,8 @@ import pytest
 from harness_support import tool_results
 from support.procs import run
 
-from flue_runtime import Harness, LocalSandbox, SandboxError, agent, use_model, use_skill
+from flue_runtime import Harness, LocalSandbox, agent, use_model, use_skill
+from flue_runtime.errors import SandboxError
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.mount.disk import load_skill_dir
 

@@ -10,20 +10,11 @@ from typing import Any
 import pytest
 from harness_support import tool_results
 
-from flue_runtime import (
-    Harness,
-    HookError,
-    SkillNotFoundError,
-    ToolContext,
-    agent,
-    define_skill,
-    use_model,
-    use_skill,
-    use_tool,
-)
+from flue_runtime import Harness, SkillNotFoundError, ToolContext, agent, define_skill, use_model, use_skill, use_tool
 from flue_runtime.agents.harness import AgentFunction, Session
 from flue_runtime.agents.skill_tools import MountedSkills
 from flue_runtime.agents.stores import open_store
+from flue_runtime.errors import HookError
 from flue_runtime.models import ModelRequest, ScriptedModel, ToolCall
 from flue_runtime.mount.reference import SkillReference
 

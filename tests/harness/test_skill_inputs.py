@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from harness_support import tool_results
 
-from flue_runtime import Harness, HookError, SkillDefinitionError, agent, define_skill, use_model, use_skill
+from flue_runtime import Harness, agent, define_skill, use_model, use_skill
+from flue_runtime.errors import HookError, SkillDefinitionError
 from flue_runtime.models import ScriptedModel, ToolCall
 
 REFUNDS: dict[str, Any] = {

@@ -9,9 +9,9 @@ from typing import Literal
 import pytest
 from harness_support import tool_results
 
-from flue_runtime import Harness, HookError, agent, use_model, use_tool
+from flue_runtime import Harness, agent, use_model, use_tool
 from flue_runtime.agents.tools import tool_from_function
-from flue_runtime.errors import ToolDefinitionError
+from flue_runtime.errors import HookError, ToolDefinitionError
 from flue_runtime.models import ScriptedModel, ToolCall
 
 

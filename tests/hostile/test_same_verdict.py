@@ -24,8 +24,9 @@ from typing import Any
 import pytest
 from hostile_support import BACKENDS, Built, Corpus, Verdict, corpus, problems_of
 
-from flue_runtime import MemorySandbox, SkillDefinitionError, SkillWarning, WorkspaceSkillWarning, define_skill
+from flue_runtime import MemorySandbox, SkillWarning, define_skill
 from flue_runtime.agents.workspace import discover_workspace_skills
+from flue_runtime.errors import SkillDefinitionError, WorkspaceSkillWarning
 
 pytestmark = pytest.mark.slow  # the hostile corpus through every surface: builds, child processes
 

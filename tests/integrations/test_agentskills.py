@@ -45,18 +45,8 @@ from support.statichost import closed_port, publish, silent_host, static_host
 from surfaces import SURFACES, Seen
 from test_same_results import CALLS, FAILING
 
-from flue_runtime import (
-    Harness,
-    HookError,
-    SkillReference,
-    SkillSourceError,
-    SkillWarning,
-    agent,
-    define_skill,
-    use_model,
-    use_skill,
-)
-from flue_runtime.errors import BundleError, SkillError
+from flue_runtime import Harness, SkillReference, SkillWarning, agent, define_skill, use_model, use_skill
+from flue_runtime.errors import BundleError, HookError, SkillError, SkillSourceError
 from flue_runtime.format.frontmatter import parse
 from flue_runtime.format.manifest import BUNDLE_DIR, SKILLS_DIR
 from flue_runtime.format.vetting import Limits

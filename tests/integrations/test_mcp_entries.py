@@ -20,7 +20,7 @@ from mcpclient import get_skill, list_skills, verified_skills
 from support.paths import FIXTURES
 from support.projects import write_skill
 
-from flue_runtime import SkillVerificationError
+from flue_runtime.errors import SkillVerificationError
 from flue_runtime.mcp import skills_server
 from flue_runtime.mcp.entries import entry
 from flue_runtime.mcp.host import check_entry, verify_file, verify_skill, verify_skill_md

@@ -25,7 +25,8 @@ from support import scripted_mcp
 from support.scripted_mcp import entry, served, skill_md, write_config
 from support.site import section
 
-from flue_runtime import RemoteSkillsError, SkillWarning
+from flue_runtime import SkillWarning
+from flue_runtime.errors import RemoteSkillsError
 from flue_runtime.mcp import remote_skills
 from flue_runtime.mount.reference import SkillReference
 

@@ -73,7 +73,7 @@ def test_a_fifo_in_place_of_the_manifest_is_refused_at_once(
 PROBE = textwrap.dedent(
     """\
     import importlib, json, resource, sys
-    from flue_runtime import BundleError
+    from flue_runtime.errors import BundleError
     agent = importlib.import_module(sys.argv[1] + ".agent")
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     try:

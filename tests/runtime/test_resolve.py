@@ -22,18 +22,14 @@ from support.imports import ImportSandbox
 from support.projects import write_module, write_skill
 
 import flue_runtime
-from flue_runtime import (
+from flue_runtime import SkillError, SkillNotFoundError, SkillReference, errors, markdown, skill
+from flue_runtime.errors import (
     BundleError,
     MissingBuildHookError,
     ResourceNotFoundError,
-    SkillError,
-    SkillNotFoundError,
     SkillPathError,
-    SkillReference,
     SpecError,
     UnknownPackageError,
-    markdown,
-    skill,
 )
 from flue_runtime.mount.resolve import Caller, resolve_markdown, resolve_skill
 
@@ -480,22 +476,11 @@ def test_an_unknown_manifest_format_is_refused(tmp_path: Path, pkg_name: str, im
 
 
 def test_public_names() -> None:
-    for name in (
-        "skill",
-        "markdown",
-        "define_skill",
-        "SkillReference",
-        "SkillTree",
-        "SpecError",
-        "MissingBuildHookError",
-        "UnknownPackageError",
-        "SkillNotFoundError",
-        "BundleError",
-        "SkillPathError",
-        "ResourceNotFoundError",
-    ):
+    for name in ("skill", "markdown", "define_skill", "SkillReference", "SkillTree", "SkillNotFoundError"):
         assert name in flue_runtime.__all__
         assert getattr(flue_runtime, name) is not None
+    for name in ("SpecError", "MissingBuildHookError", "UnknownPackageError", "BundleError", "SkillPathError"):
+        assert name in errors.__all__ and name not in flue_runtime.__all__
     assert isinstance(sys.modules["flue_runtime"], ModuleType)
 
 

@@ -20,7 +20,8 @@ from support.projects import write_module, write_skill
 from flue_build.collect import collect
 from flue_build.pack import copy_checked, local_targets, plan
 from flue_build.scan.sources import sources_under
-from flue_runtime import NotExportedError, SkillNotFoundError
+from flue_runtime import SkillNotFoundError
+from flue_runtime.errors import NotExportedError
 from flue_runtime.format.config import load_config
 from flue_runtime.mount.resolve import Caller, resolve_markdown, resolve_skill
 

@@ -18,7 +18,6 @@ from flue_runtime import (
     MemorySandbox,
     SkillReference,
     SkillSource,
-    SkillSourceError,
     SkillWarning,
     agent,
     define_skill,
@@ -27,6 +26,7 @@ from flue_runtime import (
     use_skill,
 )
 from flue_runtime.agents.workspace import discover_workspace_skills
+from flue_runtime.errors import SkillSourceError
 from flue_runtime.models import ScriptedModel
 from flue_runtime.mount.disk import load_skill_dir
 

@@ -10,7 +10,8 @@ from rtsupport import Call, Project, zip_folder
 from support.imports import ImportSandbox
 from support.projects import write_module, write_skill
 
-from flue_runtime import FlueError, ReadOnlyError, ResourceNotFoundError, SkillPathError, SkillReference, define_skill
+from flue_runtime import FlueError, SkillReference, define_skill
+from flue_runtime.errors import ReadOnlyError, ResourceNotFoundError, SkillPathError
 from flue_runtime.mount.vfs import SKILLS_ROOT, SkillTree
 
 
