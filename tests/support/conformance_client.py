@@ -28,7 +28,7 @@ def turns(scenario: str, name: str, files: list[str]) -> list[list[ToolCall] | s
         return ["No skill is needed for this."]
     return [
         [ToolCall("activate_skill", {"name": name})],
-        [ToolCall("read_skill_resource", {"path": f"/.flue/skills/{name}/{files[0]}"})],
+        [ToolCall("read_skill_resource", {"path": files[0]})],  # as its instructions would name it
         "Done.",
     ]
 
