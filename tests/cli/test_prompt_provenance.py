@@ -4,6 +4,10 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -87,3 +91,27 @@ def test_what_is_missing_is_a_usage_error_and_nothing_is_created(
     err = capsys.readouterr().err
     assert "none.db: no such file" in err and "case-7: the store holds no such session" in err
     assert "--provenance, --store PATH and --session ID go together" in err
+
+
+def test_the_guide_shows_what_the_command_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The provenance guide's console sample: its Python sample run, then the command it shows on that store."""
+    from support.site import page
+
+    text = page("guides/provenance.md")
+    sample = re.search(r"```python\n(.*?)```", text, re.DOTALL)
+    shown = re.search(r"```console\n\$ flue-skills (.*?)\n(.*?)```", text, re.DOTALL)
+    assert sample is not None and shown is not None
+    (tmp_path / "snippet.py").write_text(sample.group(1), encoding="utf-8")
+    ran = subprocess.run([sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    monkeypatch.chdir(tmp_path)
+    assert main(shlex.split(shown.group(1))) == OK
+    assert _stable(capsys.readouterr().out) == _stable(shown.group(2))
+
+
+def _stable(text: str) -> str:
+    """What changes from run to run left out: the time of each turn, the id of an explicit activation's call."""
+    text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "TIME", text)
+    return re.sub(r"explicit_[0-9a-f]+", "explicit_ID", text)
