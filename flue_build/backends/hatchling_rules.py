@@ -47,8 +47,9 @@ def static_builders(root: str) -> tuple[Any, Any]:
 
 def _static_metadata(root: str) -> Any:
     from hatchling.metadata.core import CoreMetadata, ProjectMetadata
+    from hatchling.plugin.manager import PluginManager
 
-    class StaticMetadata(ProjectMetadata):  # type: ignore[type-arg]
+    class StaticMetadata(ProjectMetadata[PluginManager]):
         """`[project]` as written: `core` without the metadata hooks, `version` without its source."""
 
         @functools.cached_property

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from hatchling.builders.config import BuilderConfig
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 from flue_build.hatchling_build import Prepared, artifact_name, finish, prepare
@@ -15,7 +16,7 @@ from flue_build.report import done, stops_build
 __all__ = ["FlueSkillsBuildHook"]
 
 
-class FlueSkillsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
+class FlueSkillsBuildHook(BuildHookInterface[BuilderConfig]):
     PLUGIN_NAME = "flue-skills"
 
     #: What `initialize` set up for `finalize`: a plan to audit, or the line an editable build prints.
