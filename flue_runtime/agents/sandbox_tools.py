@@ -1,7 +1,8 @@
-"""The file tools over a sandbox: read, write and ls, with /.flue/skills mounted read-only.
+"""The file tools over a sandbox: read, write and ls, with the skills' virtual tree mounted read-only at /.flue.
 
-`read` and `ls` serve skill paths from the mounted skills' own file lists (the virtual
-tree) and everything else from the sandbox; nothing under /.flue/skills can be written, nor
+`read` and `ls` serve paths under /.flue (`/.flue/skills/<name>/`, a remote skill's
+`/.flue/remote/<server identity>/<name>/`) from the mounted skills' own file lists (the virtual
+tree) and everything else from the sandbox; nothing under /.flue can be written, nor
 anything inside the folder of a skill the application mounted from disk (dev mode), however
 the path reaches it. Results are pages: `read` streams the file, `ls` lists a bounded number
 of entries.
@@ -13,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from flue_runtime.agents.provenance import served
 from flue_runtime.agents.reading import entries_page, page_stream
 from flue_runtime.agents.sandbox import Sandbox, sandbox_path
 from flue_runtime.agents.tools import Tool, defined_tool
@@ -22,12 +24,12 @@ from flue_runtime.mount.vfs import SkillTree
 __all__ = ["LS", "READ", "SPECS", "SandboxFiles", "WRITE"]
 
 
-_PATH = {"type": "string", "description": "a path inside the sandbox, or under /.flue/skills/ for skill files"}
+_PATH = {"type": "string", "description": "a path inside the sandbox, or under /.flue/ for skill files"}
 
 READ: dict[str, Any] = {
     "name": "read",
     "description": (
-        "Read a file from the sandbox, or a skill file under /.flue/skills/<skill>/. Text comes with line "
+        "Read a file from the sandbox, or a skill file under /.flue/ (as activate_skill lists it). Text comes with line "
         "numbers, at most 2,000 lines or 50 KB per call (the result says how to read on); binary files come "
         "as base64."
     ),
@@ -49,7 +51,7 @@ READ: dict[str, Any] = {
 }
 WRITE: dict[str, Any] = {
     "name": "write",
-    "description": "Write a UTF-8 text file in the sandbox (folders are created). /.flue/skills is read-only.",
+    "description": "Write a UTF-8 text file in the sandbox (folders are created). /.flue is read-only.",
     "parameters": {
         "type": "object",
         "properties": {"path": _PATH, "content": {"type": "string"}},
@@ -60,7 +62,7 @@ WRITE: dict[str, Any] = {
 LS: dict[str, Any] = {
     "name": "ls",
     "description": (
-        "List a folder of the sandbox (default: its root), or of /.flue/skills, at most 1,000 entries per call "
+        "List a folder of the sandbox (default: its root), or of /.flue (skill files), at most 1,000 entries per call "
         "(the result says how to list on)."
     ),
     "parameters": {
@@ -107,12 +109,16 @@ class SandboxFiles:
 
     def read(self, path: str, offset: int | None = None, limit: int | None = None, column: int | None = None) -> str:
         try:
-            if self.tree.is_skill_path(path):
-                handle, size = self.tree.open(path)
-            else:
+            if not self.tree.is_skill_path(path):
                 handle, size = self._open(path)
+                with handle:
+                    return page_stream(handle, size, path, "read", offset, limit, column)
+            skill, inner = self.tree.file(path)
+            handle, size = skill.open(inner)
             with handle:
-                return page_stream(handle, size, path, "read", offset, limit, column)
+                text = page_stream(handle, size, path, "read", offset, limit, column)
+            served("read", skill, inner)  # (a skill file, as read_skill_resource would have served it)
+            return text
         except (FlueError, PageError, OSError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc
 
@@ -130,7 +136,7 @@ class SandboxFiles:
     def write(self, path: str, content: str) -> str:
         try:
             if self.tree.is_skill_path(path) or self.tree.is_skill_path(path.casefold()):
-                # also `/.FLUE/Skills/...`: on a case-insensitive disk that is the same folder
+                # also `/.FLUE/Remote/...`: on a case-insensitive disk that is the same folder
                 self.tree.write(path, content.encode("utf-8"))
             self._require().write_bytes(path, content.encode("utf-8"), keep_out=self.keep_out)
         except (FlueError, OSError, ValueError) as exc:
@@ -138,7 +144,7 @@ class SandboxFiles:
         return f"wrote {len(content.encode('utf-8'))} bytes to {sandbox_path(path)}"
 
     def ls(self, path: str = "/", offset: int | None = None, limit: int | None = None) -> str:
-        mounted = bool(self.tree.list())
+        mounted = self.tree.mounted
         try:
             if self.tree.is_skill_path(path) or (mounted and self.tree.is_skill_path(path.rstrip("/") + "/")):
                 entries = [(e.name, e.is_dir, e.size) for e in self.tree.list(path)]

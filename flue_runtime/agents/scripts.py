@@ -23,7 +23,6 @@ import asyncio
 import functools
 import hashlib
 import os
-import re
 import shutil
 import signal
 import stat
@@ -47,6 +46,7 @@ from flue_runtime.mount.bundled import BundleSource
 from flue_runtime.mount.define import _DefinedSource
 from flue_runtime.mount.disk import DiskSource
 from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.vfs import identity_of
 
 __all__ = [
     "KEPT_ENVIRONMENT",
@@ -267,12 +267,8 @@ def materialise(skill: SkillReference, root: Path) -> Path:
 
 def _folder_name(skill: SkillReference, id: str) -> str:
     """The copy's folder: the content id, after the source's server identity when it has one."""
-    identity = getattr(skill.source, "identity", None)
-    if identity is None:
-        return id
-    if not (isinstance(identity, str) and re.fullmatch(r"[a-z0-9][a-z0-9-]{0,63}", identity)):
-        raise FlueError(f"the source's identity {identity!r} is not a folder name (lowercase letters, digits, -)")
-    return f"{identity}-{id}"
+    identity = identity_of(skill)
+    return id if identity is None else f"{identity}-{id}"
 
 
 def _intact(folder: Path, files: tuple[PackedFile, ...], modes: dict[str, int]) -> bool:

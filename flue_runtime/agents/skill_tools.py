@@ -46,7 +46,7 @@ from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.models.base import Message
 from flue_runtime.mount.reference import SkillReference
-from flue_runtime.mount.vfs import SKILLS_ROOT, SkillTree, shown_path, virtual_path
+from flue_runtime.mount.vfs import FLUE_ROOT, SKILLS_ROOT, SkillTree, shown_path
 
 #: At most this many catalog lines come back from `find_skills`.
 FIND_LIMIT = 20
@@ -78,7 +78,8 @@ ACTIVATE_SKILL: dict[str, Any] = {
 READ_SKILL_RESOURCE: dict[str, Any] = {
     "name": "read_skill_resource",
     "description": (
-        f"Read a support file of an activated skill by its path under {SKILLS_ROOT}/<skill>/. Text comes with "
+        f"Read a support file of an activated skill by its path under {FLUE_ROOT}/, as activate_skill lists it. "
+        "Text comes with "
         "line numbers, at most 2,000 lines or 50 KB per call (the result says how to read on); binary files "
         "come as base64."
     ),
@@ -232,14 +233,15 @@ class MountedSkills:
         skill = found.skill
         footer = self._files_text(found)
         room = MAX_BYTES - HINT_ROOM - utf8_size(footer) - 2 * utf8_size(skill.name) - 32
-        text = "\n".join([f'<skill name="{skill.name}">', _instructions_page(skill, room), "</skill>", "", footer])
+        page = _instructions_page(skill, room, self.tree.path(skill.name, SKILL_FILE))
+        text = "\n".join([f'<skill name="{skill.name}">', page, "</skill>", "", footer])
         served("activation", skill)
         return text
 
     def read_resource(
         self, path: str, offset: int | None = None, limit: int | None = None, column: int | None = None
     ) -> str:
-        """A page of a skill file: by its path under /.flue/skills, or by one that `locate` resolves."""
+        """A page of a skill file: by its path under /.flue, or by one that `locate` resolves."""
         try:
             found = self.locate(path)
             skill, inner = self.tree.file(found)
@@ -257,7 +259,7 @@ class MountedSkills:
         return [name for name in self.names if name in names]
 
     def locate(self, path: str) -> str:
-        """The virtual path `path` means: itself under /.flue/skills; else the one file it names (`_meanings`).
+        """The virtual path `path` means: itself under /.flue; else the one file it names (`_meanings`).
 
         A model that activated a skill often writes a support file's path as the skill's instructions
         do, relative to the skill's folder (`references/vat-rules.md`). That is read when it names
@@ -276,12 +278,12 @@ class MountedSkills:
         theirs = [m for m in meant if m[0] in activated]
         chosen = theirs or meant
         if len(chosen) == 1:
-            return virtual_path(*chosen[0])
+            return self.tree.path(*chosen[0])
         shown = shown_path(path)
         if chosen:
-            paths = some_paths([virtual_path(*m) for m in chosen])
+            paths = some_paths([self.tree.path(*m) for m in chosen])
             raise ToolFailure(
-                f"{shown} is not under {SKILLS_ROOT}/ and names a file of {len(chosen)} "
+                f"{shown} is not under {FLUE_ROOT}/ and names a file of {len(chosen)} "
                 f"{'activated skills' if theirs else 'skills'}; read the one you mean by its full path: {paths}"
             )
         close = self.tree.close(relative, activated) or self.tree.close(relative, self.names)
@@ -292,16 +294,20 @@ class MountedSkills:
             advice = f"the activated skills' files: {files}"
         else:
             advice = f"available skills: {some_paths(self.names)} (activate_skill lists each one's files)"
-        raise ToolFailure(f"{shown} is not under {SKILLS_ROOT}/ and names no skill's file; {advice}")
+        raise ToolFailure(f"{shown} is not under {FLUE_ROOT}/ and names no skill's file; {advice}")
 
     def _meanings(self, relative: str) -> list[tuple[str, str]]:
         """The files a clean relative path may name, as (skill, path in it): each skill that has it relative to
-        its folder; `<skill>/<path>` (relative to /.flue/skills); a workspace skill's file by its path in the
-        sandbox (`.agents/skills/<skill>/<path>`)."""
+        its folder; `<skill>/<path>` (relative to the folder holding the skill's: /.flue/skills, or a remote
+        skill's /.flue/remote/<server identity>); a workspace skill's file by its path in the sandbox
+        (`.agents/skills/<skill>/<path>`)."""
         found = [(name, relative) for name in self.names if self.tree.has(name, relative)]
         head, _, rest = relative.partition("/")
         if rest and self.tree.has(head, rest):
             found.append((head, rest))
+        name, _, inner = rest.partition("/")  # (`<server identity>/<skill>/<path>`, relative to /.flue/remote)
+        if inner and self.tree.has(name, inner) and self.tree.path(name).endswith(f"/{head}/{name}"):
+            found.append((name, inner))
         for m in self.mounted:
             folder = m.workspace_folder
             inner = relative[len(folder) + 1 :] if folder and relative.startswith(folder + "/") else ""
@@ -310,13 +316,13 @@ class MountedSkills:
         return list(dict.fromkeys(found))
 
     def skill_paths(self, path: str) -> list[str]:
-        """The virtual paths of the skill files a path outside /.flue/skills may mean, the activated skills' first
+        """The virtual paths of the skill files a path outside /.flue may mean, the activated skills' first
         (for the sandbox `read` tool to say where a file it did not find is)."""
         relative = None if self.tree.is_skill_path(path) else _relative(path)
         if relative is None:
             return []
         activated = self.activated()
-        return [virtual_path(*m) for m in sorted(self._meanings(relative), key=lambda m: m[0] not in activated)]
+        return [self.tree.path(*m) for m in sorted(self._meanings(relative), key=lambda m: m[0] not in activated)]
 
     def find(self, query: str) -> str:
         """The catalog lines that best match `query` (at most `FIND_LIMIT`), best first."""
@@ -350,8 +356,7 @@ class MountedSkills:
                 return text + f" There are {len(names):,} skills: call find_skills with a few words to search them."
         return text + f" Available skills: {names_text(names, self.searchable)}."
 
-    @staticmethod
-    def _files_text(mounted: Mounted) -> str:
+    def _files_text(self, mounted: Mounted) -> str:
         skill = mounted.skill
         lines = []
         if mounted.workspace_folder is not None:
@@ -362,11 +367,11 @@ class MountedSkills:
         lines.append("Support files (read them with read_skill_resource when the instructions call for them):")
         used = 0
         for count, path in enumerate(resources):
-            line = f"- {SKILLS_ROOT}/{skill.name}/{path}"
+            line = f"- {self.tree.path(skill.name, path)}"
             used += utf8_size(line) + 1
             if used > FILES_BUDGET:
                 lines.append(
-                    f"[{len(resources) - count:,} more files under {SKILLS_ROOT}/{skill.name}/ (the ls tool lists them)]"
+                    f"[{len(resources) - count:,} more files under {self.tree.path(skill.name)}/ (the ls tool lists them)]"
                 )
                 break
             lines.append(line)
@@ -406,8 +411,8 @@ def _long(skill: SkillReference) -> bool:
     return any(f.path == SKILL_FILE and f.size > MAX_BYTES - 1024 for f in skill.files)
 
 
-def _instructions_page(skill: SkillReference, room: int) -> str:
-    """The instructions, or the first `room` bytes of them and where in SKILL.md the rest is."""
+def _instructions_page(skill: SkillReference, room: int, where_read: str) -> str:
+    """The instructions, or the first `room` bytes of them and where in SKILL.md (at `where_read`) the rest is."""
     body = skill.instructions
     text = body.strip("\n")
     if utf8_size(text) <= room:
@@ -422,7 +427,7 @@ def _instructions_page(skill: SkillReference, room: int) -> str:
     where = f"offset={first + line - 1}" + (f" and column={column}" if column > 1 else "")
     hint = (
         f"[the instructions are longer than {MAX_BYTES // 1024} KB: {more} more line{'s' if more != 1 else ''}; "
-        f"read them with read_skill_resource path={SKILLS_ROOT}/{skill.name}/{SKILL_FILE} {where}]"
+        f"read them with read_skill_resource path={where_read} {where}]"
     )
     return window.text(numbered=False) + "\n" + hint
 

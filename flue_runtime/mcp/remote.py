@@ -15,8 +15,12 @@ Who checks what (each rule has its owner; nothing here re-implements one):
 
 Nothing is fetched ahead of need (SEP-2640): a listed skill is mounted from its entry alone (`vet_listing`: its
 name, catalog fields, paths and sizes), its SKILL.md fetched, verified and the whole skill vetted by `load_skill`
-when first needed (its instructions, a file, a script), and each support file when read. Verified files are kept
-in memory by URI and digest (`_Verified`), so a file is read from the server once.
+when first needed (its instructions, a file, a script), and each support file when read; a dynamic skill (no file
+list) is mounted from its entry's frontmatter alone (`vet_catalog`), its SKILL.md fetched at first need too.
+Verified files are kept in memory by URI and digest (`_Verified`), so a file is read from the server once.
+
+Every path where a remote skill's files appear encodes its server (`server_identity`, a source's `identity`):
+the virtual tree's `/.flue/remote/<identity>/<name>/` and the script copies (`agents.scripts.materialise`).
 
 Every reply of the server is bounded in bytes before it is parsed (`mcp.replies`: a counter on each HTTP body
 and server-sent event, a bounded reader of stdio lines); one past the limit ends the session at once.
@@ -75,7 +79,7 @@ from flue_runtime.mcp.entries import EXTENSION_ID
 from flue_runtime.mcp.host import check_entry, verify_file, verify_skill_md
 from flue_runtime.mcp.replies import Bound, count_replies, reply_limit, stdio_transport
 from flue_runtime.mount.reference import MountedSource, SkillReference
-from flue_runtime.mount.sources import vet_listing, vet_source
+from flue_runtime.mount.sources import vet_catalog, vet_listing, vet_source
 
 T = TypeVar("T")
 Target = str | Sequence[str] | StdioServerParameters
@@ -167,9 +171,9 @@ def remote_skills(
     `target`: an `http(s)://` URL (streamable HTTP; `headers`, such as a bearer token, go with every request),
     a command as a list (`["flue-skills", "mcp", "acme"]`, run as a child process speaking stdio), or the
     SDK's `StdioServerParameters` (for its `env` and `cwd`). `timeout`: seconds this call may take in all
-    (connecting, listing, reading every SKILL.md), and each later read of a support file. `allow_dynamic`:
-    mount a skill whose entry says its resources are "dynamic" (no digests: only its SKILL.md is mounted,
-    compared with the entry, and its catalog line says it is unverified); such a skill is refused by default.
+    (connecting, listing), and each later read of a file. `allow_dynamic`: mount a skill whose entry says its
+    resources are "dynamic" (no digests: only its SKILL.md is mounted, fetched at first need and compared with the
+    entry, and its catalog line says it is unverified); such a skill is refused by default.
     `limits`: the build's, unless given; they bound each reply too (`mcp.replies`): one reply may hold a file of
     `limits.bundle_size` in base64 plus 1 MiB, counted as it arrives, and one past that ends the session with
     a `RemoteReplyTooLargeError`. `uris`: the URIs of the SKILL.md of the skills to mount
@@ -197,7 +201,7 @@ def remote_skills(
                 notes.append(_skipped(connection, entry, "listed twice: the first entry of that URI is the one used"))
                 continue
             seen.add(entry.get("uri"))
-            skill, said = _mount(connection, entry, roots, deadline, allow_dynamic=allow_dynamic, limits=limits)
+            skill, said = _mount(connection, entry, roots, allow_dynamic=allow_dynamic, limits=limits)
             skills.extend([(str(entry["uri"]), skill)] if skill is not None else [])
             notes.extend(said)
         mounted, said = _labelled(connection, skills)
@@ -221,10 +225,10 @@ class _RemoteSkill:
 
     def __init__(self, connection: _Connection, entry: Mapping[str, Any], *, dynamic: bool) -> None:
         self._connection = connection
-        self._entry = entry
+        self.entry = entry
         self._dynamic = dynamic
-        self._uri: str = entry["uri"]
-        self._root = self._uri[: -len(SKILL_FILE)]
+        self.uri: str = entry["uri"]
+        self._root = self.uri[: -len(SKILL_FILE)]
         self.name: str = entry["frontmatter"]["name"]
         #: The server's key in every path where this skill's files are materialized (`server_identity`).
         self.identity = connection.identity
@@ -244,10 +248,13 @@ class _RemoteSkill:
     def listing(self) -> list[ListedFile]:
         return list(self._files.values())
 
-    def prefetch(self, limits: Limits) -> None:
-        """A dynamic skill's SKILL.md, read before it is listed: the listing's size is what was read."""
-        data = self._verified_skill_md(self._fetch(self._uri, limits.bundle_size))
-        self._uris[SKILL_FILE] = self._uri
+    def fetch_skill_md(self, limits: Limits) -> None:
+        """A dynamic skill's SKILL.md, read when the skill is first needed (no size to vet it by before it is read):
+        the listing's size is what was read."""
+        if SKILL_FILE in self._files:
+            return
+        data = self._verified_skill_md(self._fetch(self.uri, limits.bundle_size))
+        self._uris[SKILL_FILE] = self.uri
         self._files[SKILL_FILE] = ListedFile(SKILL_FILE, len(data), None)
 
     def read(self, path: str) -> bytes:
@@ -262,19 +269,19 @@ class _RemoteSkill:
         if path == SKILL_FILE:
             data = self._verified_skill_md(data)
         else:
-            data = verify_file(self._entry, uri, data)
+            data = verify_file(self.entry, uri, data)
         if listed.sha256 is not None:
             self._connection.verified.keep(uri, listed.sha256, data)
         return data
 
     def _verified_skill_md(self, data: bytes) -> bytes:
-        verify_skill_md(self._entry, data, allow_dynamic=self._dynamic)
+        verify_skill_md(self.entry, data, allow_dynamic=self._dynamic)
         self._skill_md = data
         return data
 
     def _fetch(self, uri: str, size: int) -> bytes:
         try:
-            return self._connection.read(self._uri, uri, size)
+            return self._connection.read(self.uri, uri, size)
         except RemoteSkillsError as failure:
             self.failure = failure
             raise
@@ -284,7 +291,6 @@ def _mount(
     connection: _Connection,
     entry: Mapping[str, Any],
     roots: set[str],
-    deadline: float,
     *,
     allow_dynamic: bool,
     limits: Limits,
@@ -310,28 +316,31 @@ def _mount(
     dynamic = entry.get("resources") == "dynamic"
     source = _RemoteSkill(connection, entry, dynamic=dynamic)
     try:
-        if not dynamic:
+        notes: list[str] = []
+        files: tuple[PackedFile, ...] | None = None
+        if dynamic:  # (no file list to vet: its SKILL.md alone, fetched at first need)
+            fields = vet_catalog(source, entry["frontmatter"])
+        else:
             fields, files, notes = vet_listing(source, entry["frontmatter"], limits=limits)
-            shown = replace(fields, description=fields.description + FROM.format(origin=source.describe()))
-            return SkillReference(shown, _Listed(source, fields, files, limits)), notes
-        with connection.within(deadline):
-            source.prefetch(limits)  # (no size to vet it by before it is read)
-            skill, notes = vet_source(source, limits=limits)
-    except (SkillSourceError, SkillVerificationError) as refused:
-        if source.failure is not None:
-            raise source.failure from None
+    except SkillSourceError as refused:
         return None, [_skipped(connection, entry, str(refused))]
-    return SkillReference(replace(skill.fields, description=skill.description + UNVERIFIED), skill.source), notes
+    said = fields.description + FROM.format(origin=source.describe()) + (UNVERIFIED if dynamic else "")
+    listed = _Listed(source, fields, files, limits)
+    return SkillReference(replace(fields, description=said), listed, known_id=listed.known_id), notes
 
 
 class _Listed(MountedSource):
     """A listed skill, mounted from its entry alone: its catalog fields and file list vetted from the entry
     (`vet_listing`); its SKILL.md fetched, verified against the entry and the whole skill vetted by `load_skill`'s
     rules only when first needed (its instructions, a file, a script), and refused then if it does not pass.
-    SEP-2640: "Hosts MUST NOT retrieve a skill's files ahead of need"."""
+    SEP-2640: "Hosts MUST NOT retrieve a skill's files ahead of need".
+
+    A dynamic skill (`files` None: its entry lists no files) is mounted from its entry's frontmatter alone
+    (`vet_catalog`) the same way: until it is loaded its one file is its SKILL.md of unknown size, and its digest
+    (`known_id`) is its entry's, since its content has none to be known by before it is read."""
 
     def __init__(
-        self, remote: _RemoteSkill, fields: SkillMetadata, files: tuple[PackedFile, ...], limits: Limits
+        self, remote: _RemoteSkill, fields: SkillMetadata, files: tuple[PackedFile, ...] | None, limits: Limits
     ) -> None:
         self._remote = remote
         self._fields = fields
@@ -340,6 +349,8 @@ class _Listed(MountedSource):
         self._loaded: MountedSource | None = None
         self._refused: SkillSourceError | None = None
         self._lock = threading.Lock()
+        #: The content id a reference is known by: None (its files') unless dynamic, then its entry's digest.
+        self.known_id = None if files is not None else _entry_id(remote.entry)
 
     @property
     def name(self) -> str:
@@ -347,11 +358,21 @@ class _Listed(MountedSource):
 
     @property
     def identity(self) -> str:
-        """The server's key in the paths the skill's files are materialized at (`MountedSource`, `materialise`)."""
+        """The server's key in every path the skill's files appear at (`MountedSource`: the virtual tree's
+        `/.flue/remote/<identity>/<name>/`, script copies)."""
         return self._remote.identity
 
+    @property
+    def uri(self) -> str:
+        """The `skill://` URI of the skill's SKILL.md, as the server lists it (`MountedSource`: telemetry's
+        `gen_ai.skill.source.uri`)."""
+        return self._remote.uri
+
     def files(self) -> tuple[PackedFile, ...]:
-        return self._files
+        if self._files is not None:
+            return self._files
+        loaded = self._loaded  # (a dynamic skill: its file list is known once it is loaded)
+        return loaded.files() if loaded is not None else (PackedFile(SKILL_FILE, 0, ""),)
 
     def read(self, path: str) -> bytes:
         return self._load().read(path)
@@ -375,8 +396,13 @@ class _Listed(MountedSource):
     def _vetted(self) -> MountedSource | None:
         shown = self.describe()
         try:
+            if self._files is None:
+                self._remote.fetch_skill_md(self._limits)
             skill, notes = vet_source(self._remote, limits=self._limits)
-        except SkillSourceError as refused:
+        except RemoteSkillsError:  # (the server, met fetching a dynamic skill's SKILL.md: the next need tries again)
+            self._remote.failure = None
+            raise
+        except (SkillSourceError, SkillVerificationError) as refused:
             if self._remote.failure is not None:  # (the server, not the skill: the next need tries again)
                 failure, self._remote.failure = self._remote.failure, None
                 raise failure from None
@@ -388,7 +414,7 @@ class _Listed(MountedSource):
             listed.description,
             listed.license,
             listed.compatibility,
-        ) or skill.source.files() != self._files:
+        ) or self._files not in (None, skill.source.files()):
             self._refused = SkillSourceError(
                 shown, reason="refused when first loaded: its SKILL.md or files are not the ones its entry listed"
             )
@@ -396,6 +422,13 @@ class _Listed(MountedSource):
         for note in notes:
             warnings.warn(note, SkillWarning, stacklevel=2)
         return skill.source
+
+
+def _entry_id(entry: Mapping[str, Any]) -> str:
+    """A dynamic skill's digest: its entry's as served (16 hex digits, as a content id), since its content has none
+    to be known by before it is read."""
+    said = json.dumps(entry, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(said).hexdigest()[:16]
 
 
 def _after(error: Exception, shown: str) -> str:
@@ -584,20 +617,15 @@ class _Connection:
         self._stack = ExitStack()
         self._held: _Session | None = None
         self._closed = False
-        self._deadline = threading.local()
         self._http_status = ""
         self.identity = server_identity(server)
         #: Files read and verified, for the next read of them (SEP-2640: hosts SHOULD cache verified content).
         self.verified = _Verified()
 
-    def within(self, deadline: float) -> _Within:
-        """Reads made by this thread inside the block share `deadline` (a load's), not one each."""
-        return _Within(self._deadline, deadline)
-
     def call(self, what: str, request: Callable[[Client], Awaitable[T]], deadline: float | None = None) -> T:
         """`request(client)` on the loop, answered before `deadline` (`timeout` from now when None)."""
         if deadline is None:
-            deadline = getattr(self._deadline, "value", None) or time.monotonic() + self.timeout
+            deadline = time.monotonic() + self.timeout
         session = self._session(deadline)
         try:
             return self._run(what, session, request, deadline)
@@ -846,19 +874,6 @@ class _Session:
     stop: anyio.Event
     future: Future[None]
     bound: Bound
-
-
-class _Within:
-    """`_Connection.within`: the thread's shared deadline, set for a block."""
-
-    def __init__(self, local: threading.local, deadline: float) -> None:
-        self._local, self._value = local, deadline
-
-    def __enter__(self) -> None:
-        self._local.value = self._value
-
-    def __exit__(self, *_: object) -> None:
-        self._local.value = None
 
 
 # --- targets ------------------------------------------------------------------------------------

@@ -41,8 +41,10 @@ class MountedSource(ABC):
     Optional members: a source read live from a folder on disk names it `directory` (the model's write tools
     keep out of it); one whose file list can change after it was vetted keeps the vetting's own as `verdict`
     (what `run_skill_script` may run); one served by another party (a remote MCP server) names it `identity`, a
-    short key (lowercase letters, digits, `-`) in every path where its files are materialized (its script copies,
-    `agents.scripts.materialise`); one that can hand out a file as a stream has `open(path) -> (binary
+    short key (lowercase letters, digits, `-`) in every path where its files appear (the virtual tree's
+    `/.flue/remote/<identity>/<name>/`, `mount.vfs.identity_of`; its script copies, `agents.scripts.materialise`),
+    and may name its own address as `uri` (a remote skill's `skill://…/SKILL.md`: telemetry's
+    `gen_ai.skill.source.uri`); one that can hand out a file as a stream has `open(path) -> (binary
     file, size)`, so a page of a large file costs the memory of the page; one that can change defines
     `current()`.
     """
@@ -152,9 +154,9 @@ class SkillReference:
 
     def renamed(self, name: str) -> SkillReference:
         """This skill mounted under another name (what `use_skill(ref, name=...)` mounts): its catalog line, its
-        tools and its files under `/.flue/skills/<name>/` use `name`; its instructions and files are unchanged,
-        SKILL.md too (its frontmatter still says the skill's own name, `alias_of`). `name` must pass the skill
-        name rule (`SkillError` with FLU202/FLU203/FLU204 otherwise)."""
+        tools and its files under `/.flue/skills/<name>/` (a remote skill's `/.flue/remote/<server>/<name>/`) use
+        `name`; its instructions and files are unchanged, SKILL.md too (its frontmatter still says the skill's own
+        name, `alias_of`). `name` must pass the skill name rule (`SkillError` with FLU202/FLU203/FLU204 otherwise)."""
         from flue_runtime.format.validate import check_fields  # (only when renaming: the mount path stays light)
 
         original = self.alias_of or self.name

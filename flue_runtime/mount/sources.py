@@ -46,7 +46,7 @@ from flue_runtime.format.validate import check_fields
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, unreadable, walk
 from flue_runtime.mount.reference import MountedSource, SkillReference
 
-__all__ = ["SkillSource", "fetch", "load_skill", "shown_as", "vet_listing", "vet_source"]
+__all__ = ["SkillSource", "fetch", "load_skill", "shown_as", "vet_catalog", "vet_listing", "vet_source"]
 
 
 _SHA256 = re.compile("[0-9a-f]{64}")
@@ -152,12 +152,8 @@ def vet_listing(
     if unhashed:
         raise SkillSourceError(shown, reason=f"{unhashed[0]} is listed without a SHA-256: it cannot be vetted unread")
     walked = walk(ListedTree(listing, lambda path: fetch(source, shown, path)), display=shown, limits=limits)
-    catalog = {key: fields[key] for key in ("name", "description", "license", "compatibility") if key in fields}
-    extra = fields.get("metadata")
-    if isinstance(extra, Mapping):  # (typed as JSON: `build: 7` is 7 there, "7" to the skill rules; strings only)
-        catalog["metadata"] = {key: value for key, value in extra.items() if isinstance(value, str)}
-    where = f"{shown}/{SKILL_FILE}"
-    diagnostics = [*walked.diagnostics, *(d for d in check_fields(catalog, where, str(name)) if d.is_error)]
+    catalog, problems = _catalog(shown, str(name), fields)
+    diagnostics = [*walked.diagnostics, *problems]
     if SKILL_FILE not in listing:
         diagnostics.append(diagnostic("FLU101 missing", shown, name=str(name)))
     if has_errors(diagnostics):
@@ -169,6 +165,27 @@ def vet_listing(
     ]
     notes = [f"{d.location}: {d.code} {d.message}" for d in [*walked.diagnostics, *nested]]
     return SkillMetadata.from_dict(catalog), tuple(walked.files), notes
+
+
+def vet_catalog(source: SkillSource, fields: Mapping[str, Any]) -> SkillMetadata:
+    """The catalog fields of a listing (`vet_listing`'s) for a source that cannot list its files before it is
+    loaded (a Skills extension entry whose resources are "dynamic"): its name and the fields by the skill rules,
+    nothing read. `SkillSourceError` naming every problem; `vet_source` loads the skill at first need."""
+    shown = shown_as(source)
+    name = _call(shown, "name", lambda: source.name)
+    catalog, problems = _catalog(shown, str(name), fields)
+    if problems:
+        raise SkillSourceError(shown, problems)
+    return SkillMetadata.from_dict(catalog)
+
+
+def _catalog(shown: str, name: str, fields: Mapping[str, Any]) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """The catalog fields of a listed frontmatter, and their errors by the skill rules."""
+    catalog = {key: fields[key] for key in ("name", "description", "license", "compatibility") if key in fields}
+    extra = fields.get("metadata")
+    if isinstance(extra, Mapping):  # (typed as JSON: `build: 7` is 7 there, "7" to the skill rules; strings only)
+        catalog["metadata"] = {key: value for key, value in extra.items() if isinstance(value, str)}
+    return catalog, [d for d in check_fields(catalog, f"{shown}/{SKILL_FILE}", name) if d.is_error]
 
 
 def shown_as(source: object) -> str:

@@ -240,6 +240,57 @@ def test_a_script_past_its_timeout_is_stopped(wheel: Path, tmp_path: Path) -> No
     )
 
 
+POLICIES = textwrap.dedent(
+    """
+    import json, os, sys
+    from flue_runtime import Harness, LocalSandbox, agent, use_model, use_skill
+    from flue_runtime.agents import approval
+    from flue_runtime.models import ScriptedModel, ToolCall
+    import script_demo
+
+    out = {}
+    for name, options in (("never", {"approve_scripts": approval.never}), ("default", {})):
+        run = ToolCall("run_skill_script", {"skill": "csv-tools", "script": "count_rows.py", "args": ["data.csv"]})
+        model = ScriptedModel([[run], "ok"])
+
+        @agent
+        def a():
+            use_model(model)
+            use_skill(script_demo.CSV)
+            return "x"
+
+        Harness(a, sandbox=LocalSandbox(sys.argv[1], allow_exec=True), **options).session(name).prompt_sync("go")
+        out[name] = model.requests[-1].messages[-1]
+        out[name + " copied"] = os.path.exists(os.path.join(os.environ["XDG_CACHE_HOME"], "flue-skills"))
+    print(json.dumps(out))
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_real_wheels_script_runs_under_the_default_policy_and_never_under_never(wheel: Path, tmp_path: Path) -> None:
+    """Consent for a skill bundled in a real wheel (zipped on sys.path): `bundled_only`, the default, runs its
+    script; `approval.never` refuses it before anything is copied or run."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "data.csv").write_text("name,qty\nbook,1\npen,2\n")
+    env = {**os.environ, "PYTHONPATH": str(wheel), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = subprocess.run(
+        [sys.executable, "-c", POLICIES, str(work)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert (
+        out["never"]["is_error"]
+        and "not approved by the application's script approval policy 'never'" in (out["never"]["content"])
+    )
+    assert out["never copied"] is False  # refused before its copy was made: nothing of it ran
+    assert out["default"]["is_error"] is False and out["default"]["content"].startswith(
+        "exit status: 0\n--- stdout ---\nrows=2 "
+    )
+    assert out["default copied"] is True
+
+
 def scripted_skill() -> Any:
     return define_skill(
         name="tools", description="Has a script.", instructions="Run it.", files={"scripts/hello.py": "print('hi')\n"}

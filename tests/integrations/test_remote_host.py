@@ -17,16 +17,10 @@ from typing import Any
 from support import scripted_mcp
 from support.scripted_mcp import entry, gets, reads, served, skill_md, uri, write_config
 
-from flue_runtime import (
-    Harness,
-    LocalSandbox,
-    RemoteSkillsError,
-    SkillSourceError,
-    SkillWarning,
-    agent,
-    use_model,
-    use_skill,
-)
+from flue_runtime import Harness, LocalSandbox, SkillWarning, agent, use_model, use_skill
+from flue_runtime.agents import approval
+from flue_runtime.agents.approval import ScriptRequest
+from flue_runtime.errors import RemoteSkillsError, SkillSourceError
 from flue_runtime.format.records import content_id
 from flue_runtime.mcp import RemoteSkills, remote_skills
 from flue_runtime.models import ScriptedModel, ToolCall
@@ -95,7 +89,7 @@ def test_a_file_read_twice_is_fetched_once(tmp_path: Path) -> None:
     """Requirement 7: verified content is cached (two reads of one file, one server read)."""
     config = serve(tmp_path, {"refunds": REFUNDS})
     with mounted(config)[0] as skills:
-        path = "/.flue/skills/refunds/policy.md"
+        path = f"/.flue/remote/{skills.identity}/refunds/policy.md"
         calls = [ToolCall("read_skill_resource", {"path": path}), ToolCall("read_skill_resource", {"path": path})]
         model = run(skills, calls)
         assert "Orders younger than 30 days" in str(model.requests[-1].messages[-1]["content"])
@@ -246,3 +240,168 @@ def test_a_server_identity_is_its_url_without_credentials_or_its_whole_command()
     there = StdioServerParameters(command="flue-skills", args=["mcp", "skills"], cwd="/srv/b")
     assert server_identity(here) != server_identity(there)
     assert server_identity(here).startswith("mcp-") and len(server_identity(here)) == 20
+
+
+def policy(says: str) -> dict[str, bytes]:
+    return {
+        "SKILL.md": skill_md("runner", "Runs things.", "Read policy.md.\n"),
+        "policy.md": f"{says}\n".encode(),
+    }
+
+
+def test_two_servers_skills_of_one_uri_never_share_a_virtual_path_nor_reach_each_others_server(
+    tmp_path: Path,
+) -> None:
+    """Requirement 5, the virtual tree: two servers serve `skill://runner`; mounted as `runner` and `runner-b`, each
+    skill's files appear read-only under `/.flue/remote/<its server's identity>/<name>/` (never /.flue/skills/),
+    in the activation, read_skill_resource, the sandbox's read and ls, relative paths and provenance alike; a path
+    of one server's skill never reads the other's, and nothing can be written there."""
+    mounts = {key: mounted(serve(tmp_path / key, {"runner": policy(f"from {key}")}))[0] for key in ("a", "b")}
+    a, b = mounts["a"], mounts["b"]
+    at = {"a": f"/.flue/remote/{a.identity}/runner", "b": f"/.flue/remote/{b.identity}/runner-b"}
+    calls = [
+        ToolCall("activate_skill", {"name": "runner"}),
+        ToolCall("activate_skill", {"name": "runner-b"}),
+        ToolCall("read_skill_resource", {"path": f"{at['a']}/policy.md"}),
+        ToolCall("read", {"path": f"{at['b']}/policy.md"}),
+        ToolCall("read_skill_resource", {"path": f"/.flue/remote/{a.identity}/runner-b/policy.md"}),
+        ToolCall("read", {"path": f"/.flue/remote/{b.identity}/runner/policy.md"}),
+        ToolCall("read_skill_resource", {"path": "/.flue/skills/runner/policy.md"}),
+        ToolCall("read_skill_resource", {"path": "policy.md"}),
+        ToolCall("read_skill_resource", {"path": f"{b.identity}/runner-b/policy.md"}),
+        ToolCall("write", {"path": f"{at['a']}/policy.md", "content": "SHADOW"}),
+        ToolCall("write", {"path": f".flue/remote/{b.identity}/runner-b/new.md", "content": "SHADOW"}),
+        ToolCall("ls", {"path": "/.flue/remote"}),
+        ToolCall("ls", {"path": at["b"]}),
+    ]
+    model = ScriptedModel([calls, "done"])
+
+    @agent
+    def support():  # type: ignore[no-untyped-def]
+        use_model(model)
+        use_skill(a[0])
+        use_skill(b[0], name="runner-b")
+        return "Answer."
+
+    (tmp_path / "work").mkdir()
+    try:
+        session = Harness(support, sandbox=LocalSandbox(tmp_path / "work")).session("s")
+        session.prompt_sync("go")
+        results = [
+            (str(m["content"]), bool(m.get("is_error"))) for m in model.requests[-1].messages if m["role"] == "tool"
+        ]
+        assert len(results) == len(calls)
+        assert f"- {at['a']}/policy.md" in results[0][0] and f"- {at['b']}/policy.md" in results[1][0]
+        assert "/.flue/skills/" not in results[0][0] + results[1][0]
+        assert results[2] == ("     1\tfrom a", False) and results[3] == ("     1\tfrom b", False)
+        for wrong in results[4:7]:  # another server's identity, or the local tree: refused, pointing at the real one
+            assert wrong[1] and "no mounted skill at" in wrong[0], wrong
+        assert f"read {at['b']}/policy.md" in results[4][0] and f"read {at['a']}/policy.md" in results[5][0]
+        assert results[7][1] and f"{at['a']}/policy.md" in results[7][0] and f"{at['b']}/policy.md" in results[7][0]
+        assert results[8] == ("     1\tfrom b", False)
+        for written in results[9:11]:
+            assert written[1] and "read-only" in written[0], written
+        assert not (tmp_path / "work" / ".flue").exists()
+        assert results[11] == (f"{a.identity}/\n{b.identity}/", False)
+        assert results[12] == ("SKILL.md  (63 bytes)\npolicy.md  (7 bytes)", False)
+        # Each server was asked for its own files only, each once.
+        assert reads(tmp_path / "a") == [uri("runner"), uri("runner", "policy.md")]
+        assert reads(tmp_path / "b") == [uri("runner"), uri("runner", "policy.md")]
+        served_ = [s for turn in session.provenance() for s in turn.served if s.kind == "read"]
+        assert [(s.skill, s.path, s.origin) for s in served_] == [
+            ("runner", "policy.md", a[0].origin),
+            ("runner-b", "policy.md", b[0].origin),
+            ("runner-b", "policy.md", b[0].origin),
+        ]
+        assert a[0].origin != b[0].origin
+    finally:
+        a.close()
+        b.close()
+
+
+def hostile(says: str) -> dict[str, bytes]:
+    """A skill whose script leaves a file in the working folder when it runs: the proof that it ran."""
+    return {
+        "SKILL.md": skill_md("runner", "Runs a script.", "Run scripts/x.py.\n"),
+        "scripts/x.py": f"open('ran', 'a').write({says!r} + '\\n')\n".encode(),
+    }
+
+
+def test_a_remote_skills_script_is_refused_by_default_runs_when_approved_and_is_asked_again_when_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Consent, end to end: a hostile server's `scripts/x.py` under `LocalSandbox(allow_exec=True)`. The default
+    policy refuses it and it never runs; an approving policy runs it, asked once for that content in the session
+    (kept in the session's SQLite store); when the server serves other bytes, the policy is asked again."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    work = tmp_path / "work"
+    work.mkdir()
+    store = str(tmp_path / "sessions.db")
+    asked: list[ScriptRequest] = []
+
+    def operator(request: ScriptRequest) -> bool:
+        asked.append(request)
+        return True
+
+    def prompt(config: Path, session: str, **options: Any) -> dict[str, Any]:
+        model = ScriptedModel([[ToolCall("run_skill_script", {"skill": "runner", "script": "x.py"})], "ok"])
+        with mounted(config)[0] as skills:
+
+            @agent
+            def support():  # type: ignore[no-untyped-def]
+                use_model(model)
+                use_skill(skills[0])
+                return "Answer."
+
+            sandbox = LocalSandbox(work, allow_exec=True)
+            Harness(support, sandbox=sandbox, store=store, **options).session(session).prompt_sync("go")
+        return [m for m in model.requests[-1].messages if m["role"] == "tool"][-1]
+
+    config = serve(tmp_path / "server", {"runner": hostile("first")})
+    refused = prompt(config, "default")
+    assert (
+        refused["is_error"]
+        and "not approved by the application's script approval policy 'bundled_only'" in (refused["content"])
+    )
+    assert not (work / "ran").exists() and not (tmp_path / "cache").exists()  # never run, never even copied
+    assert prompt(config, "asked", approve_scripts=approval.ask(operator))["is_error"] is False
+    assert (work / "ran").read_text() == "first\n" and len(asked) == 1
+    assert asked[0].kind == "source" and asked[0].origin.endswith(" skill://runner") and not asked[0].bundled
+    prompt(config, "asked", approve_scripts=approval.ask(operator))  # the same content: not asked again
+    assert (work / "ran").read_text() == "first\nfirst\n" and len(asked) == 1
+    config = serve(tmp_path / "server", {"runner": hostile("second")})  # the server now serves other bytes
+    assert prompt(config, "asked", approve_scripts=approval.ask(operator))["is_error"] is False
+    assert len(asked) == 2 and asked[1].digest != asked[0].digest and asked[1].skill == asked[0].skill
+    assert (work / "ran").read_text() == "first\nfirst\nsecond\n"
+
+
+def test_spans_of_a_remote_skill_carry_its_skill_uri(tmp_path: Path) -> None:
+    """Telemetry: an activation and a read of a remote skill are spans with `gen_ai.skill.source.uri`, the URI of
+    its SKILL.md as the server lists it (the source's `uri`), recorded by the real SDK's in-memory exporter."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from flue_runtime.agents.telemetry import Telemetry
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    config = serve(tmp_path, {"acme/billing/refunds": REFUNDS})
+    with mounted(config)[0] as skills:
+        path = f"/.flue/remote/{skills.identity}/refunds/policy.md"
+        model = ScriptedModel(
+            [[ToolCall("activate_skill", {"name": "refunds"}), ToolCall("read_skill_resource", {"path": path})], "ok"]
+        )
+
+        @agent
+        def support():  # type: ignore[no-untyped-def]
+            use_model(model)
+            use_skill(skills[0])
+            return "Answer."
+
+        Harness(support, telemetry=Telemetry(tracer_provider=provider)).session("s").prompt_sync("go")
+    spans = {span.name: span.attributes or {} for span in exporter.get_finished_spans()}
+    for name, file in (("execute_tool activate_skill", "SKILL.md"), ("execute_tool read_skill_resource", "policy.md")):
+        assert spans[name]["gen_ai.skill.source.uri"] == "skill://acme/billing/refunds/SKILL.md", spans[name]
+        assert spans[name]["gen_ai.skill.name"] == "refunds" and spans[name]["flue.skill.file.path"] == file

@@ -29,7 +29,8 @@ from support import scripted_mcp
 from support.scripted_mcp import entry, reads, served, skill_md, uri, write_config
 from support.sources import PEM_KEY
 
-from flue_runtime import Harness, RemoteSkillsError, SkillSourceError, SkillWarning, agent, use_model, use_skill
+from flue_runtime import Harness, SkillWarning, agent, use_model, use_skill
+from flue_runtime.errors import RemoteSkillsError, SkillSourceError
 from flue_runtime.mcp import RemoteSkills, remote_skills
 from flue_runtime.mcp.remote import FROM, UNVERIFIED
 from flue_runtime.models import ScriptedModel, ToolCall
@@ -270,8 +271,8 @@ def test_files_read_later_are_checked_when_read_and_refused_naming_the_server(
     model = ScriptedModel(
         [
             [
-                ToolCall("read_skill_resource", {"path": "/.flue/skills/lazy/tampered.md"}),
-                ToolCall("read_skill_resource", {"path": "/.flue/skills/lazy/policy.md"}),
+                ToolCall("read_skill_resource", {"path": f"/.flue/remote/{skills.identity}/lazy/tampered.md"}),
+                ToolCall("read_skill_resource", {"path": f"/.flue/remote/{skills.identity}/lazy/policy.md"}),
             ],
             "done",
         ]
@@ -292,6 +293,9 @@ def test_files_read_later_are_checked_when_read_and_refused_naming_the_server(
 def test_a_dynamic_skill_is_mounted_only_when_allowed_and_its_catalog_line_says_it_is_unverified(
     tmp_path: Path,
 ) -> None:
+    """A "dynamic" entry (no file list, no digests): mounted from its entry alone, nothing fetched at listing
+    (SEP-2640: not on listing either), its SKILL.md fetched at first need and still compared with the entry field by
+    field; its catalog line says its origin and that it is unverified, its activation its origin."""
     dynamic = _skill("shifting")
     honest = _skill("steady", {"notes.md": b"notes\n"})
     files = {**served(dynamic, "shifting"), **served(honest, "steady")}
@@ -308,8 +312,9 @@ def test_a_dynamic_skill_is_mounted_only_when_allowed_and_its_catalog_line_says_
     config = write_config(tmp_path, pages, files)
     with mounted(command(config), timeout=TIMEOUT, allow_dynamic=True)[0] as skills:
         shifting, steady = skills
-        assert shifting.description == "The shifting skill." + UNVERIFIED
-        assert shifting.resources == () and shifting.instructions == "Do the thing.\n"
+        assert reads(tmp_path) == []  # listed and mounted: no file fetched, the dynamic one's neither
+        assert shifting.description == "The shifting skill." + FROM.format(origin=shifting.origin) + UNVERIFIED
+        assert shifting.resources == () and reads(tmp_path) == []
         assert steady.description == "The steady skill." + FROM.format(origin=steady.origin)
         model = ScriptedModel([[ToolCall("activate_skill", {"name": "shifting"})], "done"])
 
@@ -321,17 +326,27 @@ def test_a_dynamic_skill_is_mounted_only_when_allowed_and_its_catalog_line_says_
             return ""
 
         Harness(assistant).prompt_sync("go")
+        assert reads(tmp_path) == [uri("shifting")]  # at its activation, once
         system = model.requests[-1].system
-        assert f"- **shifting** — The shifting skill.{UNVERIFIED}" in system
+        assert f"- **shifting** — {shifting.description}\n" in system
         assert f"- **steady** — {steady.description}\n" in system + "\n"
-    # Its SKILL.md is still compared with the entry, field by field.
+        activation = str(model.requests[-1].messages[-1]["content"])
+        assert f"[Skill served by {shifting.origin}/SKILL.md, a remote MCP server" in activation
+        assert "Do the thing." in activation
+        assert shifting.instructions.endswith("Do the thing.\n") and reads(tmp_path) == [uri("shifting")]
+    # Its SKILL.md is still compared with the entry, field by field: refused at first need, never served.
     pages[0][0]["frontmatter"]["description"] = "Something else."
     config = write_config(tmp_path, pages, files)
+    (tmp_path / "reads.log").unlink()
     skills, said = mounted(command(config), timeout=TIMEOUT, allow_dynamic=True)
-    skills.close()
-    assert [s.name for s in skills] == ["steady"]
-    [refused] = [m for m in said if "not mounted" in m]
-    assert "frontmatter 'description': the entry says \"Something else.\", the SKILL.md read says" in refused
+    with skills:
+        assert [s.name for s in skills] == ["shifting", "steady"] and reads(tmp_path) == []
+        with pytest.raises(SkillSourceError) as refused:
+            _ = skills[0].instructions
+        assert "frontmatter 'description': the entry says \"Something else.\", the SKILL.md read says" in str(
+            refused.value
+        )
+        assert reads(tmp_path) == [uri("shifting")]
 
 
 def test_a_read_that_never_answers_is_refused_within_the_timeout(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp import remote_skills
 from flue_runtime.mcp.remote import FROM, FROM_LINE
 from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.vfs import SkillTree
 
 pytestmark = pytest.mark.slow  # the fixture project built and installed (`installed`, `raw_installed`)
 
@@ -151,8 +152,9 @@ def _same_as_the_bundle(skills: list[SkillReference], demo: dict[str, SkillRefer
     assert got[0] == (demo["refunds"].name, demo["refunds"].id) or not same_files
     assert [name for name, _ in got] == ["refunds", "triage"] and got[1] == ("triage", demo["triage"].id)
     assert skills[0].source is not demo["refunds"].source  # loaded anew, through the protocol
+    calls = [(tool, _placed(arguments, skills)) for tool, arguments in CALLS]
     for name, via in SURFACES.items():
-        surface = via(skills, CALLS)
+        surface = via(skills, calls)
         assert _untagged(surface.catalog, skills) == bundled.catalog, name
         assert _untagged(str(surface.tools), skills) == str(bundled.tools), name
         texts = [_untagged(text, skills) for text, _ in surface.results]
@@ -161,9 +163,22 @@ def _same_as_the_bundle(skills: list[SkillReference], demo: dict[str, SkillRefer
             assert [failed for _, failed in surface.results] == [i in FAILING for i in range(len(CALLS))], name
 
 
+def _placed(arguments: dict[str, object], skills: list[SkillReference]) -> dict[str, object]:
+    """`arguments` with a path under /.flue/skills/<name>/ moved to where `skills` are (a remote skill's folder
+    names its server: `/.flue/remote/<identity>/<name>/`)."""
+    path = arguments.get("path")
+    if not isinstance(path, str):
+        return arguments
+    for skill in skills:
+        path = path.replace(f"/.flue/skills/{skill.name}/", f"{SkillTree(skills).path(skill.name)}/")
+    return {**arguments, "path": path}
+
+
 def _untagged(text: str, skills: list[SkillReference]) -> str:
-    """`text` without the origin a remote skill's catalog line and activation carry (`FROM`, `FROM_LINE`: that they
-    carry it is `test_remote_host.py`'s)."""
+    """`text` without the origin a remote skill's catalog line and activation carry (`FROM`, `FROM_LINE`), its
+    folders named as the bundle's (that they carry them is `test_remote_host.py`'s)."""
+    tree = SkillTree(skills)
     for skill in skills:
         text = text.replace(FROM.format(origin=skill.origin), "").replace(FROM_LINE.format(origin=skill.origin), "")
+        text = text.replace(tree.path(skill.name), f"/.flue/skills/{skill.name}")
     return text
