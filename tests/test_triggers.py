@@ -4,6 +4,7 @@ through the one skill vetting (FLU316, a warning, an error under strict), each p
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,14 @@ def test_check_reports_it(tmp_path: Path, capsys: pytest.CaptureFixture[str], mo
     out = capsys.readouterr().out
     assert "pdf/evals/triggers.json: FLU316 warning: eval set: the list holds no queries" in out
     assert "pdf/evals/triggers.json: FLU316 error" in out
+
+
+def test_define_skill_warns_as_check_does() -> None:
+    from flue_runtime import define_skill
+    from flue_runtime.errors import SkillWarning
+
+    with pytest.warns(SkillWarning, match=r"evals/triggers.json:1:2: FLU316 eval set: entry 0: `query` must be"):
+        define_skill(name="pdf", description="d", instructions="x", files={TRIGGERS_FILE: '[{"should_trigger": true}]'})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        define_skill(name="pdf", description="d", instructions="x", files={TRIGGERS_FILE: json.dumps(VALID)})

@@ -22,6 +22,7 @@ from flue_runtime.format.frontmatter import yaml_quote
 from flue_runtime.format.messages import piece
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.trees import MemoryTree
+from flue_runtime.format.triggers import TRIGGERS_FILE, trigger_diagnostics
 from flue_runtime.format.validate import SKILL_FILE, SkillMetadata, check_fields
 from flue_runtime.format.vetting import PackedFile, walk
 from flue_runtime.mount.reference import MountedSource, SkillReference
@@ -74,6 +75,10 @@ def define_skill(
         else:  # FLU211, FLU213: what check and the builds would say of the same SKILL.md
             field_warnings.append(f"{d.code} {d.message}" + (f" ({d.hint})" if d.hint else ""))
     packed_files, notices = _check_files(files, where, problem)
+    triggers = packed_files.get(TRIGGERS_FILE)
+    if triggers is not None:  # FLU316: what check and the builds say of the same eval set
+        found = trigger_diagnostics(triggers, TRIGGERS_FILE)
+        notices += [f"{d.location}: {d.code} {d.message}" for d in found]
     notices = field_warnings + notices
     for key, given in [*fields.items(), ("instructions", instructions)]:
         texts = list(given.values()) if isinstance(given, dict) else [given]
