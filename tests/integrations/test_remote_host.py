@@ -405,3 +405,80 @@ def test_spans_of_a_remote_skill_carry_its_skill_uri(tmp_path: Path) -> None:
     for name, file in (("execute_tool activate_skill", "SKILL.md"), ("execute_tool read_skill_resource", "policy.md")):
         assert spans[name]["gen_ai.skill.source.uri"] == "skill://acme/billing/refunds/SKILL.md", spans[name]
         assert spans[name]["gen_ai.skill.name"] == "refunds" and spans[name]["flue.skill.file.path"] == file
+
+
+def mounting(skills: list[Any]) -> Any:
+    """An agent mounting `skills` in that order."""
+
+    @agent
+    def both():  # type: ignore[no-untyped-def]
+        use_model(ScriptedModel(["done"]))
+        for skill in skills:
+            use_skill(skill)
+        return "Answer."
+
+    return both
+
+
+def test_a_remote_skill_grants_no_tools_and_never_stands_in_for_a_local_skill_of_its_name(tmp_path: Path) -> None:
+    """ "No implicit permission grants": a remote skill's `allowed-tools` is never taken, before or after it is
+    loaded; "Name collisions": a remote `refunds` and the application's own `refunds` in one agent are refused
+    naming the name, never one silently preferred; mounted under another name, both are there."""
+    from flue_runtime import FlueError, define_skill
+
+    granting = {
+        **REFUNDS,
+        "SKILL.md": skill_md("refunds", "Handle refund requests.", "Go.\n", **{"allowed-tools": "Bash"}),
+    }
+    local = define_skill(name="refunds", description="The local refunds.", instructions="Local.")
+    with mounted(serve(tmp_path, {"refunds": granting}))[0] as skills:
+        assert skills[0].allowed_tools == ()
+        assert "Go." in skills[0].instructions and skills[0].allowed_tools == ()  # loaded: still none
+        for order in ([local, skills[0]], [skills[0], local]):
+            with pytest.raises(FlueError, match="'refunds'"):
+                Harness(mounting(order)).prompt_sync("hello")
+        model = ScriptedModel(["done"])
+
+        @agent
+        def apart():  # type: ignore[no-untyped-def]
+            use_model(model)
+            use_skill(local)
+            use_skill(skills[0], name="refunds-remote")
+            return "Answer."
+
+        Harness(apart).prompt_sync("hello")
+        assert "- **refunds** — The local refunds." in model.requests[0].system
+        assert "- **refunds-remote** — Handle refund requests. (served by" in model.requests[0].system
+
+
+def test_a_skill_at_the_extensions_limits_is_mounted_and_read(tmp_path: Path) -> None:
+    """ "Hosts MUST support skills up to and including these limits": 512 files, 16 MiB in all, listed, mounted
+    and read, the largest file (over 15 MiB) verified against its digest."""
+    files = {"SKILL.md": skill_md("big", "A skill at the limits.", "Read the files.\n")}
+    files.update({f"files/{n:03}.md": b"x\n" for n in range(510)})
+    files["data.bin"] = b"\x00" * (16 * 1024 * 1024 - sum(len(data) for data in files.values()))
+    assert len(files) == 512 and sum(len(data) for data in files.values()) == 16 * 1024 * 1024
+    config = write_config(tmp_path, [[entry("big", files)]], served(files, "big", blob=True))
+    skills, said = mounted(config)
+    with skills:
+        assert [s.name for s in skills] == ["big"] and len(skills[0].files) == 512, said
+        assert skills[0].read_bytes("data.bin") == files["data.bin"]
+        assert skills[0].read_bytes("files/509.md") == b"x\n"
+
+
+def test_the_guides_table_of_host_rules_names_tests_that_exist() -> None:
+    """docs/guides/mcp.md maps each host rule of SEP-2640 to its tests: each one named exists, so none drifts."""
+    import re
+
+    root = Path(__file__).parents[2]
+    text = (root / "docs" / "guides" / "mcp.md").read_text(encoding="utf-8")
+    table = text.split("### The extension's host rules, and their tests", 1)[1]
+    legend = dict(re.findall(r"`([A-Z])`:\s+`([\w/.]+)`", table.split("| SEP-2640 (host)", 1)[0]))
+    modules = {
+        key: root / "tests" / ("integrations/" + path if "/" not in path else path.removeprefix("tests/"))
+        for key, path in legend.items()
+    }
+    named = re.findall(r"`([A-Z])::(test_\w+)`", table)
+    assert len(named) >= 30 and set(key for key, _ in named) == set(modules)
+    for key, name in named:
+        assert f"def {name}(" in modules[key].read_text(encoding="utf-8"), (key, name)
