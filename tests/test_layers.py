@@ -11,7 +11,7 @@ from support.paths import ROOT
 
 #: Each layer, lowest first; a module may import its own layer and the layers below it.
 RUNTIME_LAYERS = [
-    ("flue_runtime.errors", "flue_runtime.format"),
+    ("flue_runtime.errors", "flue_runtime.format", "flue_runtime.validation"),
     ("flue_runtime.mount",),
     ("flue_runtime.agents", "flue_runtime.models"),
     ("flue_runtime.integrations", "flue_runtime.mcp"),
