@@ -25,18 +25,16 @@ __all__ = [
 ]
 
 
-class BuildError(FlueError, SystemExit):
+class BuildError(FlueError):
     """A build that flue-skills stopped, after printing why; the message is the one-line summary.
 
-    Also a `SystemExit` with status 1: a build front end's hook process (pip's, `python -m
-    build`'s) then ends after our printed diagnostics instead of printing a traceback of our
-    frames. Code that runs a backend in its own process catches it as a `FlueError`.
-    `diagnostics` holds the problems, when diagnostics were the cause.
+    `diagnostics` holds the problems, when diagnostics were the cause. At the backend boundary
+    (the hatchling hook, the setuptools commands) it becomes the hook process's exit status 1
+    (`flue_build.backends.boundary`), so a front end shows no traceback of our frames.
     """
 
     def __init__(self, message: str, diagnostics: Sequence[Diagnostic] = ()) -> None:
         super().__init__(message)
-        self.code = 1  # SystemExit's exit status; BaseException.__init__ leaves it None (status 0)
         self.diagnostics = tuple(diagnostics)
 
 

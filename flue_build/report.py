@@ -1,9 +1,9 @@
 """How a build reports: every diagnostic on stderr, then one line, last: what was packed where, or why
 nothing was.
 
-A failure ends with `BuildError`, which is a `SystemExit` as well as a `FlueError`: the
-backend's hook process (pip's, `python -m build`'s) exits with status 1 right after our
-lines, without a traceback of our frames; what the front end prints after that is its own.
+A failure ends with `BuildError`, which the backend boundary (`flue_build.backends.boundary`)
+turns into the hook process's exit status 1 (pip's, `python -m build`'s) right after our lines,
+without a traceback of our frames; what the front end prints after that is its own.
 """
 
 from __future__ import annotations

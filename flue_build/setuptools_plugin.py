@@ -33,6 +33,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flue_build.backends.boundary import exits
+
 if TYPE_CHECKING:
     from flue_build.audit import Origin
     from flue_runtime.format.diagnostics import Diagnostic
@@ -185,7 +187,7 @@ def _audit(
 #
 # Each is put in front of the class setuptools would run for its command (its own, or the project's
 # `cmdclass`) by `reach_ins.wrap_command_classes`; `_base(self, mixin)` is that class's method
-# resolution, untyped as setuptools is.
+# resolution, untyped as setuptools is. Their entry methods are the backend boundary (`exits`).
 
 
 class _Command:
@@ -205,6 +207,7 @@ class _EggInfo(_Command):
 
     egg_info: str
 
+    @exits()
     def find_sources(self) -> None:
         _base(self, _EggInfo).find_sources()
         state = _state(self.distribution, report=False)
@@ -225,6 +228,7 @@ class _BuildPy(_Command):
     _flue_outputs: list[str]
     build_lib: str
 
+    @exits()
     def run(self) -> None:
         _base(self, _BuildPy).run()
         from flue_build.pack import copy_checked, plan
@@ -268,6 +272,7 @@ class _BuildPy(_Command):
 class _BdistWheel(_Command):
     """Audit the finished wheel: the vetted files in the bundles, no original copies, nothing else of a skill folder."""
 
+    @exits()
     def run(self) -> None:
         _base(self, _BdistWheel).run()
         from flue_build.pack import plan
@@ -294,6 +299,7 @@ class _BdistWheel(_Command):
 class _EditableWheel(_Command):
     """Validate before an editable build: setuptools would swallow an error raised from build_py."""
 
+    @exits()
     def run(self) -> None:
         from flue_build.pack import vetted_line
         from flue_build.report import done
@@ -307,6 +313,7 @@ class _Sdist(_Command):
     """The source distribution: the vetted files of every skill folder it selects, and every
     vetted file of a referenced skill and markdown target the project's rules do not exclude."""
 
+    @exits()
     def make_distribution(self) -> None:
         from flue_build.audit import Origin
         from flue_build.pack import sdist_files

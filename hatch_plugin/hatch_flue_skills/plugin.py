@@ -1,5 +1,6 @@
 """The `flue-skills` build hook: a thin hatchling adapter over `flue_build.hatchling_build`, which
-says what happens to the wheel, the editable wheel and the sdist."""
+says what happens to the wheel, the editable wheel and the sdist; its methods are the backend boundary
+(`flue_build.backends.boundary.exits`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from hatchling.builders.config import BuilderConfig
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
+from flue_build.backends.boundary import exits
 from flue_build.hatchling_build import Prepared, artifact_name, finish, prepare
 from flue_build.report import done, stops_build
 
@@ -22,11 +24,13 @@ class FlueSkillsBuildHook(BuildHookInterface[BuilderConfig]):
     #: What `initialize` set up for `finalize`: a plan to audit, or the line an editable build prints.
     _prepared: Prepared | str | None = None
 
+    @exits()
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         with stops_build(f"{artifact_name(self.target_name, version)} not built"):
             root = Path(os.path.abspath(self.root))
             self._prepared = prepare(root, self.target_name, version, self.build_config, build_data)
 
+    @exits()
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         prepared, self._prepared = self._prepared, None
         if isinstance(prepared, str):

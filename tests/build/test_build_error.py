@@ -1,5 +1,5 @@
-"""`BuildError`: what stops a build ends the hook's process quietly with status 1 (a `SystemExit`),
-and code that runs a backend in its own process catches it as a `FlueError`."""
+"""`BuildError`: a plain `FlueError`; at the backend boundary (`flue_build.backends.boundary`) what stops a
+build ends the hook's process quietly with status 1, the error, with its diagnostics, as the exit's cause."""
 
 from __future__ import annotations
 
@@ -17,27 +17,28 @@ from flue_runtime import FlueError
 REFUNDS = "src/hatch_src_demo/skills/refunds"
 
 
-def test_a_build_error_exits_with_status_1_and_prints_nothing_more() -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from flue_build.errors import BuildError; raise BuildError('flue-skills: wheel not built')",
-        ],
-        capture_output=True,
-        text=True,
-    )
+BOUNDARY = """\
+from flue_build.backends.boundary import exits
+from flue_build.errors import BuildError
+
+with exits():
+    raise BuildError("flue-skills: wheel not built")
+"""
+
+
+def test_at_the_backend_boundary_a_build_error_exits_with_status_1_and_prints_nothing_more() -> None:
+    proc = subprocess.run([sys.executable, "-c", BOUNDARY], capture_output=True, text=True)
     assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", "")
 
 
-def test_it_is_a_flue_error_and_a_system_exit() -> None:
+def test_it_is_a_flue_error_and_no_exit() -> None:
     error = BuildError("flue-skills: wheel not built: x")
-    assert isinstance(error, FlueError) and isinstance(error, SystemExit)
-    assert error.code == 1 and str(error) == "flue-skills: wheel not built: x"
+    assert isinstance(error, FlueError) and not isinstance(error, SystemExit)
+    assert str(error) == "flue-skills: wheel not built: x"
 
 
 @pytest.mark.slow
-def test_hatchling_in_process_raises_it_with_the_diagnostics(
+def test_hatchling_in_process_exits_with_it_as_the_cause(
     project: ProjectFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from hatchling.build import build_wheel
@@ -45,14 +46,15 @@ def test_hatchling_in_process_raises_it_with_the_diagnostics(
     tree = project("hatch-src")
     (tree / REFUNDS / ".env").write_text("TOKEN=x\n")
     monkeypatch.chdir(tree)
-    with pytest.raises(FlueError) as caught:
+    with pytest.raises(SystemExit) as caught:
         build_wheel(os.fspath(tmp_path / "out"))
-    assert isinstance(caught.value, BuildError)
-    assert [d.code for d in caught.value.diagnostics if d.is_error] == ["FLU302"]
+    error = caught.value.__cause__
+    assert caught.value.code == 1 and isinstance(error, BuildError)
+    assert [d.code for d in error.diagnostics if d.is_error] == ["FLU302"]
     last = capsys.readouterr().err.splitlines()[-1]
     assert (
         last
-        == str(caught.value)
+        == str(error)
         == f"flue-skills: wheel not built: {REFUNDS}/.env: FLU302 `.env` looks like a secret; refused"
     )
     out = tmp_path / "out"
