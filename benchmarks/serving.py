@@ -1,6 +1,6 @@
 """The serving benchmark (issue 24): `flue-skills mcp --http` beside a peer and the floor, measured in one run.
 
-    .venv/bin/python benchmarks/serving.py                    # 200 and 2,000 skills, full scale (minutes)
+    .venv/bin/python benchmarks/serving.py                    # 200, 2,000 and 10,000 skills, full scale (~40 min)
     .venv/bin/python benchmarks/serving.py --quick            # 20 skills, a few requests: checks the harness
     .venv/bin/python benchmarks/serving.py --sizes 200 --peer none --report out.md --json out.json
 
@@ -20,11 +20,14 @@ what the SDK's own client sends at protocol revision 2026-07-28 (no session, `MC
 `Mcp-Method`, `Mcp-Name`, `_meta`); every response is kept and, after the timing, checked as a host
 checks it (`flue_runtime.mcp.host`: each entry, each file's size and digest, SKILL.md's frontmatter field
 by field), so a fast wrong answer counts as a failure, not a win. Phases, interleaved server by server
-so a noisy machine slows all alike: cold start to the first `initialize` answered (a fresh process per
-round); `skills/list` (every page) first and repeated; `resources/read` of SKILL.md and of the 20 KB page
+so a noisy machine slows all alike: stdio start-up, from spawning a fresh process to every page of its
+first `skills/list` answered on its stdin/stdout (a host launching a local server); cold start over HTTP to the
+first `initialize` answered (a fresh process per round, the last round's process kept for what follows);
+`skills/list` (every page) first and repeated; `resources/read` of SKILL.md and of the 20 KB page
 one after another (p50/p99), in parts, the servers taking turns; a read mix (SKILL.md and the page of seeded random skills) at 1, 8 and 32
 concurrent clients (throughput, p50/p99), in parts, the servers taking turns; the same reads again, to see that memory stays flat in the
-number of reads; server RSS from /proc (the process and its children).
+number of reads; server RSS from /proc (the process and its children). Larger folders get fewer rounds
+(`Scale.at`: one start of the peer at 10,000 skills takes minutes), always interleaved.
 
 The run never fails on a missed target; it lists them on stderr (`tests/test_serving_benchmark.py` runs
 `--quick`). Figures and their reading: BENCHMARKS.md, "Serving over MCP (issue 24)".
@@ -46,9 +49,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +92,8 @@ class BenchError(RuntimeError):
 @dataclass(frozen=True)
 class Scale:
     sizes: tuple[int, ...]
-    start_rounds: int  # fresh processes per server for the cold start
+    stdio_rounds: int  # fresh processes per server for the stdio start-up
+    start_rounds: int  # fresh processes per server for the cold start over HTTP (the last one kept)
     listings: int  # repeated skills/list
     reads: int  # sequential reads of each kind
     read_rounds: int  # ... in this many parts, the servers taking turns
@@ -96,9 +101,21 @@ class Scale:
     load_rounds: int  # ... in this many parts, the servers taking turns
     flat_repeats: int  # the load's reads again, for memory
 
+    def at(self, size: int) -> Scale:
+        """The rounds for `size` skills: fewer as the folder grows (at 10,000 one start of the peer takes
+        minutes on a shared 2-core machine), every part still taken by each server in turn."""
+        if size < 2000:
+            return self
+        if size < 10_000:
+            return replace(self, stdio_rounds=2, start_rounds=2)
+        return replace(
+            self, stdio_rounds=1, start_rounds=1, listings=3, reads=100, read_rounds=2, per_level=600, load_rounds=3
+        )
+
 
 FULL = Scale(
-    sizes=(200, 2000),
+    sizes=(200, 2000, 10_000),
+    stdio_rounds=3,
     start_rounds=3,
     listings=20,
     reads=300,
@@ -108,7 +125,15 @@ FULL = Scale(
     flat_repeats=1,
 )
 QUICK = Scale(
-    sizes=(20,), start_rounds=1, listings=2, reads=10, read_rounds=1, per_level=40, load_rounds=1, flat_repeats=1
+    sizes=(20,),
+    stdio_rounds=1,
+    start_rounds=1,
+    listings=2,
+    reads=10,
+    read_rounds=1,
+    per_level=40,
+    load_rounds=1,
+    flat_repeats=1,
 )
 
 
@@ -120,6 +145,7 @@ class Server:
     key: str
     argv: list[str]
     log: Path
+    stdio: list[str] | None = None  # the same server speaking stdio (None: it does not)
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
 
@@ -184,6 +210,53 @@ def stop(server: Server) -> None:
             server.process.kill()
             server.process.wait()
     server.process = None
+
+
+def stdio_start(server: Server, size: int, timeout: float = 1800.0) -> dict[str, Any]:
+    """A fresh process of `server` speaking stdio, as a host launches a local server: the seconds from spawning it
+    to every page of its first `skills/list` answered, the CPU seconds the process used by then (on a loaded
+    machine a steadier figure than the wall time), and a digest of the entries listed."""
+    assert server.stdio is not None
+    log = server.log.open("ab")
+    began = time.perf_counter()
+    process = subprocess.Popen(server.stdio, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=child_env())
+    log.close()
+    assert process.stdin is not None and process.stdout is not None
+    watchdog = threading.Timer(timeout, process.kill)  # a server that never answers ends the run, not the machine
+    watchdog.start()
+    try:
+        entries: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for number in range(1, 10**6):
+            headers, body = request("skills/list", {"cursor": cursor} if cursor else {}, number)
+            process.stdin.write(body + b"\n")
+            process.stdin.flush()
+            while True:
+                line = process.stdout.readline()
+                if not line:
+                    raise BenchError(f"{server.key} (stdio) stopped before answering:\n{tail(server.log)}")
+                message = json.loads(line)
+                if message.get("id") == number:
+                    break
+            result = result_of(line)
+            entries += result["skills"]
+            cursor = result.get("nextCursor")
+            if not cursor:
+                break
+        took = time.perf_counter() - began
+    finally:
+        watchdog.cancel()
+        process.kill()
+        _, status, usage = os.wait4(process.pid, 0)  # (the killed process's own CPU time, its children's too)
+        process.returncode = os.waitstatus_to_exitcode(status)
+    if len(entries) != size:
+        raise BenchError(f"{server.key} (stdio) listed {len(entries)} skills, not {size}")
+    return {"seconds": took, "cpu": usage.ru_utime + usage.ru_stime, "entries": digest(entries)}
+
+
+def digest(entries: list[dict[str, Any]]) -> str:
+    """One digest of a listing's entries, in order."""
+    return hashlib.sha256(json.dumps(entries, sort_keys=True).encode()).hexdigest()
 
 
 def tail(path: Path, lines: int = 30) -> str:
@@ -403,18 +476,27 @@ def measure_size(size: int, servers: list[Server], scale: Scale, work: Path) -> 
     if not (folder / generate.skill_name(size - 1)).is_dir() or (folder / generate.skill_name(size)).exists():
         generate.make_serving_folder(folder, skills=size)
     for server in servers:
-        server.argv = [part.replace("{folder}", str(folder)) for part in server.argv]
-        if server.key == "peer":
-            server.argv[server.argv.index("{config}")] = str(peer_config(folder, size, work))
+        config = str(peer_config(folder, size, work)) if server.key == "peer" else ""
+        server.argv = [part.replace("{folder}", str(folder)).replace("{config}", config) for part in server.argv]
+        if server.stdio is not None:
+            server.stdio = [part.replace("{folder}", str(folder)).replace("{config}", config) for part in server.stdio]
     data: dict[str, Any] = {"skills": size, "servers": {s.key: {} for s in servers}}
     results = data["servers"]
 
-    for _ in range(scale.start_rounds):  # cold starts, a fresh process each, interleaved
+    stdio_digests: dict[str, str] = {}
+    for _ in range(scale.stdio_rounds):  # stdio start-ups, a fresh process each, interleaved
+        for server in servers:
+            if server.stdio is not None:
+                got = stdio_start(server, size)
+                results[server.key].setdefault("stdio_s", []).append(got["seconds"])
+                results[server.key].setdefault("stdio_cpu_s", []).append(got["cpu"])
+                stdio_digests[server.key] = got["entries"]
+    for round_ in range(scale.start_rounds):  # cold starts over HTTP, a fresh process each, interleaved
         for server in servers:
             results[server.key].setdefault("start_s", []).append(start(server))
-            stop(server)
-    for server in servers:  # the processes measured from here on
-        start(server)
+            if round_ < scale.start_rounds - 1:
+                stop(server)
+    for server in servers:  # the last round's processes are the ones measured from here on
         assert server.process is not None
         results[server.key]["rss_started"] = rss(server.process.pid)[0]
 
@@ -424,6 +506,8 @@ def measure_size(size: int, servers: list[Server], scale: Scale, work: Path) -> 
         listings[server.key] = first
         results[server.key].update(list_first_s=first["seconds"], list_bytes=first["bytes"], list_pages=first["pages"])
         results[server.key]["skills_listed"] = len(first["entries"])
+        if server.key in stdio_digests:  # stdio listed what HTTP lists
+            results[server.key]["stdio_same_entries"] = stdio_digests[server.key] == digest(first["entries"])
     for _ in range(scale.listings):
         for server in servers:
             again = asyncio.run(listing(server.url))
@@ -574,6 +658,18 @@ def table(data: dict[str, Any], keys: list[str]) -> Table:
             met=(p99 <= 1.5 * floor) if floor else None,
         )
 
+    if all("stdio_s" in s[key] for key in keys):
+        for at, what in (("stdio_s", "wall"), ("stdio_cpu_s", "server CPU")):
+            stdio = {key: statistics.median(s[key][at]) for key in keys}
+            add(
+                f"stdio start-up, spawned to every page of the first `skills/list` answered: {what} "
+                "(median of fresh processes)",
+                per(lambda r, at=at: msf(statistics.median(r[at]))),
+                versus_peer=f"{stdio['flue'] / stdio['peer']:.2f}×" if has_peer else "",
+                versus_floor=f"{stdio['flue'] / stdio['floor']:.2f}×" if has_floor else "",
+                target="≤ 1.15× the floor's" if has_floor else "",
+                met=(stdio["flue"] <= 1.15 * stdio["floor"]) if has_floor else None,
+            )
     start = {key: statistics.median(s[key]["start_s"]) for key in keys}
     add(
         "cold start to the first `initialize` answered (median of fresh processes)",
@@ -607,11 +703,18 @@ def table(data: dict[str, Any], keys: list[str]) -> Table:
             met=(rps >= s["peer"][level]["rps"]) if has_peer else None,
         )
         used = s["flue"][level]["cpu_per_request_s"]
+        one = clients == 1 and has_peer and has_floor  # the targets of issue 33 at one client
         add(
             f"{clients} concurrent client{'s' if clients > 1 else ''}: server CPU per request",
             per(lambda r, at=level: f"{r[at]['cpu_per_request_s'] * 1e3:.2f} ms"),
             versus_peer=slower("flue", used, "peer", lambda r, at=level: r[at]["cpu_per_request_s"]),
             versus_floor=slower("flue", used, "floor", lambda r, at=level: r[at]["cpu_per_request_s"]),
+            target="≤ the peer's, ≤ 1.15× the floor's" if one else "",
+            met=(
+                used <= s["peer"][level]["cpu_per_request_s"] and used <= 1.15 * s["floor"][level]["cpu_per_request_s"]
+            )
+            if one
+            else None,
         )
         latency(f"{clients} concurrent client{'s' if clients > 1 else ''}: p50 / p99", level)
     add("RSS after the reads above", per(lambda r: mibf(r["rss_before_flat"])))
@@ -630,6 +733,11 @@ def table(data: dict[str, Any], keys: list[str]) -> Table:
     )
     differ = per(lambda r: "same as flue's" if not r["entries_differ"] else f"{len(r['entries_differ'])} differ")
     add("`skills/list` entries (frontmatter, files, digests)", differ)
+    if all("stdio_same_entries" in s[key] for key in keys):
+        add(
+            "`skills/list` over stdio: the same entries as over HTTP",
+            per(lambda r: "yes" if r["stdio_same_entries"] else "**no**"),
+        )
     return out
 
 
@@ -664,7 +772,7 @@ def render(tables: list[Table], keys: list[str], context: dict[str, Any]) -> str
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="20 skills, a few requests: checks the harness")
-    parser.add_argument("--sizes", help="comma-separated skill counts (default 200,2000; --quick 20)")
+    parser.add_argument("--sizes", help="comma-separated skill counts (default 200,2000,10000; --quick 20)")
     parser.add_argument("--peer", choices=["pip", "none"], default="pip", help=f"serve with {PEER} too (default)")
     parser.add_argument("--flue-args", default="", help="extra flags for `flue-skills mcp`, e.g. '--stateless'")
     parser.add_argument(
@@ -726,6 +834,7 @@ def main(argv: list[str] | None = None) -> int:
                     *args.flue_args.split(),
                 ],
                 work / "logs" / f"flue-{size}.log",
+                stdio=[sys.executable, "-m", "flue_build", "mcp", "{folder}", *args.flue_args.split()],
             ),
         ]
         if peer is not None:
@@ -734,6 +843,7 @@ def main(argv: list[str] | None = None) -> int:
                     "peer",
                     [peer[0], str(HERE / "serving_peer.py"), "{config}", "{port}"],
                     work / "logs" / f"peer-{size}.log",
+                    stdio=[peer[0], str(HERE / "serving_peer.py"), "{config}", "stdio"],
                 )
             )
         servers.append(
@@ -741,6 +851,7 @@ def main(argv: list[str] | None = None) -> int:
                 "floor",
                 [sys.executable, str(HERE / "serving_floor.py"), "{folder}", "{port}"],
                 work / "logs" / f"floor-{size}.log",
+                stdio=[sys.executable, str(HERE / "serving_floor.py"), "{folder}", "stdio"],
             )
         )
         for key, flags in extras.items():
@@ -748,7 +859,7 @@ def main(argv: list[str] | None = None) -> int:
             servers.append(Server(key, command, work / "logs" / f"{key.replace(' ', '')}-{size}.log"))
         print(f"serving {size} skills: {', '.join(s.key for s in servers)}", file=sys.stderr)
         try:
-            runs.append(measure_size(size, servers, scale, work))
+            runs.append(measure_size(size, servers, scale if args.quick else scale.at(size), work))
         finally:
             for server in servers:
                 stop(server)

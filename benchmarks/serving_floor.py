@@ -1,10 +1,11 @@
 """The serving benchmark's floor: the least an official-SDK server does to serve a folder of skills.
 
     python benchmarks/serving_floor.py FOLDER PORT
+    python benchmarks/serving_floor.py FOLDER stdio
 
 Every file of every skill folder read into memory at start-up, each skill's Skills-extension entry
 (frontmatter by PyYAML, SHA-256 digests) built once, then served over streamable HTTP on 127.0.0.1
-by the `mcp` SDK's own pieces, as `flue-skills mcp --http` serves (the SDK's `MCPServer`, an
+(or over stdio) by the `mcp` SDK's own pieces, as `flue-skills mcp` serves (the SDK's `MCPServer`, an
 `Extension` answering `skills/list` and `skills/get` with the prebuilt entries, each file a
 `TextResource` holding its text, uvicorn at log level warning): no vetting, no digest checked at
 read time, no tools, no catalog. What a server of skills cannot do with less. Not shipped: a
@@ -98,15 +99,18 @@ def envelope(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    folder, port = Path(sys.argv[1]), int(sys.argv[2])
+    folder, port = Path(sys.argv[1]), sys.argv[2]
     entries, resources = load(folder)
     server = MCPServer(
         "floor",
         extensions=[Skills(entries, resources)],
         cache_hints={"resources/read": CacheHint(TTL_MS, "public")},
     )
+    if port == "stdio":
+        server.run("stdio")
+        return
     app = server.streamable_http_app(host="127.0.0.1")
-    web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=int(port), log_level="warning"))
     anyio.run(web.serve)
 
 

@@ -1,6 +1,6 @@
 """The serving benchmark's harness works (no timing is asserted: BENCHMARKS.md holds the figures).
 
-`--quick` serves 20 generated skills with `flue-skills mcp --http` and the official-SDK floor (the peer,
+`--quick` serves 20 generated skills with `flue-skills mcp` (stdio, then `--http`) and the official-SDK floor (the peer,
 agentskills-mcp-server, needs a Python 3.12 venv installed from the package index: `--peer none` here),
 and every answer is checked as a host checks it.
 """
@@ -49,6 +49,9 @@ def test_quick_serving_benchmark_run(tmp_path: Path) -> None:
             level = server[f"load_{clients}"]
             assert level["n"] == 40 and level["rps"] > 0 and level["p99"] >= level["p50"] > 0, (key, clients)
         assert server["rss_started"] > 0 and server["rss_after_flat"] > 0 and server["start_s"]
+        # Started over stdio too, to every page of the first listing: the same entries as over HTTP.
+        assert len(server["stdio_s"]) == len(server["stdio_cpu_s"]) == 1 and server["stdio_cpu_s"][0] > 0, key
+        assert server["stdio_same_entries"] is True, key
     # The generated folder: a SKILL.md and the 20 KB page per skill.
     folder = tmp_path / "work" / "skills-20"
     pages = sorted(folder.glob("*/references/guide.md"))
