@@ -1,12 +1,14 @@
 """Child process of the validation benchmark: what validating costs a fresh process the first time.
 
-    python first_validation.py define|workspace|tools|jsonschema [WORKSPACE]
+    python first_validation.py define|workspace|tools|tools-jsonschema|jsonschema [WORKSPACE]
 
 Each kind imports the API a user calls (timed apart), then validates once:
 - `define`: `define_skill(...)`, every field and file checked;
 - `workspace`: the harness's discovery of `WORKSPACE/.agents/skills/*/SKILL.md` (the folder
   vetted, the frontmatter read and checked; `yaml` says whether PyYAML had to be imported);
 - `tools`: a typed function made a tool (its schema compiled) and one call's arguments checked;
+- `tools-jsonschema`: the same schema compiled by jsonschema instead (`compile_schema`: what every tool
+  would cost without the compact validator), one call's arguments checked;
 - `jsonschema`: what the first check cost before flue had its own validator: importing
   jsonschema, checking the skill schema against its meta-schema, validating one mapping.
 
@@ -53,6 +55,19 @@ def main() -> None:
             return order_id
 
         tool_from_function(lookup).check_arguments({"order_id": "A-1", "items": [1, 2]})
+    elif kind == "tools-jsonschema":
+        from flue_runtime.agents.json_schema import compile_schema
+        from flue_runtime.agents.tools import check_arguments, tool_from_function
+
+        t1 = time.perf_counter()
+
+        def lookup(order_id: str, items: list[int], region: str = "eu") -> str:
+            """Look up an order."""
+            return order_id
+
+        schema = compile_schema(tool_from_function(lookup).parameters)
+        check_arguments("lookup", schema, {"order_id": "A-1", "items": [1, 2]})
+        out["jsonschema"] = "jsonschema" in sys.modules
     else:
         from flue_runtime.format.schema import schema
 

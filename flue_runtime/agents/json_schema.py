@@ -84,8 +84,8 @@ class JsonSchema:
 
 def compact_schema(schema: Mapping[str, Any]) -> JsonSchema:
     """`schema` compiled by the compact validator: `SchemaError` when it uses a keyword that validator does not
-    implement (then `compile_schema` applies it). Importing jsonschema costs a process more than a whole `check`
-    (BENCHMARKS.md, "Issue 35: the compact validator against jsonschema")."""
+    implement (then `compile_schema` applies it). What it saves a process is jsonschema's import (BENCHMARKS.md,
+    "Issue 35: hand-written code beside PyYAML and jsonschema")."""
     return JsonSchema(schema, Validator(schema))
 
 

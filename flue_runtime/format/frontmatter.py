@@ -184,11 +184,13 @@ def _yaml_hint(problem: str, offending: str, line: str) -> str:
 # --- the common shape, without PyYAML -------------------------------------------------------
 #
 # Most frontmatter is `key: value` lines, maybe one `metadata:` block and a list of plain items.
-# That shape is read here directly: importing PyYAML costs a fresh process more than all the
-# rest of a first validation (most of it one regular expression compiled by a module libyaml
-# never uses; BENCHMARKS.md has the figures). Anything else, including every mistake, is declined
-# and goes to PyYAML, which reports it; a property test proves both readers agree wherever
-# this one reads (tests/fuzz/test_fuzz_frontmatter.py).
+# That shape is read here directly, so a process need not import PyYAML. Kept by measurement (issue 35):
+# without it `flue-skills check` of three skills and a dev-mode agent's start-up pay that import, more than
+# a few percent of either; an installed agent never reads YAML (the manifest carries the frontmatter), and
+# verdicts are byte-identical with or without this reader on every corpus we have (BENCHMARKS.md, "Issue 35:
+# hand-written code beside PyYAML and jsonschema"). Anything else, including every mistake, is declined and
+# goes to PyYAML, which reports it; a property test proves both readers agree wherever this one reads
+# (tests/fuzz/test_fuzz_frontmatter.py).
 
 _ENTRY = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_.-]*):(?: +(.*))?")
 _ITEM = re.compile(r"( *)- +(.*)")

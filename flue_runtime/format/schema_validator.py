@@ -1,12 +1,12 @@
-"""A small JSON Schema (draft 2020-12) validator for exactly the keywords flue's schemas use.
+"""A small JSON Schema (draft 2020-12) validator for exactly the keywords flue's schemas use (`TABLE`).
 
 The skill schema and the harness's own tool parameter schemas are checked at run time, where importing
-jsonschema and checking its meta-schema would cost a fresh process more than the rest of a run. This
-validator compiles a schema once, refuses any assertion keyword it does not implement
-(so no rule is ever silently skipped), and reports each failure with where it is, which
-keyword failed and that keyword's value, so callers can word the problem for their readers.
-The test suite proves it agrees with jsonschema, the reference, on generated schemas and
-instances (tests/fuzz/test_fuzz_validator.py).
+jsonschema and checking its meta-schema would cost a fresh process more than the rest of a run (BENCHMARKS.md,
+"Issue 35: hand-written code beside PyYAML and jsonschema"). This validator compiles a schema once, refuses
+any keyword or dialect it does not implement (so no rule is ever silently skipped), and reports each failure
+with where it is, which keyword failed and that keyword's value, so callers can word the problem for their
+readers. The test suite proves it agrees with jsonschema, the reference, on generated schemas and instances
+(tests/fuzz/test_fuzz_validator.py).
 """
 
 from __future__ import annotations
