@@ -52,6 +52,8 @@ class ScriptRequest:
     #: The script's path in the skill (`scripts/...`) and its arguments.
     script: str
     args: tuple[str, ...] = ()
+    #: The key of the server that serves the skill (`mount.vfs.identity_of`), None for a skill of the application's.
+    server: str | None = None
 
     @property
     def bundled(self) -> bool:
@@ -60,8 +62,10 @@ class ScriptRequest:
 
     @property
     def key(self) -> str:
-        """What an answer is remembered by in the session: the skill's identity and digest."""
-        return f"{self.skill} {self.digest} {self.origin}"
+        """What an answer is remembered by in the session: the skill's identity (its name, origin and server, as
+        SEP-2640 asks of persisted approvals: never the URI without the server) and digest."""
+        key = f"{self.skill} {self.digest} {self.origin}"
+        return key if self.server is None else f"{key} {self.server}"
 
 
 Decide = Callable[[ScriptRequest], bool | Awaitable[bool]]

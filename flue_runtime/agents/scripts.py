@@ -164,6 +164,7 @@ class Scripts:
             source_kind(skill),
             path,
             tuple(args),
+            identity_of(skill),
         )
         try:
             approved = await policy.approves(request, self.consent.answers)

@@ -375,6 +375,41 @@ def test_a_remote_skills_script_is_refused_by_default_runs_when_approved_and_is_
     assert (work / "ran").read_text() == "first\nfirst\nsecond\n"
 
 
+def test_an_approval_is_kept_per_server_never_for_the_same_uri_and_bytes_served_by_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A persisted approval keeps the server half of a skill's identity (SEP-2640: never the URI alone). Two servers
+    run by the same command in other environments serve `skill://runner` with the same bytes: one origin as messages
+    show it, one digest, two identities; approving one's script in a session is asked again for the other's."""
+    from mcp import StdioServerParameters
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "work").mkdir()
+    config = serve(tmp_path / "server", {"runner": hostile("same")})
+    asked: list[ScriptRequest] = []
+
+    def operator(request: ScriptRequest) -> bool:
+        asked.append(request)
+        return True
+
+    for key in ("a", "b"):
+        target = StdioServerParameters(command=sys.executable, args=command(config)[1:], env={"FLUE_SERVER": key})
+        model = ScriptedModel([[ToolCall("run_skill_script", {"skill": "runner", "script": "x.py"})], "ok"])
+        with remote_skills(target, timeout=TIMEOUT) as skills:
+            sandbox = LocalSandbox(tmp_path / "work", allow_exec=True)
+            harness = Harness(
+                mounting([skills[0]], model),
+                sandbox=sandbox,
+                store=str(tmp_path / "sessions.db"),
+                approve_scripts=approval.ask(operator),
+            )
+            harness.session("s").prompt_sync("go")
+    assert len(asked) == 2, asked
+    assert (asked[0].origin, asked[0].digest) == (asked[1].origin, asked[1].digest)
+    assert asked[0].server is not None and asked[0].server != asked[1].server
+    assert (tmp_path / "work" / "ran").read_text() == "same\nsame\n"
+
+
 def test_spans_of_a_remote_skill_carry_its_skill_uri(tmp_path: Path) -> None:
     """Telemetry: an activation and a read of a remote skill are spans with `gen_ai.skill.source.uri`, the URI of
     its SKILL.md as the server lists it (the source's `uri`), recorded by the real SDK's in-memory exporter."""
@@ -407,12 +442,12 @@ def test_spans_of_a_remote_skill_carry_its_skill_uri(tmp_path: Path) -> None:
         assert spans[name]["gen_ai.skill.name"] == "refunds" and spans[name]["flue.skill.file.path"] == file
 
 
-def mounting(skills: list[Any]) -> Any:
-    """An agent mounting `skills` in that order."""
+def mounting(skills: list[Any], model: ScriptedModel | None = None) -> Any:
+    """An agent of `model` (one that answers at once by default) mounting `skills` in that order."""
 
     @agent
     def both():  # type: ignore[no-untyped-def]
-        use_model(ScriptedModel(["done"]))
+        use_model(model or ScriptedModel(["done"]))
         for skill in skills:
             use_skill(skill)
         return "Answer."
@@ -462,7 +497,8 @@ def test_a_skill_at_the_extensions_limits_is_mounted_and_read(tmp_path: Path) ->
     skills, said = mounted(config)
     with skills:
         assert [s.name for s in skills] == ["big"] and len(skills[0].files) == 512, said
-        assert skills[0].read_bytes("data.bin") == files["data.bin"]
+        with pytest.warns(SkillWarning, match="FLU305 large file"):  # (the build's warning, when first loaded)
+            assert skills[0].read_bytes("data.bin") == files["data.bin"]
         assert skills[0].read_bytes("files/509.md") == b"x\n"
 
 
