@@ -72,7 +72,9 @@ def oldest_python(backend: str, folder: Path) -> Path:
     dev = sysconfig.get_paths()["purelib"]
     Path(purelib.stdout.strip(), "_flue_dev_env.pth").write_text(f"import site; site.addsitedir({dev!r})\n")
     command = [uv, "pip", "install", "-q", "--python", str(python), "--resolution", "lowest-direct"]
-    run([*command, str(supported_range(backend))], cwd=folder, env=env)
+    command.append(str(supported_range(backend)))
+    if run([*command, "--offline"], cwd=folder, env=env, check=False).returncode != 0:  # not in uv's cache yet
+        run(command, cwd=folder, env=env)
     return python
 
 
