@@ -101,8 +101,9 @@ def python_for(which: str, backend: str, folder: Path) -> Path | str:
 
 @pytest.mark.parametrize("which", ["oldest", "newest"])
 def test_setuptools(which: str, tmp_path: Path) -> None:
-    """The command classes wrapped at lookup (the project's own build_py still runs, under ours), SOURCE.txt
-    rewritten without what the vetting left out, and MANIFEST.in's lines named by their numbers."""
+    """The command classes wrapped at lookup (the project's own build_py still runs, under ours), SOURCES.txt
+    rewritten without what the vetting left out, and MANIFEST.in's lines named by their numbers, by the
+    build and by `flue-skills check` (which reads the project through setuptools without running it)."""
     python = python_for(which, "setuptools", tmp_path / "venv")
     tree = copy_project("setuptools-src", tmp_path / "project")
     (tree / "MANIFEST.in").write_text(MANIFEST_IN)
@@ -128,6 +129,8 @@ def test_setuptools(which: str, tmp_path: Path) -> None:
         listed = (archive.extractfile(sources) or pytest.fail("no SOURCES.txt")).read().decode().split("\n")
     assert "src/setuptools_src_demo/skills/refunds/policy.md" in listed
     assert not [name for name in [*names, *listed] if "draft" in name or ".DS_Store" in name]
+    checked = run([str(python), "-m", "flue_build", "check", str(tree)], cwd=tmp_path, env=clean_env(), check=False)
+    assert checked.returncode == 0 and rule in checked.stdout + checked.stderr, checked.stdout + checked.stderr
 
 
 @pytest.mark.parametrize("which", ["oldest", "newest"])
