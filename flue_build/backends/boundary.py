@@ -5,7 +5,7 @@ command, it would end pip's or `python -m build`'s hook process with a traceback
 those lines. The hook's and the commands' entry methods run inside `exits`, which turns it into
 `SystemExit(1)`: status 1 and nothing more printed (the `BuildError`, with its diagnostics, stays the
 exit's `__cause__` for code that runs a backend in its own process). Nothing else turns an error into
-an exit but the command line.
+an exit but the command line. Tested by `tests/build/test_build_error.py`.
 """
 
 from __future__ import annotations
