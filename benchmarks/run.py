@@ -822,7 +822,7 @@ def _tool_definitions() -> str:
 
 
 def bench_catalog(ctx: Context) -> Section:
-    from flue_runtime.agents.prompt import CATALOG_HEADING, PREAMBLE, catalog, catalog_line
+    from flue_runtime.agents.catalog import CATALOG_HEADING, PREAMBLE, catalog, catalog_line
     from flue_runtime.format.manifest import Manifest
 
     with zipfile.ZipFile(ctx.wheel) as archive:

@@ -29,7 +29,6 @@ from flue_runtime.format.markdown_file import MarkdownFile, vet_markdown
 from flue_runtime.format.nearest import nearest_path
 from flue_runtime.format.paths import display_path, is_inside
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
-from flue_runtime.format.validate import SKILL_FILE
 from flue_runtime.format.vetting import Limits, format_size
 
 #: How a resolution step reports a problem at the call being resolved: code, message, hint.
@@ -450,4 +449,4 @@ def _package_locations(top: str) -> list[Path] | None:
     return [Path(location) for location in spec.submodule_search_locations]
 
 
-__all__ = ["BundleRefs", "Collection", "SKILL_FILE", "Target", "collect"]
+__all__ = ["BundleRefs", "Collection", "Target", "collect"]

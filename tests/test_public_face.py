@@ -150,3 +150,32 @@ def test_a_moved_name_still_imports_for_one_minor_version_with_a_deprecation_war
         value = getattr(flue_runtime, name)
     assert value is getattr(importlib.import_module(home), name)
     assert name not in flue_runtime.__all__
+
+
+def test_our_code_imports_each_name_from_the_module_that_defines_it() -> None:
+    """One name, one place (issue 35 item 6): flue's own modules never import a name through a module that merely
+    imports it (the supported facades, `flue_runtime.models` and the like, are for users), so a name has one home
+    and one way in."""
+    files = {module_name(path): path for path in module_files()}
+    trees = {module: ast.parse(path.read_text(encoding="utf-8")) for module, path in files.items()}
+    bound = {module: top_level_names(tree.body) for module, tree in trees.items()}
+    imported = {
+        module: {
+            alias.asname or alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.col_offset == 0
+            for alias in node.names
+        }
+        for module, tree in trees.items()
+    }
+    through: list[str] = []
+    for module, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in files:
+                for alias in node.names:
+                    defined_there = alias.name in bound[node.module] and alias.name not in imported[node.module]
+                    if not defined_there and f"{node.module}.{alias.name}" not in files:
+                        through.append(
+                            f"{files[module].relative_to(ROOT)}:{node.lineno}: {alias.name} via {node.module}"
+                        )
+    assert not through, "import each from where it is defined:\n" + "\n".join(through)

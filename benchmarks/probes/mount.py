@@ -26,7 +26,7 @@ def main() -> None:
     module = sys.modules[module_name]
     skills = module.SKILLS
     t_resolve = time.perf_counter()
-    from flue_runtime.agents.prompt import catalog
+    from flue_runtime.agents.catalog import catalog
 
     text = catalog([(ref.name, ref.description) for ref in skills])
     t_catalog = time.perf_counter()

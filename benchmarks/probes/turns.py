@@ -45,7 +45,7 @@ from flue_runtime import (
     use_state,
     use_tool,
 )
-from flue_runtime.agents.stores import SessionRecord
+from flue_runtime.agents.stores.contract import SessionRecord
 from flue_runtime.models import ModelRequest, ModelResponse, ToolCall
 
 #: The session whose prompt is running in this task: the model files its timestamps under it.

@@ -14,9 +14,10 @@ from flue_build.scan.found import Found, find_skills
 from flue_runtime.format.config import PYPROJECT, project_config
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, format_json, has_errors, printable, summary
 from flue_runtime.format.paths import display_path
+from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.format.safe_read import kind
 from flue_runtime.format.skill_folder import vet_skill
-from flue_runtime.format.validate import SKILL_FILE, check_skill_file
+from flue_runtime.format.validate import check_skill_file
 
 __all__ = [
     "NO_SKILL_HINT",

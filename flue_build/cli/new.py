@@ -13,7 +13,8 @@ from flue_build.cli.exits import OK
 from flue_build.errors import UsageError
 from flue_runtime.format.frontmatter import yaml_quote
 from flue_runtime.format.naming import name_problems, suggest_name
-from flue_runtime.format.validate import PLACEHOLDER_DESCRIPTION, SKILL_FILE, check_skill_md
+from flue_runtime.format.records import SKILL_FILE
+from flue_runtime.format.validate import PLACEHOLDER_DESCRIPTION, check_skill_md
 
 __all__ = ["TEMPLATE", "new_skill", "register", "run"]
 

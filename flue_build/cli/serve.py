@@ -192,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
     for note in (*target.skipped, *oversize):
         print(f"flue-skills mcp: warning: {printable(note)}", file=sys.stderr)
     if args.http is None:
-        from flue_runtime.mcp import skills_server
+        from flue_runtime.mcp.server import skills_server
 
         skills_server(served, name=args.name, allow_oversize=args.allow_oversize_skills).run("stdio")
         return OK

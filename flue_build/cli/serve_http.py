@@ -97,8 +97,8 @@ def http_app(serving: Serving, skills: Sequence[SkillReference]) -> ASGIApp:
 
     from flue_build.cli.http_guard import Guard
     from flue_build.cli.http_sessions import Sessions
-    from flue_runtime.mcp import skills_server
     from flue_runtime.mcp.entries import servable
+    from flue_runtime.mcp.server import skills_server
 
     skills, _ = servable(skills, serving.allow_oversize)  # what is left out, the command has said already
     server = skills_server(skills, name=serving.name, allow_oversize=serving.allow_oversize)

@@ -14,8 +14,7 @@ from typing import TextIO
 
 from flue_runtime.agents.approval import ApprovalPolicy
 from flue_runtime.agents.harness import AgentFunction, Harness
-from flue_runtime.models import Model, ModelRequest, ModelResponse
-from flue_runtime.models.base import Message
+from flue_runtime.models.base import Message, Model, ModelRequest, ModelResponse
 
 __all__ = ["SHOWN", "Trace", "Watched", "WatchedHarness"]
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flue_build.fswalk import walk
-from flue_runtime.format.validate import SKILL_FILE
+from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.format.vetting import is_noise_dir
 
 __all__ = ["Found", "find_skills"]

@@ -29,8 +29,8 @@ from flue_build.scan.prefilter import MODULE, prefilter
 from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic
 from flue_runtime.format.safe_read import read_regular
+from flue_runtime.format.specs import Kind, example_spec, spec_problem
 from flue_runtime.format.vetting import refused
-from flue_runtime.mount.specs import Kind, example_spec, spec_problem
 
 __all__ = ["Call", "Position", "ScanResult", "scan_file", "scan_source"]
 

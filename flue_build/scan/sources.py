@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flue_build.fswalk import walk
+from flue_runtime.format.specs import IDENTIFIER
 from flue_runtime.format.vetting import is_noise_dir
-from flue_runtime.mount.specs import IDENTIFIER
 
 __all__ = [
     "INIT",

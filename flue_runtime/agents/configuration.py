@@ -16,12 +16,13 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from flue_runtime.agents.approval import Consent
+from flue_runtime.agents.catalog import Entry
 from flue_runtime.agents.hooks import Render
 from flue_runtime.agents.prompt import instructions_text, system_prompt
 from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.agents.sandbox_tools import SandboxFiles
 from flue_runtime.agents.scripts import Scripts, exec_root
-from flue_runtime.agents.skill_tools import Entry, Mounted, MountedSkills
+from flue_runtime.agents.skill_tools import Mounted, MountedSkills
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import without_clashes
 from flue_runtime.mount.reference import SkillReference

@@ -23,14 +23,16 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from flue_runtime.agents.approval import ApprovalPolicy, Consent, Decide, approval_policy
+from flue_runtime.agents.catalog import CATALOG_BUDGET, names_text
 from flue_runtime.agents.configuration import HARNESS_TOOLS, Configuration
 from flue_runtime.agents.context import PromptResult, ToolContext, set_value
 from flue_runtime.agents.hooks import render
 from flue_runtime.agents.prompt import announcement, instructions_announcement
 from flue_runtime.agents.provenance import Served, Turn, catalog_of, recording
 from flue_runtime.agents.sandbox import Sandbox
-from flue_runtime.agents.skill_tools import CATALOG_BUDGET, activated_skills, names_text
-from flue_runtime.agents.stores import MemoryStore, SessionRecord, Store, check_session_id, open_store
+from flue_runtime.agents.skill_tools import activated_skills
+from flue_runtime.agents.stores import open_store
+from flue_runtime.agents.stores.contract import MemoryStore, SessionRecord, Store, check_session_id
 from flue_runtime.agents.telemetry import Telemetry, check_telemetry, skill_span
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import Workspace, discover_workspace_skills, find_workspace_skills, warn
@@ -43,8 +45,8 @@ from flue_runtime.errors import (
     ToolArgumentError,
     ToolFailure,
 )
-from flue_runtime.models import Model, ModelRequest, ToolCall, resolve_model
-from flue_runtime.models.base import Message, ToolSpec
+from flue_runtime.models import resolve_model
+from flue_runtime.models.base import Message, Model, ModelRequest, ToolCall, ToolSpec
 
 __all__ = ["AgentFunction", "Harness", "Session"]
 

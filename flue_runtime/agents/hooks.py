@@ -15,7 +15,7 @@ from typing import Any, TypeVar, cast
 
 from flue_runtime.agents.tools import RESERVED, Tool, ToolFunction, tool_from_function
 from flue_runtime.errors import HookError
-from flue_runtime.models import Model
+from flue_runtime.models.base import Model
 from flue_runtime.mount.define import define_skill
 from flue_runtime.mount.reference import SkillReference
 

@@ -11,27 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from flue_runtime.agents.catalog import (
-    CATALOG_HEADING,
     PREAMBLE,
     Entry,
-    catalog,
     catalog_line,
     listed,
     names_text,
 )
 from flue_runtime.agents.reading import utf8_size
 
-__all__ = [
-    "CATALOG_HEADING",
-    "PREAMBLE",
-    "Entry",
-    "announcement",
-    "catalog",
-    "catalog_line",
-    "instructions_announcement",
-    "instructions_text",
-    "system_prompt",
-]
+__all__ = ["announcement", "instructions_announcement", "instructions_text", "system_prompt"]
 
 
 def instructions_text(instructions: str, extra: Iterable[str]) -> str:

@@ -28,9 +28,7 @@ from typing import Any
 
 from flue_runtime.agents.catalog import (
     CATALOG_BUDGET,
-    CATALOG_HEADING,
     NAMES_LIMIT,
-    PREAMBLE,
     Entry,
     catalog,
     catalog_line,
@@ -466,19 +464,10 @@ def skill_tools(skills: Iterable[SkillReference | Mounted], *, budget: int | Non
 
 __all__ = [
     "ACTIVATE_SKILL",
-    "CATALOG_BUDGET",
-    "CATALOG_HEADING",
-    "NAMES_LIMIT",
-    "PREAMBLE",
-    "Entry",
-    "listed",
-    "names_text",
     "FIND_SKILLS",
     "READ_SKILL_RESOURCE",
     "Mounted",
     "MountedSkills",
     "activated_skills",
-    "catalog",
-    "catalog_line",
     "skill_tools",
 ]

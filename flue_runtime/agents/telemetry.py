@@ -25,7 +25,7 @@ from flue_runtime.errors import HookError
 
 if TYPE_CHECKING:
     from flue_runtime.agents.provenance import Served
-    from flue_runtime.models import ToolCall
+    from flue_runtime.models.base import ToolCall
     from flue_runtime.mount.reference import SkillReference
 
 __all__ = ["SKILL_TOOLS", "SkillSpan", "Telemetry", "check_telemetry", "skill_span"]

@@ -17,9 +17,9 @@ from typing import BinaryIO
 
 from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.errors import SandboxError, WorkspaceSkillWarning
+from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.skill_folder import VettedSkill
-from flue_runtime.format.validate import SKILL_FILE, check_skill_md
-from flue_runtime.format.vetting import PackedFile
+from flue_runtime.format.validate import check_skill_md
 from flue_runtime.mount.reference import MountedSource, SkillReference
 
 __all__ = [

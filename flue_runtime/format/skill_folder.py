@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, diagnostic, has_errors
-from flue_runtime.format.records import SKILL_FILE, SkillMetadata, content_id
+from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata, content_id
 from flue_runtime.format.trees import DiskTree, Tree
 from flue_runtime.format.triggers import TRIGGERS_FILE, trigger_diagnostics
 from flue_runtime.format.validate import check_skill_md
-from flue_runtime.format.vetting import DEFAULT_LIMITS, LARGE_FILE, Limits, PackedFile, allowed_paths, walk
+from flue_runtime.format.vetting import DEFAULT_LIMITS, LARGE_FILE, Limits, allowed_paths, walk
 
 __all__ = ["VettedSkill", "vet_skill", "vet_tree"]
 

@@ -418,12 +418,4 @@ _PLAIN_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_./@+-]*(?: [A-Za-z0-9_./@+-]+)*")
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
-__all__ = [
-    "NAME_MAX",
-    "SKILL_FILE",
-    "SkillFile",
-    "SkillMetadata",
-    "check_skill_file",
-    "check_fields",
-    "check_skill_md",
-]
+__all__ = ["SkillFile", "check_skill_file", "check_fields", "check_skill_md"]

@@ -21,10 +21,11 @@ from flue_runtime.format.diagnostics import Diagnostic, diagnostic, printable
 from flue_runtime.format.frontmatter import yaml_quote
 from flue_runtime.format.messages import piece
 from flue_runtime.format.paths import skill_path
+from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata
 from flue_runtime.format.trees import MemoryTree
 from flue_runtime.format.triggers import TRIGGERS_FILE, trigger_diagnostics
-from flue_runtime.format.validate import SKILL_FILE, SkillMetadata, check_fields
-from flue_runtime.format.vetting import PackedFile, walk
+from flue_runtime.format.validate import check_fields
+from flue_runtime.format.vetting import walk
 from flue_runtime.mount.reference import MountedSource, SkillReference
 
 __all__ = ["define_skill", "render_skill_md"]

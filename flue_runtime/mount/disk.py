@@ -23,20 +23,13 @@ from flue_runtime.format.config import FlueConfig, project_config
 from flue_runtime.format.diagnostics import diagnostic
 from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.paths import display_path
+from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.secrets import Finding, found_secret
 from flue_runtime.format.skill_folder import VettedSkill
-from flue_runtime.format.validate import SKILL_FILE, check_skill_md
+from flue_runtime.format.validate import check_skill_md
 from flue_runtime.format.vet_cache import VetCache
-from flue_runtime.format.vetting import (
-    DEFAULT_LIMITS,
-    Limits,
-    PackedFile,
-    allowed_paths,
-    link_refused,
-    refused,
-    unreadable,
-)
+from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, allowed_paths, link_refused, refused, unreadable
 from flue_runtime.mount.reference import MountedSource, SkillReference
 
 __all__ = ["DiskSource", "load_skill_dir", "read_markdown_file"]

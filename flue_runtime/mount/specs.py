@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flue_runtime.errors import SpecError
-from flue_runtime.format.specs import IDENTIFIER, SKILL_SUFFIX, Kind, example_spec, is_relative, spec_problem
+from flue_runtime.format.specs import Kind, example_spec, is_relative, spec_problem
 
-__all__ = ["IDENTIFIER", "SKILL_SUFFIX", "Kind", "Spec", "example_spec", "parse_spec", "spec_problem"]
+__all__ = ["Spec", "parse_spec"]
 
 
 @dataclass(frozen=True, slots=True)

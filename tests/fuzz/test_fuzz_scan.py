@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from flue_build.scan.scanner import ScanResult, scan_file, scan_source
 from flue_runtime.format.diagnostics import CODES
-from flue_runtime.mount.specs import spec_problem
+from flue_runtime.format.specs import spec_problem
 
 pytestmark = pytest.mark.slow  # hypothesis campaigns
 

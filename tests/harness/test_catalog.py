@@ -10,8 +10,9 @@ from typing import Any
 from harness_support import tool_results
 
 from flue_runtime import Harness, MemorySandbox, agent, define_skill, use_model, use_skill, use_state
+from flue_runtime.agents.catalog import CATALOG_BUDGET, NAMES_LIMIT, catalog
 from flue_runtime.agents.reading import utf8_size
-from flue_runtime.agents.skill_tools import CATALOG_BUDGET, FIND_LIMIT, NAMES_LIMIT, catalog
+from flue_runtime.agents.skill_tools import FIND_LIMIT
 from flue_runtime.models import ScriptedModel, ToolCall
 
 SPECIAL = {

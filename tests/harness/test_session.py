@@ -8,7 +8,7 @@ import pytest
 from harness_support import tool_results
 
 from flue_runtime import Harness, MemorySandbox, agent, use_instruction, use_model, use_skill, use_state
-from flue_runtime.agents.prompt import PREAMBLE
+from flue_runtime.agents.catalog import PREAMBLE
 from flue_runtime.errors import HookError
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.mount.reference import SkillReference

@@ -21,8 +21,8 @@ import pytest
 from harness_support import tool_results
 
 from flue_runtime import Harness, LocalSandbox, MemorySandbox, agent, define_skill, use_model, use_skill
+from flue_runtime.agents.catalog import CATALOG_BUDGET
 from flue_runtime.agents.sandbox import Sandbox
-from flue_runtime.agents.skill_tools import CATALOG_BUDGET
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.models import ModelRequest, ModelResponse, ScriptedModel, ToolCall
 from flue_runtime.mount.reference import SkillReference

@@ -234,7 +234,7 @@ def test_the_tool_set_grows_only_when_a_tool_is_first_needed() -> None:
 
 
 def test_a_record_saved_before_instructions_were_tracked_resumes_without_an_announcement() -> None:
-    from flue_runtime.agents.stores import MemoryStore, SessionRecord
+    from flue_runtime.agents.stores.contract import MemoryStore, SessionRecord
 
     store = MemoryStore()
     old = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]

@@ -18,7 +18,7 @@ from store_backends import Backend
 from support import slow
 from support.optional import need
 
-from flue_runtime.agents.stores import MemoryStore
+from flue_runtime.agents.stores.contract import MemoryStore
 
 if TYPE_CHECKING:
     from postgres_server import PostgresServer

@@ -9,7 +9,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from flue_runtime.agents.stores import Store
+from flue_runtime.agents.stores.contract import Store
 from flue_runtime.agents.stores.sqlite import SQLiteStore
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from flue_runtime import Harness, MemorySandbox, agent, define_skill, use_model, use_skill, use_state
-from flue_runtime.agents.stores import Store
+from flue_runtime.agents.stores.contract import Store
 from flue_runtime.errors import SessionConflictError
 from flue_runtime.models import ModelRequest, ModelResponse, ScriptedModel, ToolCall
 

@@ -33,7 +33,8 @@ from store_support import (
 )
 
 from flue_runtime import Harness, agent, use_model
-from flue_runtime.agents.stores import SessionRecord, open_store
+from flue_runtime.agents.stores import open_store
+from flue_runtime.agents.stores.contract import SessionRecord
 from flue_runtime.agents.stores.postgres import PostgresStore
 from flue_runtime.agents.stores.sqlite import SQLiteStore
 from flue_runtime.errors import SessionConflictError, StoreError

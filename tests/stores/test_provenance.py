@@ -17,7 +17,8 @@ from store_backends import Backend
 
 from flue_runtime import Harness, agent, define_skill, use_model, use_skill
 from flue_runtime.agents.provenance import CatalogEntry, Served, Turn
-from flue_runtime.agents.stores import SessionRecord, open_store
+from flue_runtime.agents.stores import open_store
+from flue_runtime.agents.stores.contract import SessionRecord
 from flue_runtime.models import ScriptedModel, ToolCall
 
 REFUNDS = define_skill(

@@ -10,7 +10,7 @@ import pytest
 from store_backends import Backend
 
 from flue_runtime import Harness, agent, use_model
-from flue_runtime.agents.stores import MAX_SESSION_ID, SessionRecord
+from flue_runtime.agents.stores.contract import MAX_SESSION_ID, SessionRecord
 from flue_runtime.errors import SessionIdError
 from flue_runtime.models import ScriptedModel
 

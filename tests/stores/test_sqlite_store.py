@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from flue_runtime.agents.stores import SessionRecord, open_store
+from flue_runtime.agents.stores import open_store
+from flue_runtime.agents.stores.contract import SessionRecord
 from flue_runtime.agents.stores.sqlite import SCHEMA_VERSION, SQLiteStore, is_busy
 from flue_runtime.errors import StoreError
 

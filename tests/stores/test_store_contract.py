@@ -15,7 +15,7 @@ import time
 import pytest
 from store_backends import Backend
 
-from flue_runtime.agents.stores import SessionRecord
+from flue_runtime.agents.stores.contract import SessionRecord
 from flue_runtime.errors import SessionConflictError, StoreError
 
 pytestmark = pytest.mark.slow  # a PostgreSQL server, and processes killed mid-write
@@ -105,7 +105,8 @@ def test_a_save_that_changes_earlier_messages_replaces_them(backend: Backend) ->
 
 FLIPPER = """
 import sys, time
-from flue_runtime.agents.stores import SessionRecord, open_store
+from flue_runtime.agents.stores import open_store
+from flue_runtime.agents.stores.contract import SessionRecord
 store = open_store(sys.argv[1])
 records = [SessionRecord("sys", [{"role": "user", "content": v}] * n, {"v": v}) for v, n in (("a", 2), ("b", 6))]
 store.save("x", records[0])
@@ -145,7 +146,8 @@ def test_a_load_never_mixes_two_saves(durable: Backend) -> None:
 
 WRITER = """
 import sys
-from flue_runtime.agents.stores import SessionRecord, open_store
+from flue_runtime.agents.stores import open_store
+from flue_runtime.agents.stores.contract import SessionRecord
 store = open_store(sys.argv[1])
 record = SessionRecord("system", [], {}, [("refunds", "d")])
 for turn in range(100000):

