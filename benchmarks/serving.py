@@ -1,6 +1,6 @@
 """The serving benchmark (issue 24): `flue-skills mcp --http` beside a peer and the floor, measured in one run.
 
-    .venv/bin/python benchmarks/serving.py                    # 200, 2,000 and 10,000 skills, full scale (~40 min)
+    .venv/bin/python benchmarks/serving.py                    # 200, 2,000 and 10,000 skills, full scale (half an hour or more)
     .venv/bin/python benchmarks/serving.py --quick            # 20 skills, a few requests: checks the harness
     .venv/bin/python benchmarks/serving.py --sizes 200 --peer none --report out.md --json out.json
 
