@@ -8,8 +8,8 @@ deflated) are read: `zipfile` bounds what it inflates for those alone. A name th
 twice is refused (readers disagree on which copy counts). Whatever a damaged archive makes
 `zipfile` raise is one `BundleError` naming the archive and the member.
 
-Once per process this costs importing `zipfile` (~20 ms of CPU) and ~9 µs of CPU per entry of the
-index (~0.1 s for a 10,000-entry wheel): BENCHMARKS.md, "Zip reads through `zipfile`".
+Once per process this costs importing `zipfile` and reading the archive's whole index, which grows with its
+entries: what that is on an ordinary and on a 10,000-entry wheel is in BENCHMARKS.md, "Zip reads through `zipfile`".
 """
 
 from __future__ import annotations
