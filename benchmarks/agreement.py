@@ -226,7 +226,7 @@ class Outcome:
 
 def check_folder(folder: Path) -> tuple[set[str], set[str], list[str]]:
     """`flue-skills check FOLDER`: the families refused and warned about, and what it said."""
-    from flue_build.cli.check import check_paths
+    from flue_build.cli.commands.check import check_paths
 
     refused: set[str] = set()
     warned: set[str] = set()

@@ -44,7 +44,7 @@ def folders(corpora: Path, extra: list[Path]) -> list[Path]:
 
 
 def dump(corpora: Path, out: Path, extra: list[Path]) -> None:
-    from flue_build.cli.check import check_paths
+    from flue_build.cli.commands.check import check_paths
     from flue_runtime.format import frontmatter
 
     lines = []

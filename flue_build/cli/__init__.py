@@ -1,7 +1,7 @@
 """The `flue-skills` command: check, new, schema, ls, prompt, eval, run, mcp, export.
 
-Each command is a module with `register(commands)`, which adds its subparser and sets its
-`handler`; `COMMANDS` names them in the order `--help` shows, each with the one line `--help`
+Each command is a module of `flue_build.cli.commands`, named for it, with `register(add_parser)`, which adds its
+subparser and sets its `handler`; `COMMANDS` names them in the order `--help` shows, each with the one line `--help`
 lists. Only the module of the command being run is imported (pip's `commands_dict` does the same):
 `flue-skills check` never pays for the imports of `run`, `ls` or `mcp`. Every exit status is
 decided in `exits`, the same for every command.
@@ -19,13 +19,21 @@ from typing import Protocol, cast
 import flue_runtime
 from flue_build.cli import exits
 
-__all__ = ["COMMANDS", "Command", "CommandModule", "main"]
+__all__ = ["COMMANDS", "AddParser", "Command", "CommandModule", "main"]
+
+
+class AddParser(Protocol):
+    """What a command's `register` is given: the subcommands' `add_parser`, called with a name, `help` and `description`."""
+
+    def __call__(
+        self, name: str, *, help: str | None = ..., description: str | None = ...
+    ) -> argparse.ArgumentParser: ...
 
 
 class CommandModule(Protocol):
     """A command's module: `register` adds its subparser, whose defaults set `handler(args) -> int`."""
 
-    def register(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None: ...
+    def register(self, add_parser: AddParser) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -41,30 +49,34 @@ class Command:
         return cast(CommandModule, importlib.import_module(self.module))
 
 
-#: One module per command (`chat` is `run`, `serve` is `mcp`), in the order `--help` shows.
+#: One module per command, named for it, in the order `--help` shows.
 COMMANDS: tuple[Command, ...] = (
     Command(
         "check",
-        "flue_build.cli.check",
+        "flue_build.cli.commands.check",
         "validate skills: a skill folder, a SKILL.md, a folder searched recursively, or a project",
     ),
-    Command("new", "flue_build.cli.new", "scaffold a valid skill"),
-    Command("schema", "flue_build.cli.schema", "print the SKILL.md frontmatter JSON Schema"),
-    Command("ls", "flue_build.cli.ls", "list the skills a wheel, an installed package or a project ships"),
+    Command("new", "flue_build.cli.commands.new", "scaffold a valid skill"),
+    Command("schema", "flue_build.cli.commands.schema", "print the SKILL.md frontmatter JSON Schema"),
+    Command("ls", "flue_build.cli.commands.ls", "list the skills a wheel, an installed package or a project ships"),
     Command(
         "prompt",
-        "flue_build.cli.prompt",
+        "flue_build.cli.commands.prompt",
         "print what an agent sends on its first model turn: system prompt, catalog, tools, tokens",
     ),
     Command(
         "eval",
-        "flue_build.cli.eval",
+        "flue_build.cli.commands.eval",
         "measure skill routing: trigger rates of each skill's evals/triggers.json through a model",
     ),
-    Command("run", "flue_build.cli.chat", "talk to an agent in the terminal"),
-    Command("mcp", "flue_build.cli.serve", "serve skills over the Model Context Protocol (needs flue-skills[mcp])"),
+    Command("run", "flue_build.cli.commands.run", "talk to an agent in the terminal"),
     Command(
-        "export", "flue_build.cli.export", "write skills as plain folders, for runtimes that read skills from disk"
+        "mcp", "flue_build.cli.commands.mcp", "serve skills over the Model Context Protocol (needs flue-skills[mcp])"
+    ),
+    Command(
+        "export",
+        "flue_build.cli.commands.export",
+        "write skills as plain folders, for runtimes that read skills from disk",
     ),
 )
 
@@ -77,7 +89,7 @@ def _parser(load: Collection[str] | None = None) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         if load is None or command.name in load:
-            command.load().register(commands)
+            command.load().register(commands.add_parser)
         else:
             commands.add_parser(command.name, help=command.summary)
     return parser

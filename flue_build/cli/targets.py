@@ -85,7 +85,7 @@ def installed_skills(name: str, notes: list[str] | None = None) -> list[SkillRef
     distribution built without the hook, from the skill folders among its files, each vetted by
     the build's rules (`flue_runtime.mount.distribution`): one refused is skipped, `notes` says why.
     """
-    from flue_build.cli.ls import installed
+    from flue_build.cli.commands.ls import installed
     from flue_runtime.mount.bundled import bundle_of
 
     listing, raw = installed(name, notes if notes is not None else [])
@@ -110,7 +110,7 @@ def installed_skills(name: str, notes: list[str] | None = None) -> list[SkillRef
 
 def _editable_skill_folders(name: str) -> dict[str, Path]:
     """The skill folders of the project an editable install of `name` points at, by content id."""
-    from flue_build.cli.ls import _editable_project
+    from flue_build.cli.commands.ls import _editable_project
     from flue_build.collect import check_project
 
     root = _editable_project(name)

@@ -200,7 +200,7 @@ def test_through_the_anthropic_sdk(
     fake_api: FakeAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     need("anthropic", "anthropic")
-    from flue_build.cli.prompt import first_turn
+    from flue_build.cli.commands.prompt import first_turn
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.url)

@@ -46,14 +46,27 @@ COMMAND_MODULES: list[ModuleType] = [importlib.import_module(command.module) for
 
 
 def cli_modules() -> list[ModuleType]:
-    return [importlib.import_module(f"{cli_package.__name__}.{m.name}") for m in pkgutil.iter_modules([str(CLI_DIR)])]
+    """Every module of the CLI: the helpers in `flue_build.cli`, the commands in `flue_build.cli.commands`."""
+    return [
+        importlib.import_module(f"{package}.{m.name}")
+        for package, folder in (
+            (cli_package.__name__, CLI_DIR),
+            (f"{cli_package.__name__}.commands", CLI_DIR / "commands"),
+        )
+        for m in pkgutil.iter_modules([str(folder)])
+        if not m.ispkg
+    ]
 
 
 def defines_a_command(module: ModuleType) -> bool:
     """The module adds a subparser somewhere in its source: it defines a command."""
     tree = ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8"))
     return any(
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_parser"
+        isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Attribute) and node.func.attr == "add_parser")
+            or (isinstance(node.func, ast.Name) and node.func.id == "add_parser")
+        )
         for node in ast.walk(tree)
     )
 
@@ -61,7 +74,7 @@ def defines_a_command(module: ModuleType) -> bool:
 def registered(module: ModuleType) -> dict[str, argparse.ArgumentParser]:
     """What the module's `register` adds to a parser of its own, by command name."""
     commands = argparse.ArgumentParser().add_subparsers(dest="command")
-    module.register(commands)
+    module.register(commands.add_parser)
     return dict(commands.choices)
 
 
@@ -80,6 +93,8 @@ def test_every_module_that_defines_a_command_registers_itself() -> None:
         handler = parser.get_default("handler")
         assert callable(handler) and handler.__module__ == module.__name__, module.__name__
         assert name == command.name, module.__name__
+        # named for its command, apart from the helpers (issue 35 item 8)
+        assert module.__name__ == f"flue_build.cli.commands.{command.name}"
 
 
 def test_each_commands_summary_is_its_modules_help() -> None:

@@ -15,15 +15,15 @@ from support.projects import write_skill
 
 #: Each command's module: one file per command (`run` is `chat`, `mcp` is `serve`).
 MODULES = {
-    "check": "flue_build.cli.check",
-    "new": "flue_build.cli.new",
-    "schema": "flue_build.cli.schema",
-    "ls": "flue_build.cli.ls",
-    "prompt": "flue_build.cli.prompt",
-    "eval": "flue_build.cli.eval",
-    "run": "flue_build.cli.chat",
-    "mcp": "flue_build.cli.serve",
-    "export": "flue_build.cli.export",
+    "check": "flue_build.cli.commands.check",
+    "new": "flue_build.cli.commands.new",
+    "schema": "flue_build.cli.commands.schema",
+    "ls": "flue_build.cli.commands.ls",
+    "prompt": "flue_build.cli.commands.prompt",
+    "eval": "flue_build.cli.commands.eval",
+    "run": "flue_build.cli.commands.run",
+    "mcp": "flue_build.cli.commands.mcp",
+    "export": "flue_build.cli.commands.export",
 }
 
 #: Print the modules imported by `main(argv)` as JSON (the status and output of `main` go to stderr).
@@ -57,7 +57,7 @@ def test_check_imports_no_other_commands_module(tmp_path: Path) -> None:
         write_skill(tmp_path / name)
     modules = imported("check", "alpha", "beta", "gamma", cwd=tmp_path)
     others = {module for name, module in MODULES.items() if name != "check"}
-    assert "flue_build.cli.check" in modules
+    assert "flue_build.cli.commands.check" in modules
     assert sorted(modules & others) == []
     # Nor what only those commands use: the agent loop, the model clients, wheel reading.
     assert not {m for m in modules if m.startswith(("flue_runtime.agents", "flue_runtime.models", "flue_runtime.mcp"))}

@@ -37,7 +37,7 @@ from support.site import page
 
 from flue_build.cli import _parser
 from flue_build.cli.http_guard import TOKEN_ENV
-from flue_build.cli.serve_http import listening_socket
+from flue_build.cli.http_serving import listening_socket
 from flue_runtime.mcp.host import check_entry, verify_file, verify_skill_md
 
 pytestmark = pytest.mark.slow  # server processes

@@ -7,6 +7,7 @@ import argparse
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flue_build.cli.exits import OK, PROBLEMS
 from flue_build.errors import UsageError
@@ -18,6 +19,9 @@ from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.format.safe_read import kind
 from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.format.validate import check_skill_file
+
+if TYPE_CHECKING:
+    from flue_build.cli import AddParser
 
 __all__ = [
     "NO_SKILL_HINT",
@@ -31,8 +35,8 @@ __all__ = [
 ]
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
+def register(add_parser: AddParser) -> None:
+    parser = add_parser(
         "check",
         help="validate skills: a skill folder, a SKILL.md, a folder searched recursively, or a project",
         description=(

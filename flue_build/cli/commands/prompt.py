@@ -30,7 +30,8 @@ from flue_build.errors import UsageError
 from flue_runtime.format.diagnostics import printable, printable_json
 from flue_runtime.models.base import Message, ToolSpec
 
-if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
+if TYPE_CHECKING:
+    from flue_build.cli import AddParser  # the harness is imported when the command runs, so other commands start fast
     from flue_runtime.agents.harness import AgentFunction
     from flue_runtime.agents.provenance import Turn
 
@@ -38,8 +39,8 @@ if TYPE_CHECKING:  # the harness is imported when the command runs, so other com
 __all__ = ["FirstTurn", "first_turn", "provenance_text", "register", "run"]
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
+def register(add_parser: AddParser) -> None:
+    parser = add_parser(
         "prompt",
         help="print what an agent sends on its first model turn: system prompt, catalog, tools, tokens",
         description="Render MODULE:AGENT as the harness does for a new session (with the --state values) and "

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from flue_build.cli.exits import OK
+
+if TYPE_CHECKING:
+    from flue_build.cli import AddParser
 
 __all__ = ["register", "run"]
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("schema", help="print the SKILL.md frontmatter JSON Schema")
+def register(add_parser: AddParser) -> None:
+    parser = add_parser("schema", help="print the SKILL.md frontmatter JSON Schema")
     parser.set_defaults(handler=run)
 
 

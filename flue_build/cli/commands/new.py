@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flue_build.cli.exits import OK
 from flue_build.errors import UsageError
@@ -15,6 +16,9 @@ from flue_runtime.format.frontmatter import yaml_quote
 from flue_runtime.format.naming import name_problems, suggest_name
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.format.validate import PLACEHOLDER_DESCRIPTION, check_skill_md
+
+if TYPE_CHECKING:
+    from flue_build.cli import AddParser
 
 __all__ = ["TEMPLATE", "new_skill", "register", "run"]
 
@@ -33,8 +37,8 @@ and which support files in this folder to read (for example `reference.md`).
 """
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("new", help="scaffold a valid skill", description="Create DIR/NAME/SKILL.md.")
+def register(add_parser: AddParser) -> None:
+    parser = add_parser("new", help="scaffold a valid skill", description="Create DIR/NAME/SKILL.md.")
     parser.add_argument(
         "name", metavar="NAME", help="the skill's name and folder: lowercase letters, digits and single hyphens"
     )

@@ -36,7 +36,8 @@ from flue_build.cli.exits import INTERRUPTED, OK, PROBLEMS
 from flue_build.errors import UsageError
 from flue_runtime.errors import FlueError
 
-if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
+if TYPE_CHECKING:
+    from flue_build.cli import AddParser  # the harness is imported when the command runs, so other commands start fast
     from flue_runtime.agents.approval import ScriptRequest
     from flue_runtime.agents.harness import Harness, Session
 
@@ -44,8 +45,8 @@ if TYPE_CHECKING:  # the harness is imported when the command runs, so other com
 __all__ = ["Conversation", "register", "run"]
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
+def register(add_parser: AddParser) -> None:
+    parser = add_parser(
         "run",
         help="talk to an agent in the terminal",
         description="A conversation with MODULE:AGENT: each line you type is a prompt; tool calls are shown as "

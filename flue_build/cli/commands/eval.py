@@ -35,7 +35,8 @@ from flue_build.errors import TargetError, UsageError
 from flue_runtime.format.triggers import SPLITS, TRIGGERS_FILE, TriggerQuery, parse_triggers
 from flue_runtime.models.base import Model, ModelRequest, ToolSpec
 
-if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
+if TYPE_CHECKING:
+    from flue_build.cli import AddParser  # the harness is imported when the command runs, so other commands start fast
     from flue_runtime.mount.reference import SkillReference
 
 __all__ = ["Case", "Outcome", "Report", "evaluate", "register", "run"]
@@ -43,8 +44,8 @@ __all__ = ["Case", "Outcome", "Report", "evaluate", "register", "run"]
 ACTIVATE = "activate_skill"
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
+def register(add_parser: AddParser) -> None:
+    parser = add_parser(
         "eval",
         help="measure skill routing: trigger rates of each skill's evals/triggers.json through a model",
         description="Send each query of each skill's evals/triggers.json (a JSON list of {query, should_trigger, "
@@ -335,7 +336,7 @@ def _subject(args: argparse.Namespace) -> tuple[Callable[[], object], list[Skill
 
 
 def run(args: argparse.Namespace) -> int:
-    from flue_build.cli.prompt import first_turn
+    from flue_build.cli.commands.prompt import first_turn
     from flue_build.cli.targets import agent_code
     from flue_runtime.agents.hooks import render
     from flue_runtime.models import resolve_model

@@ -4,7 +4,7 @@ HTTP listens on the loopback interface unless another host is named, and answers
 addressed to it (`Host`/`Origin`: no DNS rebinding). Another host is refused unless asked for
 with `--allow-remote` and a token every request must carry (`flue_build.cli.http_guard`).
 `--stateless` serves without sessions, so any number of processes behind a load balancer serve
-alike; `--workers N` runs N of them on one port (`flue_build.cli.serve_http`). Stateful, the
+alike; `--workers N` runs N of them on one port (`flue_build.cli.http_serving`). Stateful, the
 sessions kept are bounded in all, per client address and in idle time (`flue_build.cli.http_sessions`).
 """
 
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
     from starlette.types import ASGIApp
 
-    from flue_build.cli.serve_http import Serving
+    from flue_build.cli import AddParser
+    from flue_build.cli.http_serving import Serving
 
 __all__ = [
     "LOOPBACK",
@@ -50,8 +51,8 @@ PATH = "/mcp"
 WORKERS_READY_S = 600.0
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
+def register(add_parser: AddParser) -> None:
+    parser = add_parser(
         "mcp",
         help="serve skills over the Model Context Protocol (needs flue-skills[mcp])",
         description="Serve TARGET's skills over MCP: the Skills extension (skills/list, skills/get, "
@@ -197,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         skills_server(served, name=args.name, allow_oversize=args.allow_oversize_skills).run("stdio")
         return OK
 
-    from flue_build.cli.serve_http import Serving, http_app, listening_socket
+    from flue_build.cli.http_serving import Serving, http_app, listening_socket
 
     host, port = args.http
     try:
@@ -260,7 +261,7 @@ def serve_workers(serving: Serving, sock: socket.socket, workers: int, announce:
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    from flue_build.cli import serve_http as module
+    from flue_build.cli import http_serving as module
 
     os.environ[module.SETTINGS_ENV] = serving.to_env()  # what each worker is asked (spawned with this environment)
     config = uvicorn.Config(

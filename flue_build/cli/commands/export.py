@@ -5,14 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flue_build.cli.exits import OK
+
+if TYPE_CHECKING:
+    from flue_build.cli import AddParser
 
 __all__ = ["register", "run"]
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
+def register(add_parser: AddParser) -> None:
+    parser = add_parser(
         "export",
         help="write skills as plain folders, for runtimes that read skills from disk",
         description="Write each skill of TARGET to DIR/<name>/ (SKILL.md and its files, byte for byte, "

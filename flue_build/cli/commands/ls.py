@@ -33,6 +33,7 @@ from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, MANIFEST_LIM
 from flue_runtime.format.vetting import format_size
 
 if TYPE_CHECKING:
+    from flue_build.cli import AddParser
     from flue_runtime.mount.reference import SkillReference
 
 __all__ = [
@@ -54,8 +55,8 @@ _SUFFIX = f"/{BUNDLE_DIR}/{MANIFEST_FILE}"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
+def register(add_parser: AddParser) -> None:
+    parser = add_parser(
         "ls",
         help="list the skills a wheel, an installed package or a project ships",
         description="List each skill TARGET ships: name, number and size of files, bundle package, description. "
