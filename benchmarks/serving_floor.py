@@ -2,6 +2,7 @@
 
     python benchmarks/serving_floor.py FOLDER PORT
     python benchmarks/serving_floor.py FOLDER stdio
+    python benchmarks/serving_floor.py FOLDER stdio --c-yaml    # frontmatter by libyaml: a stricter floor
 
 Every file of every skill folder read into memory at start-up, each skill's Skills-extension entry
 (frontmatter by PyYAML, SHA-256 digests) built once, then served over streamable HTTP on 127.0.0.1
@@ -10,6 +11,10 @@ Every file of every skill folder read into memory at start-up, each skill's Skil
 `TextResource` holding its text, uvicorn at log level warning): no vetting, no digest checked at
 read time, no tools, no catalog. What a server of skills cannot do with less. Not shipped: a
 benchmark input, like `generate.py`.
+
+The recorded floor parses with PyYAML's pure-Python `SafeLoader`, as issue 24 defined it, so runs compare;
+`--c-yaml` parses with `CSafeLoader` (libyaml), what a careful implementer would use: the stricter floor
+BENCHMARKS.md sets beside it for stdio start-up.
 """
 
 from __future__ import annotations
@@ -41,14 +46,17 @@ class GetParams(RequestParams):
     uri: str
 
 
-def frontmatter(text: str) -> dict[str, Any]:
+Loader = type[yaml.SafeLoader] | type[yaml.CSafeLoader]
+
+
+def frontmatter(text: str, loader: Loader = yaml.SafeLoader) -> dict[str, Any]:
     _, block, _ = text.split("---\n", 2)
-    data = yaml.safe_load(block)
+    data = yaml.load(block, Loader=loader)  # one of the two safe loaders
     assert isinstance(data, dict)
     return data
 
 
-def load(folder: Path) -> tuple[list[dict[str, Any]], list[TextResource]]:
+def load(folder: Path, loader: Loader = yaml.SafeLoader) -> tuple[list[dict[str, Any]], list[TextResource]]:
     entries: list[dict[str, Any]] = []
     resources: list[TextResource] = []
     for skill in sorted(p for p in folder.iterdir() if (p / "SKILL.md").is_file()):
@@ -60,7 +68,7 @@ def load(folder: Path) -> tuple[list[dict[str, Any]], list[TextResource]]:
             listed.append({"uri": uri, "digest": "sha256:" + hashlib.sha256(data).hexdigest(), "size": len(data)})
             mime = "text/markdown" if path.endswith(".md") else mimetypes.guess_type(path)[0] or "text/plain"
             resources.append(TextResource(uri=uri, name=f"{skill.name}/{path}", text=data.decode(), mime_type=mime))
-        front = frontmatter((skill / "SKILL.md").read_text(encoding="utf-8"))
+        front = frontmatter((skill / "SKILL.md").read_text(encoding="utf-8"), loader)
         entries.append({"uri": f"skill://{skill.name}/SKILL.md", "frontmatter": front, "resources": listed})
     return entries, resources
 
@@ -99,8 +107,11 @@ def envelope(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    folder, port = Path(sys.argv[1]), sys.argv[2]
-    entries, resources = load(folder)
+    # sys.argv by hand, not argparse: the recorded floor imports nothing it did not before the flag
+    folder, port, *flags = sys.argv[1:]
+    if set(flags) - {"--c-yaml"}:
+        raise SystemExit(f"serving_floor.py: unknown flags {flags}; usage: FOLDER PORT|stdio [--c-yaml]")
+    entries, resources = load(Path(folder), yaml.CSafeLoader if "--c-yaml" in flags else yaml.SafeLoader)
     server = MCPServer(
         "floor",
         extensions=[Skills(entries, resources)],

@@ -56,3 +56,22 @@ def test_quick_serving_benchmark_run(tmp_path: Path) -> None:
     folder = tmp_path / "work" / "skills-20"
     pages = sorted(folder.glob("*/references/guide.md"))
     assert len(pages) == 20 and {page.stat().st_size for page in pages} == {20_000}
+
+
+def test_the_floor_lists_the_same_entries_with_libyaml(tmp_path: Path) -> None:
+    """`serving_floor.py --c-yaml` (the stricter floor beside the recorded one) parses frontmatter by libyaml
+    and must build the very entries and files the recorded floor's pure-Python `SafeLoader` builds."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import generate
+        import serving_floor
+    finally:
+        sys.path.pop(0)
+    import yaml
+
+    folder = generate.make_serving_folder(tmp_path / "skills", skills=20)
+    pure, pure_files = serving_floor.load(folder, yaml.SafeLoader)
+    libyaml, libyaml_files = serving_floor.load(folder, yaml.CSafeLoader)
+    assert len(pure) == 20 and any(entry["frontmatter"].get("metadata") for entry in pure)
+    assert libyaml == pure
+    assert [(f.uri, f.text) for f in libyaml_files] == [(f.uri, f.text) for f in pure_files]
