@@ -21,13 +21,15 @@ def register(add_parser: AddParser) -> None:
         help="write skills as plain folders, for runtimes that read skills from disk",
         description="Write each skill of TARGET to DIR/<name>/ (SKILL.md and its files, byte for byte, "
         "checked against the manifest's sizes and SHA-256). TARGET is an installed package or "
-        "distribution, MODULE:AGENT, or a folder of skill folders. A different folder already at "
+        "distribution, MODULE:AGENT, a project folder (its skills, as check finds them), or a folder of skill "
+        "folders. A different folder already at "
         "DIR/<name> is refused unless --force; on any failure DIR is left as it was.",
     )
     parser.add_argument(
         "target",
         metavar="TARGET",
-        help="an installed package or distribution, MODULE:AGENT, a skill folder or a folder of skill folders",
+        help="an installed package or distribution, MODULE:AGENT, a project folder, a skill folder or a folder of "
+        "skill folders",
     )
     parser.add_argument(
         "dest", type=Path, metavar="DIR", help="the folder to write DIR/<name>/ into (created if missing)"

@@ -57,13 +57,15 @@ def register(add_parser: AddParser) -> None:
         help="serve skills over the Model Context Protocol (needs flue-skills[mcp])",
         description="Serve TARGET's skills over MCP: the Skills extension (skills/list, skills/get, "
         "skill://<name>/<path> resources) and the activate_skill and read_skill_resource tools. "
-        "TARGET is an installed package or distribution, MODULE:AGENT, or a folder of skill folders. "
+        "TARGET is an installed package or distribution, MODULE:AGENT, a project folder (its skills, as check "
+        "finds them), or a folder of skill folders. "
         "Speaks stdio unless --http is given.",
     )
     parser.add_argument(
         "target",
         metavar="TARGET",
-        help="an installed package or distribution, MODULE:AGENT, a skill folder or a folder of skill folders",
+        help="an installed package or distribution, MODULE:AGENT, a project folder, a skill folder or a folder of "
+        "skill folders",
     )
     parser.add_argument(
         "--http",
