@@ -75,3 +75,21 @@ def test_the_floor_lists_the_same_entries_with_libyaml(tmp_path: Path) -> None:
     assert len(pure) == 20 and any(entry["frontmatter"].get("metadata") for entry in pure)
     assert libyaml == pure
     assert [(f.uri, f.text) for f in libyaml_files] == [(f.uri, f.text) for f in pure_files]
+
+
+def test_stdio_start_up_rounds_run(tmp_path: Path) -> None:
+    """`serving_stdio.py` starts flue, the floor and the libyaml floor in turn, each to its first full listing."""
+    results = tmp_path / "results.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "serving_stdio.py"), "--size", "20", "--rounds", "1"]
+        + ["--workdir", str(tmp_path), "--json", str(results)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    servers = json.loads(results.read_text())["servers"]
+    assert list(servers) == ["flue", "floor", "floor --c-yaml"]
+    for key, figures in servers.items():
+        assert len(figures["cpu_s"]) == len(figures["wall_s"]) == 1 and figures["cpu_s"][0] > 0, key
+    assert "| floor --c-yaml |" in proc.stdout
