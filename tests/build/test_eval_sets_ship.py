@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from support.builds import build, sdist_names, wheel_files
-from support.fakeapi import FakeAPI, clean_env, fake_api
+from support.fakeapi import FakeAPI, anthropic_activation, clean_env, fake_api
 from support.optional import need
 from support.projects import ProjectFactory
 
@@ -26,20 +26,6 @@ TRIGGERS = [
     {"query": "I want my money back for order A-1", "should_trigger": True},
     {"query": "what is your opening time?", "should_trigger": False, "split": "validation"},
 ]
-
-
-def _reply(name: str) -> dict[str, object]:
-    """A Messages API response: one `activate_skill` call."""
-    return {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-test",
-        "content": [{"type": "tool_use", "id": "toolu_01", "name": "activate_skill", "input": {"name": name}}],
-        "stop_reason": "tool_use",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 50, "output_tokens": 5},
-    }
 
 
 @pytest.mark.parametrize("name", ["hatch-src", "setuptools-src"])
@@ -68,7 +54,7 @@ def test_the_eval_set_ships_and_eval_runs_on_the_installed_wheel(
     install = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", str(site)]
     subprocess.run([*install, str(direct.wheel)], check=True, timeout=120)
     for _ in TRIGGERS:
-        fake_api.reply(_reply("refunds"))
+        fake_api.reply(anthropic_activation("refunds", {"input_tokens": 50, "output_tokens": 5}))
     env = {
         **os.environ,
         "PYTHONPATH": str(site),

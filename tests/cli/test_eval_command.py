@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.fakeapi import FakeAPI
+from support.fakeapi import FakeAPI, anthropic_activation
 from support.optional import need
 
 from flue_build.cli import main
@@ -178,22 +178,9 @@ def _completion(arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def _anthropic_message(name: str) -> dict[str, Any]:
-    """A Messages API response: one `activate_skill` call, with the usage the API reports (cache writes apart)."""
-    return {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-test",
-        "content": [{"type": "tool_use", "id": "toolu_01", "name": "activate_skill", "input": {"name": name}}],
-        "stop_reason": "tool_use",
-        "stop_sequence": None,
-        "usage": {
-            "input_tokens": 100,
-            "output_tokens": 10,
-            "cache_creation_input_tokens": 90,
-            "cache_read_input_tokens": 0,
-        },
-    }
+    """One `activate_skill` call, with the usage the API reports (cache writes apart)."""
+    usage = {"input_tokens": 100, "output_tokens": 10, "cache_creation_input_tokens": 90, "cache_read_input_tokens": 0}
+    return anthropic_activation(name, usage)
 
 
 def test_through_the_anthropic_sdk(

@@ -144,3 +144,17 @@ def fake_api(clean_env: pytest.MonkeyPatch) -> Iterator[FakeAPI]:
         fake.server.shutdown()
         fake.server.server_close()
         fake.thread.join(5)
+
+
+def anthropic_activation(name: str, usage: dict[str, int]) -> dict[str, Any]:
+    """A Messages API response: one `activate_skill` call for skill `name`, with the `usage` the API reports."""
+    return {
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [{"type": "tool_use", "id": "toolu_01", "name": "activate_skill", "input": {"name": name}}],
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": usage,
+    }
