@@ -825,7 +825,9 @@ class ContentScan:
     Private keys in any common text encoding (UTF-8, Latin-1, UTF-16 and UTF-32 in either byte
     order, with or without a BOM), in base64 too; tokens in ASCII-compatible text. Memory is
     bounded: each chunk is searched once, and only `_CARRY` bytes after it (and `_LOOKBEHIND`
-    before) are kept for the next.
+    before) are kept for the next. The last chunk is searched by `finish`, with what came before
+    it: a file of one chunk (nearly every file) is searched once, not its last `_CARRY` bytes twice
+    (a 20 KB page: 140 µs instead of 210, BENCHMARKS.md "Serving over MCP at 10,000 skills").
     """
 
     def __init__(self) -> None:
@@ -833,20 +835,24 @@ class ContentScan:
         self._pending = b""
         self._from = 0  # where in `_pending` the bytes not yet searched start
         self._lines: int | None = 0  # line breaks in the bytes before `_pending`; None past a binary chunk
+        self._held = b""  # the latest chunk: searched when the next comes, or by finish() if none does
 
     def feed(self, chunk: bytes) -> None:
         if self.found is not None:
             return
-        data = self._pending + chunk if self._pending else chunk
-        if len(data) - self._from <= _CARRY:  # most files, whole: searched once, by finish()
+        held, self._held = self._held, chunk
+        if not held:
+            return
+        data = self._pending + held if self._pending else held
+        if len(data) - self._from <= _CARRY:
             self._pending = data
         else:
             self._search(data, final=False)
 
     def finish(self) -> Finding | None:
         if self.found is None:
-            self._search(self._pending, final=True)
-        self._pending = b""
+            self._search(self._pending + self._held if self._pending else self._held, final=True)
+        self._pending = self._held = b""
         return self.found
 
     def _line(self, data: bytes, at: int) -> int | None:
