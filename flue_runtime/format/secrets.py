@@ -827,7 +827,7 @@ class ContentScan:
     bounded: each chunk is searched once, and only `_CARRY` bytes after it (and `_LOOKBEHIND`
     before) are kept for the next. The last chunk is searched by `finish`, with what came before
     it: a file of one chunk (nearly every file) is searched once, not its last `_CARRY` bytes twice
-    (a 20 KB page: 140 µs instead of 210, BENCHMARKS.md "Serving over MCP at 10,000 skills").
+    (BENCHMARKS.md, "Serving over MCP at 10,000 skills", after f484bfe).
     """
 
     def __init__(self) -> None:

@@ -9,9 +9,9 @@ twice is refused (readers disagree on which copy counts). Whatever a damaged arc
 `zipfile` raise is one `BundleError` naming the archive and the member.
 
 Once per process this costs importing `zipfile` and reading the archive's whole index, which grows with its
-entries: 17-29 ms of CPU for an ordinary wheel, 85-115 ms for one of 10,000 entries (zipimport spends ~69 ms on
-the same index). Kept over a reader of our own, which would win that 0.1 s back at the price of parsing ZIP
-records ourselves: BENCHMARKS.md, "Zip reads through `zipfile`".
+entries, about what zipimport already spends on the same index. Kept over a reader of our own, which would win
+that back for a wheel of thousands of entries at the price of parsing ZIP records ourselves: the figures and the
+decision are in BENCHMARKS.md, "Zip reads through `zipfile`".
 """
 
 from __future__ import annotations
