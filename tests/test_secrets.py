@@ -563,3 +563,25 @@ def test_the_projects_own_fixtures_examples_and_docs_hold_no_key_or_token() -> N
         for path in files
         if scan_content(path.read_bytes())
     ] == []
+
+
+def test_a_file_read_in_one_chunk_is_searched_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most files fit one read: the scan searches such a file once, when it ends, not its last bytes again
+    (the carry kept for a key split between chunks); a file of three chunks is searched once a chunk."""
+    searched: list[int] = []
+    search = ContentScan._search
+
+    def counted(self: ContentScan, data: bytes, *, final: bool) -> None:
+        searched.append(len(data))
+        search(self, data, final=final)
+
+    monkeypatch.setattr(ContentScan, "_search", counted)
+    page = planted.PROSE["checklist"].encode() * 600  # tens of KB: more than the carry, less than a chunk
+    scan = ContentScan()
+    scan.feed(page)
+    assert scan.finish() is None and searched == [len(page)]
+    searched.clear()
+    scan = ContentScan()
+    for _ in range(3):
+        scan.feed(page)
+    assert scan.finish() is None and len(searched) == 3
