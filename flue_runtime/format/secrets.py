@@ -824,10 +824,11 @@ class ContentScan:
 
     Private keys in any common text encoding (UTF-8, Latin-1, UTF-16 and UTF-32 in either byte
     order, with or without a BOM), in base64 too; tokens in ASCII-compatible text. Memory is
-    bounded: each chunk is searched once, and only `_CARRY` bytes after it (and `_LOOKBEHIND`
-    before) are kept for the next. The last chunk is searched by `finish`, with what came before
-    it: a file of one chunk (nearly every file) is searched once, not its last `_CARRY` bytes twice
-    (BENCHMARKS.md, "Serving over MCP at 10,000 skills", after f484bfe).
+    bounded by the chunks: each is held until the next comes (or `finish`), then searched once,
+    and only `_CARRY` bytes after it (and `_LOOKBEHIND` before) are kept for the next. The last
+    chunk is searched by `finish`, with what came before it: a file of one chunk (nearly every
+    file) is searched once, not its last `_CARRY` bytes twice (BENCHMARKS.md, "Serving over MCP
+    at 10,000 skills", after f484bfe).
     """
 
     def __init__(self) -> None:
