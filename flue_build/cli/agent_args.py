@@ -1,4 +1,5 @@
-"""The arguments `prompt` and `run` share: MODULE:AGENT, `--state KEY=JSON`, `--skill NAME` and `--disable-skill NAME`."""
+"""The arguments commands share: TARGET (`mcp`, `export`, `eval`); MODULE:AGENT, `--state KEY=JSON`, `--skill NAME` and
+`--disable-skill NAME` (`prompt` and `run`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,24 @@ from flue_runtime.models.base import Message
 if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
     from flue_runtime.agents.harness import Session
 
-__all__ = ["activation", "add_agent_arguments", "add_state_argument", "add_store_arguments", "state_item"]
+__all__ = [
+    "activation",
+    "add_agent_arguments",
+    "add_state_argument",
+    "add_store_arguments",
+    "add_target_argument",
+    "state_item",
+]
+
+
+def add_target_argument(parser: argparse.ArgumentParser) -> None:
+    """TARGET, as `flue_build.cli.targets.resolve_target` reads it."""
+    parser.add_argument(
+        "target",
+        metavar="TARGET",
+        help="an installed package or distribution, MODULE:AGENT, a project folder, a skill folder or a folder of "
+        "skill folders",
+    )
 
 
 def add_state_argument(parser: argparse.ArgumentParser, help: str) -> None:

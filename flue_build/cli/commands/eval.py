@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from flue_build.cli.agent_args import add_state_argument
+from flue_build.cli.agent_args import add_state_argument, add_target_argument
 from flue_build.cli.counts import count
 from flue_build.cli.exits import OK, PROBLEMS
 from flue_build.errors import TargetError, UsageError
@@ -55,9 +55,7 @@ def register(add_parser: AddParser) -> None:
         "TARGET: MODULE:AGENT, an installed package or distribution, a project folder (with a pyproject.toml: "
         "the skills check finds in it), or a folder of skills.",
     )
-    parser.add_argument(
-        "target", metavar="TARGET", help="MODULE:AGENT, an installed package, a project folder, or a folder of skills"
-    )
+    add_target_argument(parser)
     parser.add_argument(
         "--model",
         metavar="PROVIDER/MODEL",

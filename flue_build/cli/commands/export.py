@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from flue_build.cli.agent_args import add_target_argument
 from flue_build.cli.exits import OK
 
 if TYPE_CHECKING:
@@ -25,12 +26,7 @@ def register(add_parser: AddParser) -> None:
         "folders. A different folder already at "
         "DIR/<name> is refused unless --force; on any failure DIR is left as it was.",
     )
-    parser.add_argument(
-        "target",
-        metavar="TARGET",
-        help="an installed package or distribution, MODULE:AGENT, a project folder, a skill folder or a folder of "
-        "skill folders",
-    )
+    add_target_argument(parser)
     parser.add_argument(
         "dest", type=Path, metavar="DIR", help="the folder to write DIR/<name>/ into (created if missing)"
     )

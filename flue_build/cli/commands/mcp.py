@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from flue_build.cli.agent_args import add_target_argument
 from flue_build.cli.counts import count
 from flue_build.cli.exits import OK, USAGE
 from flue_build.cli.http_sessions import SessionLimits
@@ -61,12 +62,7 @@ def register(add_parser: AddParser) -> None:
         "finds them), or a folder of skill folders. "
         "Speaks stdio unless --http is given.",
     )
-    parser.add_argument(
-        "target",
-        metavar="TARGET",
-        help="an installed package or distribution, MODULE:AGENT, a project folder, a skill folder or a folder of "
-        "skill folders",
-    )
+    add_target_argument(parser)
     parser.add_argument(
         "--http",
         metavar="HOST:PORT",
