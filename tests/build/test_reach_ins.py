@@ -1,17 +1,20 @@
 """`flue_build.backends.reach_ins` on the oldest and the newest setuptools and hatchling we support.
 
 Oldest: the lowest release the supported range allows (`setuptools>=77`, `hatchling>=1.24` in the test
-extra, as the docs and hatch-flue-skills require them), installed by uv into a venv of its own that sees
-this environment's other packages; newest: this environment's, which CI installs fresh. One build per
+extra, as the docs and hatch-flue-skills require them), as the package index lists it (asked with uv's
+cache off, so the same release on any machine), installed by its exact version by uv into a venv of its
+own that sees this environment's other packages; newest: this environment's, which CI installs fresh. One build per
 backend version (an sdist, then a wheel from it), on a fixture project shaped so that every reach-in of
 its backend decides something the test checks.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import sysconfig
 import tarfile
+import tempfile
 import tomllib
 import zipfile
 from pathlib import Path
@@ -61,9 +64,30 @@ def supported_range(backend: str) -> Requirement:
     return requirement
 
 
+@functools.cache
+def oldest_release(backend: str) -> str:
+    """The lowest release of `backend` the supported range allows, as the package index lists it now.
+
+    Asked with uv's cache off: a cache holds only the releases this machine happened to download (on a fresh
+    machine, the newest alone), so a resolution that may answer from it gives a different "oldest" per machine.
+    """
+    env = {k: v for k, v in clean_env().items() if not k.startswith("UV_")}
+    with tempfile.TemporaryDirectory() as folder:
+        requirements = Path(folder, "requirements.in")
+        requirements.write_text(f"{supported_range(backend)}\n")
+        command = [find_uv_bin(), "pip", "compile", str(requirements), "--resolution", "lowest-direct", "--no-deps"]
+        command += ["--no-cache", "--no-header", "--no-annotate", "-q", "--python", sys.executable]
+        compiled = run(command, cwd=Path(folder), env=env)
+    [pin] = [Requirement(line) for line in compiled.stdout.splitlines() if line.strip()]
+    [specifier] = pin.specifier
+    assert pin.name == backend and specifier.operator == "==", compiled.stdout
+    return specifier.version
+
+
 def oldest_python(backend: str, folder: Path) -> Path:
-    """A venv made by uv with the oldest release of `backend` the supported range allows, seeing this
-    environment's other packages (flue-skills, build, PyYAML) after its own."""
+    """A venv made by uv with the oldest release of `backend` the supported range allows (`oldest_release`,
+    installed by its exact version, so the same on any machine), seeing this environment's other packages
+    (flue-skills, build, PyYAML) after its own."""
     uv = find_uv_bin()
     env = {k: v for k, v in clean_env().items() if not k.startswith("UV_")}
     run([uv, "venv", "-q", "--python", sys.executable, str(folder)], cwd=folder.parent, env=env)
@@ -71,10 +95,7 @@ def oldest_python(backend: str, folder: Path) -> Path:
     purelib = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=folder)
     dev = sysconfig.get_paths()["purelib"]
     Path(purelib.stdout.strip(), "_flue_dev_env.pth").write_text(f"import site; site.addsitedir({dev!r})\n")
-    command = [uv, "pip", "install", "-q", "--python", str(python), "--resolution", "lowest-direct"]
-    command.append(str(supported_range(backend)))
-    if run([*command, "--offline"], cwd=folder, env=env, check=False).returncode != 0:  # not in uv's cache yet
-        run(command, cwd=folder, env=env)
+    run([uv, "pip", "install", "-q", "--python", str(python), f"{backend}=={oldest_release(backend)}"], cwd=folder, env=env)
     return python
 
 
@@ -94,6 +115,7 @@ def python_for(which: str, backend: str, folder: Path) -> Path | str:
     if which == "newest":
         return sys.executable
     python = oldest_python(backend, folder)
+    assert installed(python, backend) == Version(oldest_release(backend))
     assert installed(python, backend) < installed(sys.executable, backend)  # an older release than the newest
     assert installed(python, backend) in supported_range(backend).specifier
     return python
