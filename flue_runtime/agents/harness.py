@@ -42,6 +42,7 @@ from flue_runtime.errors import (
     LoopError,
     SessionConflictError,
     SkillNotFoundError,
+    SkillWarning,
     ToolArgumentError,
     ToolFailure,
 )
@@ -163,6 +164,8 @@ class Harness:
         config = Configuration.of(rendered, sandbox, found, self.catalog_budget, disabled=disabled)
         for message in config.skipped:
             warn(message)
+        if config.labelled is not None:
+            warn(config.labelled, SkillWarning)
         return config
 
 
@@ -333,7 +336,7 @@ class Session:
     async def _loop(self, working: SessionRecord, text: str, activate: Sequence[str] = ()) -> PromptResult:
         start = len(working.messages)
         discovered: dict[int, Workspace] = {}  # workspace skills, found once per prompt and sandbox
-        warned: set[str] = set()  # a workspace skill skipped for its name is told once per prompt, not per turn
+        warned: set[str] = set()  # a skill skipped or labelled for its name is told once per prompt, not per turn
 
         async def workspace(sandbox: Sandbox) -> Workspace:
             if id(sandbox) not in discovered:
@@ -360,6 +363,9 @@ class Session:
                 if message not in warned:
                     warned.add(message)
                     warn(message)
+            if config.labelled is not None and config.labelled not in warned:
+                warned.add(config.labelled)
+                warn(config.labelled, SkillWarning)
             if not working.messages:  # the conversation starts now: the system prompt says it all
                 _begin(working, config)
             tools = self._turn(working, config)

@@ -457,9 +457,10 @@ def mounting(skills: list[Any], model: ScriptedModel | None = None) -> Any:
 
 def test_a_remote_skill_grants_no_tools_and_never_stands_in_for_a_local_skill_of_its_name(tmp_path: Path) -> None:
     """ "No implicit permission grants": a remote skill's `allowed-tools` is never taken, before or after it is
-    loaded; "Name collisions": a remote `refunds` and the application's own `refunds` in one agent are refused
-    naming the name, never one silently preferred; mounted under another name, both are there."""
-    from flue_runtime import FlueError, define_skill
+    loaded; "Names": a remote `refunds` and the application's own `refunds` in one agent resolve per origin (the
+    local one keeps its name, the remote one is labelled by its server, a warning says so: never one silently
+    preferred, nor the agent stopped; more in test_remote_origins.py); mounted under another name, both are there."""
+    from flue_runtime import define_skill
 
     granting = {
         **REFUNDS,
@@ -469,9 +470,13 @@ def test_a_remote_skill_grants_no_tools_and_never_stands_in_for_a_local_skill_of
     with mounted(serve(tmp_path, {"refunds": granting}))[0] as skills:
         assert skills[0].allowed_tools == ()
         assert "Go." in skills[0].instructions and skills[0].allowed_tools == ()  # loaded: still none
+        labelled = f"refunds-{skills.identity.removeprefix('mcp-')[:8]}"
         for order in ([local, skills[0]], [skills[0], local]):
-            with pytest.raises(FlueError, match="'refunds'"):
-                Harness(mounting(order)).prompt_sync("hello")
+            model = ScriptedModel(["done"])
+            with pytest.warns(SkillWarning, match=f"'refunds' of .* as '{labelled}'"):
+                Harness(mounting(order, model)).prompt_sync("hello")
+            assert "- **refunds** — The local refunds." in model.requests[0].system
+            assert f"- **{labelled}** — Handle refund requests. (served by" in model.requests[0].system
         model = ScriptedModel(["done"])
 
         @agent
