@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from flue_runtime.agents.approval import Consent
+from flue_runtime.agents.approval import Consent, ReadConsent
 from flue_runtime.agents.catalog import Entry
 from flue_runtime.agents.hooks import Render
 from flue_runtime.agents.prompt import instructions_text, system_prompt
@@ -99,12 +99,20 @@ class Configuration:
             names += ["read", "write", "ls"]
         return tuple(names)
 
-    def tools(self, offered: Iterable[str] = (), consent: Consent | None = None) -> list[Tool]:
+    def tools(
+        self, offered: Iterable[str] = (), consent: Consent | None = None, reads: ReadConsent | None = None
+    ) -> list[Tool]:
         """The harness tools `offered` before plus those needed now, in their fixed order, then the agent's;
-        `consent`: what `run_skill_script` asks before a run (see `Scripts`)."""
+        `consent`: what `run_skill_script` asks before a run (see `Scripts`); `reads`: what a read of a skill file
+        across origins asks (`MountedSkills.approve_read`)."""
         names = {*offered, *self.needed()}
+        approve = None if reads is None else functools.partial(self.skills.approve_read, reads)
         files = SandboxFiles(
-            self.sandbox, self.skills.tree, keep_out=self.skills.folders, skill_paths=self.skills.skill_paths
+            self.sandbox,
+            self.skills.tree,
+            keep_out=self.skills.folders,
+            skill_paths=self.skills.skill_paths,
+            approve=approve,
         )
         tools = []
         for name in HARNESS_TOOLS:
@@ -115,5 +123,5 @@ class Configuration:
             elif name in ("read", "write", "ls"):
                 tools.append(files.tool(name))
             else:
-                tools.append(self.skills.tool(name))
+                tools.append(self.skills.tool(name, reads))
         return tools + self.render.tools
