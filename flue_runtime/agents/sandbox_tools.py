@@ -19,6 +19,7 @@ from flue_runtime.agents.reading import entries_page, page_stream
 from flue_runtime.agents.sandbox import Sandbox, sandbox_path
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.errors import FlueError, PageError, SandboxError, ToolFailure
+from flue_runtime.mount.origins import origin_line
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.vfs import SkillTree
 
@@ -134,8 +135,9 @@ class SandboxFiles:
                     return page_stream(handle, size, path, "read", offset, limit, column)
             skill, inner = self.tree.file(path)
             handle, size = skill.open(inner)
+            header = origin_line(skill, f"File {inner}") or ""  # (a remote skill's file says where it came from)
             with handle:
-                text = page_stream(handle, size, path, "read", offset, limit, column)
+                text = page_stream(handle, size, path, "read", offset, limit, column, header=header)
             served("read", skill, inner)  # (a skill file, as read_skill_resource would have served it)
             return text
         except (FlueError, PageError, OSError, ValueError) as exc:
@@ -167,10 +169,12 @@ class SandboxFiles:
         try:
             if self.tree.is_skill_path(path) or (mounted and self.tree.is_skill_path(path.rstrip("/") + "/")):
                 entries = [(e.name, e.is_dir, e.size) for e in self.tree.list(path)]
-            else:
-                entries = [(e.name, e.is_dir, e.size) for e in self._require().list(path)]
-                if mounted and sandbox_path(path) == "" and not any(name == ".flue" for name, _, _ in entries):
-                    entries.insert(0, (".flue", True, 0))
+                skill, inner = self.tree.owner(path)  # (a remote skill's folder says where it came from)
+                header = origin_line(skill, f"Folder {inner or '.'}") if skill is not None else None
+                return entries_page(entries, path, "ls", offset, limit, header=header or "")
+            entries = [(e.name, e.is_dir, e.size) for e in self._require().list(path)]
+            if mounted and sandbox_path(path) == "" and not any(name == ".flue" for name, _, _ in entries):
+                entries.insert(0, (".flue", True, 0))
             return entries_page(entries, path, "ls", offset, limit)
         except (FlueError, OSError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc

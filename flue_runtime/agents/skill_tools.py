@@ -44,6 +44,7 @@ from flue_runtime.errors import FlueError, ToolFailure
 from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.models.base import Message
+from flue_runtime.mount.origins import origin_line
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.vfs import FLUE_ROOT, SKILLS_ROOT, SkillTree, identity_of, shown_path
 
@@ -244,9 +245,11 @@ class MountedSkills:
             raise ToolFailure(str(exc)) from exc
         skill = found.skill
         footer = self._files_text(found)
-        room = MAX_BYTES - HINT_ROOM - utf8_size(footer) - 2 * utf8_size(skill.name) - 32
+        server = identity_of(skill)  # (a remote skill's tag names its server: its origin, whatever text shows it)
+        tag = f'<skill name="{skill.name}"' + (f' server="{server}">' if server else ">")
+        room = MAX_BYTES - HINT_ROOM - utf8_size(footer) - utf8_size(tag) - utf8_size(skill.name) - 32
         page = _instructions_page(skill, room, self.tree.path(skill.name, SKILL_FILE))
-        text = "\n".join([f'<skill name="{skill.name}">', page, "</skill>", "", footer])
+        text = "\n".join([tag, page, "</skill>", "", footer])
         served("activation", skill)
         return text
 
@@ -270,8 +273,9 @@ class MountedSkills:
     ) -> str:
         try:
             handle, size = skill.open(inner)
+            header = origin_line(skill, f"File {inner}") or ""  # (a remote skill's file says where it came from)
             with handle:
-                text = page_stream(handle, size, label, "read_skill_resource", offset, limit, column)
+                text = page_stream(handle, size, label, "read_skill_resource", offset, limit, column, header=header)
         except (FlueError, OSError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc
         served("read", skill, inner)

@@ -29,9 +29,10 @@ from typing import Any
 from support import scripted_mcp
 from support.scripted_mcp import entry, served, skill_md, uri, write_config
 
-from flue_runtime import Harness, HookError, MemorySandbox, SkillWarning, agent, define_skill, use_model, use_skill
+from flue_runtime import Harness, MemorySandbox, SkillWarning, agent, define_skill, use_model, use_skill
 from flue_runtime.agents import approval
 from flue_runtime.agents.provenance import Turn
+from flue_runtime.errors import HookError
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp import RemoteSkills, remote_skills
 from flue_runtime.models import ScriptedModel, ToolCall
@@ -271,6 +272,7 @@ def test_servers_differing_only_by_environment_are_recorded_apart(
         [calls, reads],
         store=str(tmp_path / "sessions.db"),
         telemetry=Telemetry(tracer_provider=provider),
+        approve_reads=lambda request: True,  # (each reads its own server's file while acting on both: asked)
     )
     turns = Harness(harness.agent, store=str(tmp_path / "sessions.db")).session("s").provenance()
     catalog = turns[0].catalog
