@@ -71,6 +71,7 @@ from mcp_types.jsonrpc import CONNECTION_CLOSED, METHOD_NOT_FOUND
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from flue_runtime.errors import RemoteSkillsError, SkillSourceError, SkillVerificationError, SkillWarning
+from flue_runtime.format.diagnostics import printable
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
 from flue_runtime.format.validate import check_fields
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits
@@ -246,7 +247,9 @@ class _RemoteSkill:
             self._files[path] = ListedFile(path, resource["size"], resource["digest"].removeprefix("sha256:"))
 
     def describe(self) -> str:
-        return f"{self._connection.shown} {self._root.rstrip('/')}"
+        """The server as shown and the skill's URI, on one line (a server's URI never adds lines to what the model
+        reads: its catalog line, activation and pages all say this)."""
+        return printable(f"{self._connection.shown} {self._root.rstrip('/')}")
 
     def listing(self) -> list[ListedFile]:
         return list(self._files.values())

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from flue_runtime.format.diagnostics import printable
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.vfs import identity_of
 
@@ -86,4 +87,6 @@ def _free(name: str, label: str, taken: set[str]) -> str:
 
 
 def _bounded(text: str) -> str:
+    """`text` on one line (`printable`) and at most `_SHOWN` characters: what a source says of itself is input."""
+    text = printable(text)
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
