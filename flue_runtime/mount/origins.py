@@ -42,13 +42,15 @@ def server_label(identity: str) -> str:
 def per_origin(skills: Sequence[SkillReference]) -> tuple[list[SkillReference], str | None]:
     """`skills`, in order, each under a name no skill of another origin has, and the warning saying what was
     labelled (None when nothing was). Names within one origin are the caller's to keep unique."""
+    taken = {skill.name for skill in skills}
+    if len(taken) == len(skills):  # (every turn renders: no name shared, nothing more to look at)
+        return list(skills), None
     origins: dict[str, set[str | None]] = {}
     for skill in skills:
         origins.setdefault(skill.name, set()).add(identity_of(skill))
     shared = {name for name, found in origins.items() if len(found) > 1}
     if not shared:
         return list(skills), None
-    taken = set(origins)
     out: list[SkillReference] = []
     said: list[str] = []
     for skill in skills:

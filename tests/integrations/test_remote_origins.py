@@ -34,7 +34,7 @@ from flue_runtime.agents import approval
 from flue_runtime.agents.provenance import Turn
 from flue_runtime.errors import HookError
 from flue_runtime.integrations.skillset import Skillset
-from flue_runtime.mcp import RemoteSkills, remote_skills
+from flue_runtime.mcp import RemoteSkills, remote_skills, skills_server
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.mount.reference import SkillReference
 
@@ -179,6 +179,8 @@ def test_hosts_without_a_render_label_names_across_origins_too(servers: tuple[Re
         skillset = Skillset([LOCAL, named(a, "refunds"), named(b, "refunds")])
     assert [s.name for s in skillset.skills] == ["refunds", label(a, "refunds"), label(b, "refunds")]
     assert "Remote." in skillset.call("activate_skill", {"name": label(b, "refunds")}).text
+    with pytest.warns(SkillWarning, match="labels"), pytest.raises(HookError, match="under another name"):
+        skills_server([LOCAL, named(a, "refunds")])  # (an entry's name must be its SKILL.md's: never one mislabelled)
 
 
 # --- 2. reads bound to their origin ----------------------------------------------------------------
