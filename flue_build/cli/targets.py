@@ -21,13 +21,14 @@ import importlib
 import os
 import re
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from flue_build.errors import ListError, TargetError, UnknownTargetError
-from flue_runtime.errors import FlueError, SkillError
+from flue_runtime.errors import FlueError, SkillError, SkillWarning
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.disk import load_skill_dir
@@ -120,12 +121,17 @@ def _editable_skill_folders(name: str) -> dict[str, Path]:
 
 
 def agent_skills(spec: str) -> list[SkillReference]:
-    """The skills `module:agent` mounts, rendered once with empty state."""
+    """The skills `module:agent` mounts, rendered once with empty state, named as the harness names them (a name
+    skills of different origins share resolved per origin, with a `SkillWarning`)."""
     from flue_runtime.agents.hooks import render
+    from flue_runtime.mount.origins import per_origin
 
     function = load_agent(spec)
     with agent_code(spec):
-        return list(render(function, {}).skills)
+        skills, labelled = per_origin(render(function, {}).skills)
+    if labelled is not None:
+        warnings.warn(labelled, SkillWarning, stacklevel=2)
+    return skills
 
 
 @contextmanager

@@ -18,6 +18,8 @@ the tool's result, saying which policy refused; it never raises into the loop.
 Whatever the policy, a workspace skill's script never runs (its files sit in the sandbox, where the
 model's `write` reaches), and a dev-mode skill whose folder lies inside the sandbox, or holds it, runs
 only with `LocalSandbox(..., exec_skills_inside=True)`.
+
+Reads across origins have a policy of their own, `Harness(approve_reads=...)` (below): `local_only`, `ask_reads`.
 """
 
 from __future__ import annotations
@@ -27,7 +29,22 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["ApprovalPolicy", "Consent", "ScriptRequest", "approval_policy", "ask", "bundled_only", "never"]
+__all__ = [
+    "ActingOn",
+    "ApprovalPolicy",
+    "Consent",
+    "ReadConsent",
+    "ReadPolicy",
+    "ReadRequest",
+    "ScriptRequest",
+    "approval_policy",
+    "ask",
+    "ask_reads",
+    "bundled_only",
+    "local_only",
+    "never",
+    "read_policy",
+]
 
 #: Where a skill comes from: `bundle` (an installed distribution's manifest), `folder` (a source folder in dev
 #: mode), `defined` (`define_skill`), `source` (a `SkillSource` through `load_skill`: a remote MCP server, an
@@ -143,3 +160,100 @@ class Consent:
     policy: ApprovalPolicy
     session_id: str
     answers: dict[str, bool]
+
+
+# --- Reads across origins (issue 40 item 2): `Harness(approve_reads=...)` ------------------------------------------
+#
+# While the model acts on a remote skill (it activated a skill a server serves), a read of a file of a skill of
+# another origin (another server's, or the application's own) brings that origin's content into a conversation the
+# remote skill's instructions steer. Each such read, through `read_skill_resource` or the sandbox's `read`, is asked
+# of the read policy at each call (never remembered: the Skills extension asks for consent per call), and refused
+# unless it approves; the refusal is the tool's result, naming both servers. Reads of the acting skill's own origin,
+# and every read before a remote skill was activated, are not asked about.
+#
+# - `local_only` (the default): the application's own skills are read; another server's skill never is.
+# - `ask_reads(callback)`: `callback(request)` (sync or async, a `ReadRequest`) says yes or no, at every such read.
+# - Any `Callable[[ReadRequest], bool]` is taken as `ask_reads(callback)`.
+
+
+@dataclass(frozen=True)
+class ActingOn:
+    """A remote skill the model activated in the conversation: its name as mounted, its origin as shown, and the
+    identity of its server (`mount.vfs.identity_of`)."""
+
+    skill: str
+    origin: str
+    server: str
+
+
+@dataclass(frozen=True)
+class ReadRequest:
+    """A read of a skill's file while the model acts on remote skills of another origin: what is read, from where,
+    and the remote skills the model acts on (each naming its server)."""
+
+    session_id: str
+    #: The skill read, by the name it is mounted under, and its origin as shown.
+    skill: str
+    origin: str
+    #: The identity of the server that serves the skill read; None for a skill of the application's own.
+    server: str | None
+    #: The file read, its path in the skill.
+    path: str
+    #: The activated remote skills of other origins than the skill read's.
+    acting: tuple[ActingOn, ...]
+
+
+ReadDecide = Callable[[ReadRequest], bool | Awaitable[bool]]
+
+
+@dataclass(frozen=True)
+class ReadPolicy:
+    """Says whether a read across origins may happen; `name` is told to the model with a refusal."""
+
+    name: str
+    decide: ReadDecide
+
+    async def approves(self, request: ReadRequest) -> bool:
+        """The policy's answer for `request`: only `True` approves."""
+        answer = self.decide(request)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        return answer is True
+
+
+def _local(request: ReadRequest) -> bool:
+    return request.server is None
+
+
+#: The application's own skills are read while the model acts on a remote skill; another server's skill never is.
+local_only = ReadPolicy("local_only", _local)
+
+
+def ask_reads(callback: ReadDecide, *, name: str = "ask_reads") -> ReadPolicy:
+    """Ask `callback` at every read across origins (never remembered). Only `True` approves; an exception from
+    `callback` refuses the read."""
+    if not callable(callback):
+        raise TypeError(f"ask_reads() takes a function of a ReadRequest, not {type(callback).__name__}")
+    return ReadPolicy(name, callback)
+
+
+def read_policy(chosen: ReadPolicy | ReadDecide | None) -> ReadPolicy:
+    """What `Harness(approve_reads=...)` takes, as a policy: None is `local_only`, a plain callable `ask_reads`."""
+    if chosen is None:
+        return local_only
+    if isinstance(chosen, ReadPolicy):
+        return chosen
+    if callable(chosen):
+        return ask_reads(chosen)
+    raise TypeError(
+        "Harness(approve_reads=...) takes a read policy of flue_runtime.agents.approval (local_only, "
+        f"ask_reads(callback)) or a function of a ReadRequest, not {type(chosen).__name__}"
+    )
+
+
+@dataclass(frozen=True)
+class ReadConsent:
+    """What the read tools ask in one session: the harness's read policy, and the session's id."""
+
+    policy: ReadPolicy
+    session_id: str

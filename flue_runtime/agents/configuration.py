@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from flue_runtime.agents.approval import Consent
+from flue_runtime.agents.approval import Consent, ReadConsent
 from flue_runtime.agents.catalog import Entry
 from flue_runtime.agents.hooks import Render
 from flue_runtime.agents.prompt import instructions_text, system_prompt
@@ -25,7 +25,9 @@ from flue_runtime.agents.scripts import Scripts, exec_root
 from flue_runtime.agents.skill_tools import Mounted, MountedSkills
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import without_clashes
+from flue_runtime.mount.origins import per_origin
 from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.vfs import identity_of
 
 __all__ = ["Configuration", "HARNESS_TOOLS"]
 
@@ -43,6 +45,8 @@ class Configuration:
     skills: MountedSkills
     #: Why each workspace skill named like a declared one was left out: the caller warns.
     skipped: tuple[str, ...] = ()
+    #: What was mounted under a label because skills of different origins share its name: the caller warns.
+    labelled: str | None = None
 
     @classmethod
     def of(
@@ -55,13 +59,19 @@ class Configuration:
         disabled: Collection[str] = (),
     ) -> Configuration:
         """`activated`: the skills the model activated in the conversation (see `MountedSkills`); `disabled`: the
-        names left out (a workspace skill named like a disabled declared one is still a clash, and left out too)."""
-        declared = {skill.name: skill for skill in rendered.skills}
+        names left out (a workspace skill named like a disabled declared one is still a clash, and left out too).
+
+        A workspace skill named like one the application declared is left out (the declared one wins); a name
+        shared with a remote skill resolves per origin (`per_origin`), labels given before any is disabled."""
+        declared = {skill.name: skill for skill in rendered.skills if identity_of(skill) is None}
         found, skipped = without_clashes(workspace, declared)
-        mounted = [Mounted(skill) for skill in rendered.skills] + [Mounted(skill, folder) for skill, folder in found]
+        named, labelled = per_origin([*rendered.skills, *(skill for skill, _ in found)])
+        folders = [None] * len(rendered.skills) + [folder for _, folder in found]
+        mounted = [Mounted(skill, folder) for skill, folder in zip(named, folders)]
         if disabled:
             mounted = [m for m in mounted if m.skill.name not in disabled]
-        return cls(rendered, sandbox, MountedSkills(mounted, budget=budget, activated=activated), tuple(skipped))
+        skills = MountedSkills(mounted, budget=budget, activated=activated)
+        return cls(rendered, sandbox, skills, tuple(skipped), labelled)
 
     @property
     def instructions(self) -> str:
@@ -89,12 +99,20 @@ class Configuration:
             names += ["read", "write", "ls"]
         return tuple(names)
 
-    def tools(self, offered: Iterable[str] = (), consent: Consent | None = None) -> list[Tool]:
+    def tools(
+        self, offered: Iterable[str] = (), consent: Consent | None = None, reads: ReadConsent | None = None
+    ) -> list[Tool]:
         """The harness tools `offered` before plus those needed now, in their fixed order, then the agent's;
-        `consent`: what `run_skill_script` asks before a run (see `Scripts`)."""
+        `consent`: what `run_skill_script` asks before a run (see `Scripts`); `reads`: what a read of a skill file
+        across origins asks (`MountedSkills.approve_read`)."""
         names = {*offered, *self.needed()}
+        approve = None if reads is None else functools.partial(self.skills.approve_read, reads)
         files = SandboxFiles(
-            self.sandbox, self.skills.tree, keep_out=self.skills.folders, skill_paths=self.skills.skill_paths
+            self.sandbox,
+            self.skills.tree,
+            keep_out=self.skills.folders,
+            skill_paths=self.skills.skill_paths,
+            approve=approve,
         )
         tools = []
         for name in HARNESS_TOOLS:
@@ -105,5 +123,5 @@ class Configuration:
             elif name in ("read", "write", "ls"):
                 tools.append(files.tool(name))
             else:
-                tools.append(self.skills.tool(name))
+                tools.append(self.skills.tool(name, reads))
         return tools + self.render.tools

@@ -22,7 +22,16 @@ import uuid
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from flue_runtime.agents.approval import ApprovalPolicy, Consent, Decide, approval_policy
+from flue_runtime.agents.approval import (
+    ApprovalPolicy,
+    Consent,
+    Decide,
+    ReadConsent,
+    ReadDecide,
+    ReadPolicy,
+    approval_policy,
+    read_policy,
+)
 from flue_runtime.agents.catalog import CATALOG_BUDGET, names_text
 from flue_runtime.agents.configuration import HARNESS_TOOLS, Configuration
 from flue_runtime.agents.context import PromptResult, ToolContext, set_value
@@ -42,6 +51,7 @@ from flue_runtime.errors import (
     LoopError,
     SessionConflictError,
     SkillNotFoundError,
+    SkillWarning,
     ToolArgumentError,
     ToolFailure,
 )
@@ -67,6 +77,9 @@ class Harness:
     `approve_scripts`: the policy `run_skill_script` asks before every run (`flue_runtime.agents.approval`:
     `never`, `bundled_only`, `ask(callback)`, or a callback, taken as `ask`); None is `bundled_only`, the
     application's own skills run and skills from elsewhere never do.
+    `approve_reads`: the policy asked at each read of a skill's file while the model acts on a remote skill of
+    another origin (`local_only`, `ask_reads(callback)`, or a callback, taken as `ask_reads`); None is
+    `local_only`, the application's own skills are read and another server's skill never is.
     `telemetry`: OpenTelemetry spans for activations, reads and script runs (`Telemetry`); None traces when
     `opentelemetry-api` is installed, to its global tracer provider; False never.
     """
@@ -83,6 +96,7 @@ class Harness:
         disabled_skills: Iterable[str] = (),
         approve_scripts: ApprovalPolicy | Decide | None = None,
         telemetry: Telemetry | bool | None = None,
+        approve_reads: ReadPolicy | ReadDecide | None = None,
     ) -> None:
         if not callable(agent):
             raise HookError(f"Harness() takes an agent function, not {type(agent).__name__}")
@@ -99,6 +113,7 @@ class Harness:
         self.disabled_skills = _skill_names(disabled_skills, "disabled_skills")
         try:
             self.approve_scripts = approval_policy(approve_scripts)
+            self.approve_reads = read_policy(approve_reads)
         except TypeError as exc:
             raise HookError(str(exc)) from None
         check_telemetry(telemetry)
@@ -163,6 +178,8 @@ class Harness:
         config = Configuration.of(rendered, sandbox, found, self.catalog_budget, disabled=disabled)
         for message in config.skipped:
             warn(message)
+        if config.labelled is not None:
+            warn(config.labelled, SkillWarning)
         return config
 
 
@@ -333,7 +350,7 @@ class Session:
     async def _loop(self, working: SessionRecord, text: str, activate: Sequence[str] = ()) -> PromptResult:
         start = len(working.messages)
         discovered: dict[int, Workspace] = {}  # workspace skills, found once per prompt and sandbox
-        warned: set[str] = set()  # a workspace skill skipped for its name is told once per prompt, not per turn
+        warned: set[str] = set()  # a skill skipped or labelled for its name is told once per prompt, not per turn
 
         async def workspace(sandbox: Sandbox) -> Workspace:
             if id(sandbox) not in discovered:
@@ -360,6 +377,9 @@ class Session:
                 if message not in warned:
                     warned.add(message)
                     warn(message)
+            if config.labelled is not None and config.labelled not in warned:
+                warned.add(config.labelled)
+                warn(config.labelled, SkillWarning)
             if not working.messages:  # the conversation starts now: the system prompt says it all
                 _begin(working, config)
             tools = self._turn(working, config)
@@ -446,7 +466,8 @@ class Session:
         offered = {*record.tools, *config.needed()}
         record.tools = [name for name in HARNESS_TOOLS if name in offered]
         self._config = config
-        return config.tools(record.tools, Consent(self.harness.approve_scripts, self.id, record.script_approvals))
+        consent = Consent(self.harness.approve_scripts, self.id, record.script_approvals)
+        return config.tools(record.tools, consent, ReadConsent(self.harness.approve_reads, self.id))
 
     def _model(self, config: Configuration) -> Model:
         chosen = config.render.model or self.harness.model

@@ -18,6 +18,7 @@ from flue_runtime.errors import HookError
 from flue_runtime.models.base import Model
 from flue_runtime.mount.define import define_skill
 from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.vfs import identity_of
 
 __all__ = [
     "Render",
@@ -44,8 +45,10 @@ class Render:
     model: Model | str | None = None
     sandbox: Any = None
     skills: list[SkillReference] = field(default_factory=list)
-    #: `skills` by name: a render checks each name once, not against every skill before it.
-    skill_names: dict[str, SkillReference] = field(default_factory=dict)
+    #: `skills` by origin (`identity_of`: None for the application's own) and name: a render checks each name once
+    #: per origin, not against every skill before it. Names shared across origins are resolved after the render
+    #: (`mount.origins.per_origin`).
+    skill_names: dict[tuple[str | None, str], SkillReference] = field(default_factory=dict)
     tools: list[Tool] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
 
@@ -125,7 +128,12 @@ def use_skill(skill: SkillReference | Mapping[str, Any], *, name: str | None = N
     render, and one that no longer passes raises its `SkillError` here, as at import.
 
     `name`: mount it under this name instead of its own (`SkillReference.renamed`): checked by the skill
-    name rule; the instructions and files are unchanged. Two skills under one name in a render still raise.
+    name rule; the instructions and files are unchanged.
+
+    Two skills of one origin under one name in a render raise (two of the application's own, or one server's
+    skill twice). A name skills of different origins share resolves per origin (`mount.origins.per_origin`): the
+    application's own skill keeps it, a remote one is mounted under its server's label (`refunds-2d00647f`),
+    with a `SkillWarning`.
     """
     current = _render("use_skill")
     if isinstance(skill, Mapping):
@@ -143,7 +151,8 @@ def use_skill(skill: SkillReference | Mapping[str, Any], *, name: str | None = N
     skill = skill.current()
     if name is not None:
         skill = skill.renamed(name)
-    mounted = current.skill_names.get(skill.name)
+    key = (identity_of(skill), skill.name)
+    mounted = current.skill_names.get(key)
     if mounted is not None:
         same = "the same skill" if mounted == skill else f"another skill with that name ({mounted.origin})"
         raise HookError(
@@ -152,7 +161,7 @@ def use_skill(skill: SkillReference | Mapping[str, Any], *, name: str | None = N
             "or mount one of the two under another name: use_skill(ref, name=...)"
         )
     current.skills.append(skill)
-    current.skill_names[skill.name] = skill
+    current.skill_names[key] = skill
     return skill
 
 

@@ -3,7 +3,9 @@
 Each model turn of a prompt leaves a `Turn`: the catalog the harness rendered for it (each mounted
 skill's name, origin and content id) and what the tools served after its answer, in order: an
 activation (SKILL.md), a page of a support file, a script run, each with the skill's content id and
-the SHA-256 of the file as vetted. Activations the application made (`prompt(..., activate=[...])`)
+the SHA-256 of the file as vetted. A remote skill's records keep its server's identity (`server`, what its
+approvals and virtual paths are keyed on) beside the origin shown to people, so two servers the same text
+names (one command in two environments) are recorded apart. Activations the application made (`prompt(..., activate=[...])`)
 belong to the prompt's first turn and are marked `explicit`. The session store keeps the turns
 with the session (`Session.provenance()`, `store.turns(session_id)`).
 
@@ -34,14 +36,21 @@ Kind = Literal["activation", "read", "script"]
 
 @dataclass(frozen=True)
 class CatalogEntry:
-    """One skill of a turn's catalog: its name (as mounted), where it came from and its content id."""
+    """One skill of a turn's catalog: its name (as mounted), where it came from (as shown to people) and its content
+    id; `server`: the identity of the server that serves it (`mount.vfs.identity_of`), None for the application's
+    own skill, and for a turn recorded before identities were kept."""
 
     name: str
     origin: str
     digest: str
+    server: str | None = None
 
-    def to_dict(self) -> dict[str, str]:
-        return {"name": self.name, "origin": self.origin, "digest": self.digest}
+    def to_dict(self) -> dict[str, str | None]:
+        return {"name": self.name, "origin": self.origin, "digest": self.digest, "server": self.server}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CatalogEntry:
+        return cls(str(data["name"]), str(data["origin"]), str(data["digest"]), _server(data))
 
 
 @dataclass(frozen=True)
@@ -49,7 +58,9 @@ class Served:
     """One skill file served to the model: by an activation, a read of a support file, or a script run.
 
     `digest` is the skill's content id (every file's path and bytes), `sha256` the file's as vetted;
-    `tool_call_id` the call it answered; `explicit` for an activation the application made."""
+    `tool_call_id` the call it answered; `explicit` for an activation the application made; `origin` where the
+    skill came from as shown to people, `server` the identity of the server that serves it (None for the
+    application's own skill, and for a turn recorded before identities were kept)."""
 
     kind: Kind
     skill: str
@@ -59,6 +70,7 @@ class Served:
     sha256: str
     tool_call_id: str | None = None
     explicit: bool = False
+    server: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +82,7 @@ class Served:
             "sha256": self.sha256,
             "tool_call_id": self.tool_call_id,
             "explicit": self.explicit,
+            "server": self.server,
         }
 
     @classmethod
@@ -83,7 +96,14 @@ class Served:
             str(data["sha256"]),
             data.get("tool_call_id"),
             bool(data.get("explicit", False)),
+            _server(data),
         )
+
+
+def _server(data: Mapping[str, Any]) -> str | None:
+    """A record's server identity: absent from one recorded before identities were kept."""
+    server = data.get("server")
+    return None if server is None else str(server)
 
 
 @dataclass(frozen=True)
@@ -116,7 +136,7 @@ class Turn:
             int(data["step"]),
             int(data["message"]),
             float(data["at"]),
-            tuple(CatalogEntry(str(e["name"]), str(e["origin"]), str(e["digest"])) for e in data.get("catalog", ())),
+            tuple(CatalogEntry.from_dict(e) for e in data.get("catalog", ())),
             tuple(Served.from_dict(s) for s in data.get("served", ())),
         )
 
@@ -127,7 +147,9 @@ class Turn:
 
 def catalog_of(skills: Sequence[SkillReference]) -> list[CatalogEntry]:
     """The catalog entries of `skills`, in catalog order."""
-    return [CatalogEntry(skill.name, skill.origin, skill.id) for skill in skills]
+    from flue_runtime.mount.vfs import identity_of  # (at the first turn: recording imports no mount machinery)
+
+    return [CatalogEntry(skill.name, skill.origin, skill.id, identity_of(skill)) for skill in skills]
 
 
 class Observer(Protocol):
@@ -170,7 +192,10 @@ def served(kind: Kind, skill: SkillReference, path: str = SKILL_FILE) -> None:
         return
     files = skill.verdict if kind == "script" else skill.files
     sha256 = next((f.sha256 for f in files if f.path == path), "")
-    item = Served(kind, skill.name, skill.origin, skill.id, path, sha256, call.call_id, call.explicit)
+    from flue_runtime.mount.vfs import identity_of  # (at the first file served: see `catalog_of`)
+
+    server = identity_of(skill)
+    item = Served(kind, skill.name, skill.origin, skill.id, path, sha256, call.call_id, call.explicit, server)
     call.sink.append(item)
     call.seen.append(item)
     if call.span is not None:

@@ -96,31 +96,35 @@ def page_stream(
     offset: int | None = None,
     limit: int | None = None,
     column: int | None = None,
+    *,
+    header: str = "",
 ) -> str:
     """One page of the `size` bytes `handle` reads from its start.
 
     `offset` is a 1-based line (with `column`, a 1-based character in it) for text, a 0-based
-    byte for binary data; `limit` caps the lines (text) or bytes (binary) of the page.
+    byte for binary data; `limit` caps the lines (text) or bytes (binary) of the page. `header`: a line
+    every page starts with (where a remote skill's file came from), within the page's budget.
     """
     _check("offset", offset, 0)
     _check("limit", limit, 1)
     _check("column", column, 1)
+    lead = f"{header}\n" if header else ""
     if size == 0:
-        return f"[{label} is empty]"
+        return f"{lead}[{label} is empty]"
     head = handle.read(SNIFF)
     handle.seek(0)
-    room = MAX_BYTES - HINT_ROOM - 2 * utf8_size(label)
+    room = MAX_BYTES - HINT_ROOM - 2 * utf8_size(label) - utf8_size(lead)
     if _sniff(head, complete=len(head) >= size):
         first = max(offset or 1, 1)
         window = text_window(
             handle, first, column or 1, min(limit or MAX_LINES, MAX_LINES), room, numbered=True, label=label
         )
-        return window.render(label, tool, first)
+        return lead + window.render(label, tool, first)
     if column is not None:
         raise PageError(
             f"{label} is a binary file: its offset counts bytes, and there are no columns; leave column out"
         )
-    return _binary_page(handle, size, label, tool, offset or 0, min(limit or BINARY_PAGE, (room // 4) * 3))
+    return lead + _binary_page(handle, size, label, tool, offset or 0, min(limit or BINARY_PAGE, (room // 4) * 3))
 
 
 @dataclass
@@ -261,19 +265,27 @@ def _binary_page(handle: BinaryIO, size: int, label: str, tool: str, start: int,
 
 
 def entries_page(
-    entries: Sequence[tuple[str, bool, int]], label: str, tool: str, offset: int | None, limit: int | None
+    entries: Sequence[tuple[str, bool, int]],
+    label: str,
+    tool: str,
+    offset: int | None,
+    limit: int | None,
+    *,
+    header: str = "",
 ) -> str:
-    """A page of a folder listing: `name/` for a folder, `name  (N bytes)` for a file; 1-based `offset`."""
+    """A page of a folder listing: `name/` for a folder, `name  (N bytes)` for a file; 1-based `offset`; `header`
+    a line it starts with (as `page_stream`'s)."""
     _check("offset", offset, 0)
     _check("limit", limit, 1)
+    lead = f"{header}\n" if header else ""
     if not entries:
-        return "(empty folder)"
+        return f"{lead}(empty folder)"
     first = max(offset or 1, 1)
     if first > len(entries):
         raise PageError(
             f"offset {first} is past the end of {label} ({len(entries):,} entries); use an offset from 1 to {len(entries)}"
         )
-    budget = MAX_BYTES - HINT_ROOM - 2 * utf8_size(label)
+    budget = MAX_BYTES - HINT_ROOM - 2 * utf8_size(label) - utf8_size(lead)
     rows: list[str] = []
     used = 0
     for name, is_dir, size in entries[first - 1 : first - 1 + min(limit or MAX_ENTRIES, MAX_ENTRIES)]:
@@ -287,4 +299,4 @@ def entries_page(
         rows.append(
             f"[{label}: entries {first}-{last} of {len(entries)}; call {tool} with offset={last + 1} to read on]"
         )
-    return "\n".join(rows)
+    return lead + "\n".join(rows)

@@ -10,7 +10,7 @@ of entries.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -19,6 +19,8 @@ from flue_runtime.agents.reading import entries_page, page_stream
 from flue_runtime.agents.sandbox import Sandbox, sandbox_path
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.errors import FlueError, PageError, SandboxError, ToolFailure
+from flue_runtime.mount.origins import origin_line
+from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.vfs import SkillTree
 
 __all__ = ["LS", "READ", "SPECS", "SandboxFiles", "WRITE"]
@@ -81,7 +83,9 @@ SPECS = {spec["name"]: spec for spec in (READ, WRITE, LS)}
 class SandboxFiles:
     """`read`, `write` and `ls` over `sandbox` (None: no sandbox now, every call says so) and `tree`;
     `write` keeps out of the folders `keep_out`. `skill_paths` gives the skill files a sandbox path may
-    have meant (`MountedSkills.skill_paths`): a `read` that finds no such sandbox file names them."""
+    have meant (`MountedSkills.skill_paths`): a `read` that finds no such sandbox file names them.
+    `approve(skill, path)` is awaited before a skill file is read (`MountedSkills.approve_read`: a read across
+    origins asks the read policy) and raises `ToolFailure` when it may not be."""
 
     def __init__(
         self,
@@ -90,17 +94,33 @@ class SandboxFiles:
         *,
         keep_out: Sequence[Path] = (),
         skill_paths: Callable[[str], list[str]] | None = None,
+        approve: Callable[[SkillReference, str], Awaitable[None]] | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.tree = tree
         self.keep_out = tuple(keep_out)
         self.skill_paths = skill_paths
+        self.approve = approve
 
     def tool(self, name: str) -> Tool:
         spec = SPECS[name]
-        functions: dict[str, Callable[..., str]] = {"read": self.read, "write": self.write, "ls": self.ls}
+        functions: dict[str, Callable[..., Any]] = {"read": self.read, "write": self.write, "ls": self.ls}
+        if self.approve is not None:
+            functions["read"] = self._asking
         function = functions[name]
         return defined_tool(spec, function)
+
+    async def _asking(
+        self, path: str, offset: int | None = None, limit: int | None = None, column: int | None = None
+    ) -> str:
+        """`read`, a skill file read only once `approve` let it be."""
+        if self.approve is not None and self.tree.is_skill_path(path):
+            try:
+                skill, inner = self.tree.file(path)
+            except (FlueError, ValueError) as exc:
+                raise ToolFailure(str(exc)) from exc
+            await self.approve(skill, inner)
+        return self.read(path, offset, limit, column)
 
     def _require(self) -> Sandbox:
         if self.sandbox is None:
@@ -115,8 +135,9 @@ class SandboxFiles:
                     return page_stream(handle, size, path, "read", offset, limit, column)
             skill, inner = self.tree.file(path)
             handle, size = skill.open(inner)
+            header = origin_line(skill, f"File {inner}") or ""  # (a remote skill's file says where it came from)
             with handle:
-                text = page_stream(handle, size, path, "read", offset, limit, column)
+                text = page_stream(handle, size, path, "read", offset, limit, column, header=header)
             served("read", skill, inner)  # (a skill file, as read_skill_resource would have served it)
             return text
         except (FlueError, PageError, OSError, ValueError) as exc:
@@ -148,10 +169,12 @@ class SandboxFiles:
         try:
             if self.tree.is_skill_path(path) or (mounted and self.tree.is_skill_path(path.rstrip("/") + "/")):
                 entries = [(e.name, e.is_dir, e.size) for e in self.tree.list(path)]
-            else:
-                entries = [(e.name, e.is_dir, e.size) for e in self._require().list(path)]
-                if mounted and sandbox_path(path) == "" and not any(name == ".flue" for name, _, _ in entries):
-                    entries.insert(0, (".flue", True, 0))
+                skill, inner = self.tree.owner(path)  # (a remote skill's folder says where it came from)
+                header = origin_line(skill, f"Folder {inner or '.'}") if skill is not None else None
+                return entries_page(entries, path, "ls", offset, limit, header=header or "")
+            entries = [(e.name, e.is_dir, e.size) for e in self._require().list(path)]
+            if mounted and sandbox_path(path) == "" and not any(name == ".flue" for name, _, _ in entries):
+                entries.insert(0, (".flue", True, 0))
             return entries_page(entries, path, "ls", offset, limit)
         except (FlueError, OSError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc

@@ -21,11 +21,12 @@ import difflib
 import functools
 import io
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from flue_runtime.agents.approval import ActingOn, ReadConsent, ReadRequest
 from flue_runtime.agents.catalog import (
     CATALOG_BUDGET,
     NAMES_LIMIT,
@@ -43,8 +44,9 @@ from flue_runtime.errors import FlueError, ToolFailure
 from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.models.base import Message
+from flue_runtime.mount.origins import origin_line
 from flue_runtime.mount.reference import SkillReference
-from flue_runtime.mount.vfs import FLUE_ROOT, SKILLS_ROOT, SkillTree, shown_path
+from flue_runtime.mount.vfs import FLUE_ROOT, SKILLS_ROOT, SkillTree, identity_of, shown_path
 
 #: At most this many catalog lines come back from `find_skills`.
 FIND_LIMIT = 20
@@ -195,15 +197,28 @@ class MountedSkills:
         needs = {"activate_skill": True, "read_skill_resource": self.has_resources, "find_skills": self.searchable}
         return [name for name, needed in needs.items() if needed]
 
-    def tool(self, name: str) -> Tool:
-        """The skill tool `name`, its definition constant, its function this set's."""
-        functions: dict[str, tuple[dict[str, Any], Callable[..., str]]] = {
+    def tool(self, name: str, reads: ReadConsent | None = None) -> Tool:
+        """The skill tool `name`, its definition constant, its function this set's; `reads`: the read policy a read
+        across origins is asked of (the harness's), None where no conversation is kept (nothing is activated)."""
+        functions: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
             "activate_skill": (ACTIVATE_SKILL, self.activate),
-            "read_skill_resource": (READ_SKILL_RESOURCE, self.read_resource),
+            "read_skill_resource": (READ_SKILL_RESOURCE, self.read_resource if reads is None else self._asking(reads)),
             "find_skills": (FIND_SKILLS, self.find),
         }
         spec, function = functions[name]
         return defined_tool(spec, function)
+
+    def _asking(self, reads: ReadConsent) -> Callable[..., Awaitable[str]]:
+        """`read_skill_resource` asking `reads` before a read across origins (`approve_read`)."""
+
+        async def read_resource(
+            path: str, offset: int | None = None, limit: int | None = None, column: int | None = None
+        ) -> str:
+            skill, inner, label = self._found(path)
+            await self.approve_read(reads, skill, inner)
+            return self._page(skill, inner, label, offset, limit, column)
+
+        return read_resource
 
     # --- results ---------------------------------------------------------------------------
 
@@ -230,9 +245,11 @@ class MountedSkills:
             raise ToolFailure(str(exc)) from exc
         skill = found.skill
         footer = self._files_text(found)
-        room = MAX_BYTES - HINT_ROOM - utf8_size(footer) - 2 * utf8_size(skill.name) - 32
+        server = identity_of(skill)  # (a remote skill's tag names its server: its origin, whatever text shows it)
+        tag = f'<skill name="{skill.name}"' + (f' server="{server}">' if server else ">")
+        room = MAX_BYTES - HINT_ROOM - utf8_size(footer) - utf8_size(tag) - utf8_size(skill.name) - 32
         page = _instructions_page(skill, room, self.tree.path(skill.name, SKILL_FILE))
-        text = "\n".join([f'<skill name="{skill.name}">', page, "</skill>", "", footer])
+        text = "\n".join([tag, page, "</skill>", "", footer])
         served("activation", skill)
         return text
 
@@ -240,16 +257,59 @@ class MountedSkills:
         self, path: str, offset: int | None = None, limit: int | None = None, column: int | None = None
     ) -> str:
         """A page of a skill file: by its path under /.flue, or by one that `locate` resolves."""
+        return self._page(*self._found(path), offset, limit, column)
+
+    def _found(self, path: str) -> tuple[SkillReference, str, str]:
+        """The skill, the path in it and the virtual path of the file `path` names (`locate`)."""
         try:
             found = self.locate(path)
             skill, inner = self.tree.file(found)
+        except (FlueError, ValueError) as exc:
+            raise ToolFailure(str(exc)) from exc
+        return skill, inner, found
+
+    def _page(
+        self, skill: SkillReference, inner: str, label: str, offset: int | None, limit: int | None, column: int | None
+    ) -> str:
+        try:
             handle, size = skill.open(inner)
+            header = origin_line(skill, f"File {inner}") or ""  # (a remote skill's file says where it came from)
             with handle:
-                text = page_stream(handle, size, found, "read_skill_resource", offset, limit, column)
-            served("read", skill, inner)
-            return text
+                text = page_stream(handle, size, label, "read_skill_resource", offset, limit, column, header=header)
         except (FlueError, OSError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc
+        served("read", skill, inner)
+        return text
+
+    async def approve_read(self, reads: ReadConsent, skill: SkillReference, inner: str) -> None:
+        """While the model acts on remote skills (activated ones a server serves) of another origin than `skill`'s,
+        a read of its file `inner` needs the read policy's approval, asked at each call; `ToolFailure` (the model
+        is told, naming both servers) unless it approves."""
+        server = identity_of(skill)
+        acting = tuple(
+            ActingOn(other.name, other.origin, found)
+            for name in self.activated()
+            if (found := identity_of(other := self._by_name[name].skill)) is not None and found != server
+        )
+        if not acting:
+            return
+        request = ReadRequest(reads.session_id, skill.name, skill.origin, server, inner, acting)
+        policy = reads.policy
+        try:
+            approved = await policy.approves(request)
+        except Exception as exc:  # the application's callback failed: nothing is read, the loop goes on
+            approved, why = False, f"failed ({type(exc).__name__}: {exc}), so it "
+        else:
+            why = ""
+        if not approved:
+            whose = f"server {server}" if server else "the application's own"
+            servers = ", ".join(f"{a.skill!r} (server {a.server})" for a in acting)
+            raise ToolFailure(
+                f"{inner} of skill {skill.name!r} ({skill.origin}; {whose}) was not read: you are acting on the "
+                f"remote skill{'s' if len(acting) > 1 else ''} {servers}, and reading another origin's skill "
+                f"meanwhile {why}was not approved by the application's read policy {policy.name!r}; do not retry "
+                "it, answer without it"
+            )
 
     def activated(self) -> list[str]:
         """The mounted skills the model activated in its conversation (none where the host keeps no conversation)."""
@@ -262,19 +322,20 @@ class MountedSkills:
         A model that activated a skill often writes a support file's path as the skill's instructions
         do, relative to the skill's folder (`references/vat-rules.md`). That is read when it names
         exactly one file among the skills activated in this conversation (the model was shown their
-        files' paths), or, when none of those has it, among all mounted skills: a host that keeps no
-        conversation (MCP, the framework adapters) has nothing activated, so there the rule is "one
-        file among every skill given". Anything else is a `FlueError` naming the full paths to use:
-        every candidate when several skills have the file, else the closest files, else the files of
-        the activated skills, else the skills to activate.
+        files' paths), and only there: never another skill's file in their place, which may be another
+        origin's (the Skills extension: content never crosses from one origin to another unasked). A
+        host that keeps no conversation (MCP, the framework adapters), or a conversation before any
+        activation, has nothing activated: there the rule is "one file among every skill given".
+        Anything else is a `FlueError` naming the full paths to use: every candidate when several skills
+        have the file, else the closest files, else the files of the activated skills, else the skills
+        to activate.
         """
         relative = None if self.tree.is_skill_path(path) else _relative(path)
         if relative is None:
             return path  # the tree reads it, or says why not and what to use instead
         meant = self._meanings(relative)
         activated = self.activated()
-        theirs = [m for m in meant if m[0] in activated]
-        chosen = theirs or meant
+        chosen = [m for m in meant if m[0] in activated] if activated else meant
         if len(chosen) == 1:
             return self.tree.path(*chosen[0])
         shown = shown_path(path)
@@ -282,7 +343,14 @@ class MountedSkills:
             paths = some_paths([self.tree.path(*m) for m in chosen])
             raise ToolFailure(
                 f"{shown} is not under {FLUE_ROOT}/ and names a file of {len(chosen)} "
-                f"{'activated skills' if theirs else 'skills'}; read the one you mean by its full path: {paths}"
+                f"{'activated skills' if activated else 'skills'}; read the one you mean by its full path: {paths}"
+            )
+        if meant:  # (only skills not activated have it)
+            paths = some_paths([self.tree.path(*m) for m in meant])
+            raise ToolFailure(
+                f"{shown} is not under {FLUE_ROOT}/ and names no file of the activated skills "
+                f"({some_paths(activated)}), within which a relative path is read; another skill has it: read "
+                f"{paths} by its full path if you mean that skill's file"
             )
         close = self.tree.close(relative, activated) or self.tree.close(relative, self.names)
         if close:

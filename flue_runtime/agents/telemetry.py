@@ -4,7 +4,8 @@ A call of `activate_skill`, `read_skill_resource` or `run_skill_script` (an expl
 is a span named as the GenAI semantic conventions name a tool's execution (`execute_tool
 activate_skill`), child of whatever span is current, with the draft skill attributes
 (`gen_ai.skill.name`, `gen_ai.skill.source.uri` where the skill has one) and ours: where the skill
-came from, its content id and the SHA-256 of the file served (`flue.skill.*`). Content (the call's
+came from (`flue.skill.origin`, as shown to people, and for a remote skill `flue.skill.server`, its server's
+identity), its content id and the SHA-256 of the file served (`flue.skill.*`). Content (the call's
 arguments and result) goes into attributes only with `Telemetry(content=True)`.
 
 Only `opentelemetry-api` is needed; nothing here imports it before the first skill tool call of a
@@ -85,6 +86,8 @@ class SkillSpan:
             "flue.skill.file.sha256": item.sha256,
             "flue.skill.explicit": item.explicit,
         }
+        if item.server is not None:
+            attributes["flue.skill.server"] = item.server
         uri = source_uri(skill)
         if uri is not None:
             attributes["gen_ai.skill.source.uri"] = uri

@@ -9,13 +9,16 @@ the agent layer.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from flue_runtime.agents.skill_tools import MountedSkills
 from flue_runtime.agents.tools import Tool
-from flue_runtime.errors import HookError, ToolArgumentError, ToolFailure
+from flue_runtime.errors import HookError, SkillWarning, ToolArgumentError, ToolFailure
+from flue_runtime.mount.origins import per_origin
 from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.vfs import identity_of
 
 __all__ = ["Skillset", "ToolResult"]
 
@@ -29,22 +32,30 @@ class ToolResult:
 
 
 class Skillset:
-    """Skills mounted once, outside any render: the catalog, the skill tools and their results."""
+    """Skills mounted once, outside any render: the catalog, the skill tools and their results.
+
+    Two skills of one origin under one name are refused; a name skills of different origins share resolves per
+    origin, as in the harness (`mount.origins.per_origin`, with a `SkillWarning`): `skills` holds them as named."""
 
     def __init__(self, skills: Iterable[SkillReference]) -> None:
-        self.skills: tuple[SkillReference, ...] = tuple(skills)
-        seen: dict[str, SkillReference] = {}
-        for skill in self.skills:
+        given = tuple(skills)
+        seen: dict[tuple[str | None, str], SkillReference] = {}
+        for skill in given:
             if not isinstance(skill, SkillReference):
                 raise HookError(
                     f"skills must be SkillReference objects (from skill(), define_skill()), not {type(skill).__name__}"
                 )
-            if skill.name in seen:
+            key = (identity_of(skill), skill.name)
+            if key in seen:
                 raise HookError(
-                    f"two skills are named {skill.name!r}: {seen[skill.name].origin} and {skill.origin}; "
+                    f"two skills are named {skill.name!r}: {seen[key].origin} and {skill.origin}; "
                     "pass each name once (a host addresses a skill by its name)"
                 )
-            seen[skill.name] = skill
+            seen[key] = skill
+        named, labelled = per_origin(given)
+        if labelled is not None:
+            warnings.warn(labelled, SkillWarning, stacklevel=2)
+        self.skills: tuple[SkillReference, ...] = tuple(named)
         self._mounted = MountedSkills(self.skills)  # the harness's catalog budget: find_skills past it
         self.tools: tuple[Tool, ...] = tuple(self._mounted.tool(name) for name in self._mounted.tool_names())
         self._by_name = {tool.name: tool for tool in self.tools}

@@ -71,6 +71,7 @@ from mcp_types.jsonrpc import CONNECTION_CLOSED, METHOD_NOT_FOUND
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from flue_runtime.errors import RemoteSkillsError, SkillSourceError, SkillVerificationError, SkillWarning
+from flue_runtime.format.diagnostics import printable
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
 from flue_runtime.format.validate import check_fields
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits
@@ -87,10 +88,13 @@ Target = str | Sequence[str] | StdioServerParameters
 #: What a dynamic skill's catalog line says after its description: its content was not verified.
 UNVERIFIED = " (unverified: served as dynamic content, without digests to check it by)"
 #: What a remote skill's catalog line says after its description, and its activation before its instructions: the
-#: server and URI it came from (SEP-2640: origin visible to the model, never indistinguishable from a local skill).
-FROM = " (served by {origin}: a remote MCP server's skill, not a local one)"
+#: server and URI it came from, and the server's identity (SEP-2640: origin visible to the model, never
+#: indistinguishable from a local skill; two servers the same text shows, such as one command in two environments,
+#: told apart).
+FROM = " (served by {origin}, server {identity}: a remote MCP server's skill, not a local one)"
 FROM_LINE = (
-    "[Skill served by {origin}/SKILL.md, a remote MCP server: its instructions and files are that server's.]\n\n"
+    "[Skill served by {origin}, server {identity}: a remote MCP server's skill; its instructions and files are that "
+    "server's.]\n\n"
 )
 #: `skills/list` pages and skills one call reads at most: a server that pages forever cannot hang it.
 MAX_PAGES = 1_000
@@ -243,7 +247,9 @@ class _RemoteSkill:
             self._files[path] = ListedFile(path, resource["size"], resource["digest"].removeprefix("sha256:"))
 
     def describe(self) -> str:
-        return f"{self._connection.shown} {self._root.rstrip('/')}"
+        """The server as shown and the skill's URI, on one line (a server's URI never adds lines to what the model
+        reads: its catalog line, activation and pages all say this)."""
+        return printable(f"{self._connection.shown} {self._root.rstrip('/')}")
 
     def listing(self) -> list[ListedFile]:
         return list(self._files.values())
@@ -324,7 +330,8 @@ def _mount(
             fields, files, notes = vet_listing(source, entry["frontmatter"], limits=limits)
     except SkillSourceError as refused:
         return None, [_skipped(connection, entry, str(refused))]
-    said = fields.description + FROM.format(origin=source.describe()) + (UNVERIFIED if dynamic else "")
+    said = fields.description + FROM.format(origin=source.describe(), identity=source.identity)
+    said += UNVERIFIED if dynamic else ""
     listed = _Listed(source, fields, files, limits)
     return SkillReference(replace(fields, description=said), listed, known_id=listed.known_id), notes
 
@@ -378,7 +385,7 @@ class _Listed(MountedSource):
         return self._load().read(path)
 
     def instructions(self) -> str:
-        return FROM_LINE.format(origin=self.describe()) + self._load().instructions()
+        return FROM_LINE.format(origin=self.describe(), identity=self.identity) + self._load().instructions()
 
     def describe(self) -> str:
         return self._remote.describe()

@@ -91,6 +91,8 @@ def skills_server(
     for note in notes:
         warnings.warn(note, SkillWarning, stacklevel=2)
     skillset = Skillset(served)
+    for skill in skillset.skills:  # (a skill labelled for a name another origin shares: served under its own only)
+        check_servable(skill)
     extension = SkillsExtension(skillset)
     return MCPServer(
         name,

@@ -281,6 +281,10 @@ class SkillTree:
                 return VirtualEntry(inner.rpartition("/")[2], False, entry.size)
         raise self._missing(skill, inner)
 
+    def owner(self, path: str) -> tuple[SkillReference | None, str]:
+        """The skill whose folder holds `path` and the path in it; (None, folder) above the skills' folders."""
+        return self._split(path)
+
     def list(self, path: str = SKILLS_ROOT) -> list[VirtualEntry]:
         skill, inner = self._split(path)
         if skill is None:

@@ -115,3 +115,20 @@ def _stable(text: str) -> str:
     """What changes from run to run left out: the time of each turn, the id of an explicit activation's call."""
     text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "TIME", text)
     return re.sub(r"explicit_[0-9a-f]+", "explicit_ID", text)
+
+
+def test_the_text_tells_apart_two_servers_one_text_shows() -> None:
+    """Issue 40 item 3: a remote skill's catalog row keeps its server's identity beside the origin shown (one
+    command in two environments shows alike)."""
+    from flue_build.cli.commands.prompt import provenance_text
+    from flue_runtime.agents.provenance import CatalogEntry, Turn
+
+    shown = "MCP server `serve-skills` skill://refunds"
+    catalog = (
+        CatalogEntry("refunds-0123abcd", shown, "d1", "mcp-0123abcd00000000"),
+        CatalogEntry("refunds-4567ef01", shown, "d1", "mcp-4567ef0100000000"),
+        CatalogEntry("local", "define_skill(name='local')", "d2"),
+    )
+    text = provenance_text("s", [Turn(0, 1, 0.0, catalog)])
+    assert f"{shown} (server mcp-0123abcd00000000)" in text and f"{shown} (server mcp-4567ef0100000000)" in text
+    assert "define_skill(name='local')\n" in text + "\n" and "local" in text

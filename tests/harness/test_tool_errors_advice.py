@@ -7,7 +7,9 @@ model calls again following it: every such call must succeed. The test never kno
 only parses the text, so an error that gives no usable advice, or advice that fails, fails here.
 
 A path relative to a skill's folder (what a skill's own instructions write) is read when it names
-one file: among the skills activated in the conversation first, else among all mounted skills.
+one file: among the skills activated in the conversation, and only there (issue 40 item 2: never another
+skill's file in their place); before any activation, and where the host keeps no conversation, among all
+mounted skills.
 """
 
 from __future__ import annotations
@@ -183,6 +185,7 @@ RELATIVE_ERRORS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "two activated skills have it": ({"path": "references/vat-rules.md"}, ("vat", "tax")),
     "a misspelt relative path": ({"path": "references/vat-rule.md"}, ("vat",)),
     "no skill has it, one activated": ({"path": "notes/zzzz.txt"}, ("vat",)),
+    "only a skill not activated has it": ({"path": "guide.md"}, ("vat",)),
     "no skill has it, none activated": ({"path": "notes/zzzz.txt"}, ()),
     "dot-dot, relative": ({"path": "../vat/references/rates.csv"}, ()),
     "absolute outside the tree": ({"path": "/etc/passwd"}, ()),

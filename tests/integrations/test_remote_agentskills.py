@@ -77,7 +77,9 @@ def test_its_skills_over_http_are_mounted_verified_and_read_when_used(url: str, 
         assert refunds.metadata == {"team": "payments", "version": "1.0", "build": "7"}
         assert refunds.resources == ("assets/stamp.png", "data/rates.csv", "policy.md", "templates/email (v2).md")
         body = (FIXTURE / "refunds" / "SKILL.md").read_text().split("---\n", 2)[2]
-        assert refunds.instructions == FROM_LINE.format(origin=refunds.origin) + body  # (its origin first)
+        assert (
+            refunds.instructions == FROM_LINE.format(origin=refunds.origin, identity=skills.identity) + body
+        )  # (its origin first)
         for path in refunds.resources:  # text and binary alike, each checked against its digest when read
             assert refunds.read_bytes(path) == (root / "refunds" / path).read_bytes()
         assert triage.read_bytes("SKILL.md") == (FIXTURE / "triage" / "SKILL.md").read_bytes()

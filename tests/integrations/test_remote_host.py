@@ -122,9 +122,10 @@ def test_the_catalog_line_and_the_activation_name_the_server_and_the_uri(tmp_pat
     with mounted(config)[0] as skills:
         model = run(skills, [ToolCall("activate_skill", {"name": "refunds"})])
         system = str(model.requests[0])
-        assert f"- **refunds** — Handle refund requests. (served by {origin}: a remote MCP server's skill" in system
+        served_by = f"served by {origin}, server {skills.identity}: a remote MCP server's skill"
+        assert f"- **refunds** — Handle refund requests. ({served_by}, not a local one)" in system
         result = str(model.requests[-1].messages[-1]["content"])
-        assert f"[Skill served by {origin}/SKILL.md, a remote MCP server" in result
+        assert f"[Skill {served_by}; its instructions and files are that server's.]" in result
         assert result.index("[Skill served by") < result.index("Read policy.md first.")
         assert skills[0].origin == origin
 
@@ -255,7 +256,8 @@ def test_two_servers_skills_of_one_uri_never_share_a_virtual_path_nor_reach_each
     """Requirement 5, the virtual tree: two servers serve `skill://runner`; mounted as `runner` and `runner-b`, each
     skill's files appear read-only under `/.flue/remote/<its server's identity>/<name>/` (never /.flue/skills/),
     in the activation, read_skill_resource, the sandbox's read and ls, relative paths and provenance alike; a path
-    of one server's skill never reads the other's, and nothing can be written there."""
+    of one server's skill never reads the other's, and nothing can be written there. (The model acts on both
+    servers' skills at once, so each read across them is asked of the read policy: approved here.)"""
     mounts = {key: mounted(serve(tmp_path / key, {"runner": policy(f"from {key}")}))[0] for key in ("a", "b")}
     a, b = mounts["a"], mounts["b"]
     at = {"a": f"/.flue/remote/{a.identity}/runner", "b": f"/.flue/remote/{b.identity}/runner-b"}
@@ -285,7 +287,8 @@ def test_two_servers_skills_of_one_uri_never_share_a_virtual_path_nor_reach_each
 
     (tmp_path / "work").mkdir()
     try:
-        session = Harness(support, sandbox=LocalSandbox(tmp_path / "work")).session("s")
+        harness = Harness(support, sandbox=LocalSandbox(tmp_path / "work"), approve_reads=lambda request: True)
+        session = harness.session("s")
         session.prompt_sync("go")
         results = [
             (str(m["content"]), bool(m.get("is_error"))) for m in model.requests[-1].messages if m["role"] == "tool"
@@ -293,17 +296,23 @@ def test_two_servers_skills_of_one_uri_never_share_a_virtual_path_nor_reach_each
         assert len(results) == len(calls)
         assert f"- {at['a']}/policy.md" in results[0][0] and f"- {at['b']}/policy.md" in results[1][0]
         assert "/.flue/skills/" not in results[0][0] + results[1][0]
-        assert results[2] == ("     1\tfrom a", False) and results[3] == ("     1\tfrom b", False)
+        header = {
+            key: f"server {m.identity}: a remote MCP server's content, not the application's.]\n"
+            for key, m in mounts.items()
+        }
+        assert results[2] == (results[2][0], False) and results[2][0].endswith(f"{header['a']}     1\tfrom a")
+        assert results[3] == (results[3][0], False) and results[3][0].endswith(f"{header['b']}     1\tfrom b")
         for wrong in results[4:7]:  # another server's identity, or the local tree: refused, pointing at the real one
             assert wrong[1] and "no mounted skill at" in wrong[0], wrong
         assert f"read {at['b']}/policy.md" in results[4][0] and f"read {at['a']}/policy.md" in results[5][0]
         assert results[7][1] and f"{at['a']}/policy.md" in results[7][0] and f"{at['b']}/policy.md" in results[7][0]
-        assert results[8] == ("     1\tfrom b", False)
+        assert results[8] == (results[3][0], False)
         for written in results[9:11]:
             assert written[1] and "read-only" in written[0], written
         assert not (tmp_path / "work" / ".flue").exists()
         assert results[11] == (f"{a.identity}/\n{b.identity}/", False)
-        assert results[12] == ("SKILL.md  (63 bytes)\npolicy.md  (7 bytes)", False)
+        assert results[12] == (results[12][0], False)
+        assert results[12][0].endswith(f"{header['b']}SKILL.md  (63 bytes)\npolicy.md  (7 bytes)")
         # Each server was asked for its own files only, each once.
         assert reads(tmp_path / "a") == [uri("runner"), uri("runner", "policy.md")]
         assert reads(tmp_path / "b") == [uri("runner"), uri("runner", "policy.md")]
@@ -457,9 +466,10 @@ def mounting(skills: list[Any], model: ScriptedModel | None = None) -> Any:
 
 def test_a_remote_skill_grants_no_tools_and_never_stands_in_for_a_local_skill_of_its_name(tmp_path: Path) -> None:
     """ "No implicit permission grants": a remote skill's `allowed-tools` is never taken, before or after it is
-    loaded; "Name collisions": a remote `refunds` and the application's own `refunds` in one agent are refused
-    naming the name, never one silently preferred; mounted under another name, both are there."""
-    from flue_runtime import FlueError, define_skill
+    loaded; "Names": a remote `refunds` and the application's own `refunds` in one agent resolve per origin (the
+    local one keeps its name, the remote one is labelled by its server, a warning says so: never one silently
+    preferred, nor the agent stopped; more in test_remote_origins.py); mounted under another name, both are there."""
+    from flue_runtime import define_skill
 
     granting = {
         **REFUNDS,
@@ -469,9 +479,13 @@ def test_a_remote_skill_grants_no_tools_and_never_stands_in_for_a_local_skill_of
     with mounted(serve(tmp_path, {"refunds": granting}))[0] as skills:
         assert skills[0].allowed_tools == ()
         assert "Go." in skills[0].instructions and skills[0].allowed_tools == ()  # loaded: still none
+        labelled = f"refunds-{skills.identity.removeprefix('mcp-')[:8]}"
         for order in ([local, skills[0]], [skills[0], local]):
-            with pytest.raises(FlueError, match="'refunds'"):
-                Harness(mounting(order)).prompt_sync("hello")
+            model = ScriptedModel(["done"])
+            with pytest.warns(SkillWarning, match=f"'refunds' of .* as '{labelled}'"):
+                Harness(mounting(order, model)).prompt_sync("hello")
+            assert "- **refunds** — The local refunds." in model.requests[0].system
+            assert f"- **{labelled}** — Handle refund requests. (served by" in model.requests[0].system
         model = ScriptedModel(["done"])
 
         @agent

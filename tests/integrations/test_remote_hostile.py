@@ -313,9 +313,12 @@ def test_a_dynamic_skill_is_mounted_only_when_allowed_and_its_catalog_line_says_
     with mounted(command(config), timeout=TIMEOUT, allow_dynamic=True)[0] as skills:
         shifting, steady = skills
         assert reads(tmp_path) == []  # listed and mounted: no file fetched, the dynamic one's neither
-        assert shifting.description == "The shifting skill." + FROM.format(origin=shifting.origin) + UNVERIFIED
+        assert (
+            shifting.description
+            == "The shifting skill." + FROM.format(origin=shifting.origin, identity=skills.identity) + UNVERIFIED
+        )
         assert shifting.resources == () and reads(tmp_path) == []
-        assert steady.description == "The steady skill." + FROM.format(origin=steady.origin)
+        assert steady.description == "The steady skill." + FROM.format(origin=steady.origin, identity=skills.identity)
         model = ScriptedModel([[ToolCall("activate_skill", {"name": "shifting"})], "done"])
 
         @agent
@@ -331,7 +334,7 @@ def test_a_dynamic_skill_is_mounted_only_when_allowed_and_its_catalog_line_says_
         assert f"- **shifting** — {shifting.description}\n" in system
         assert f"- **steady** — {steady.description}\n" in system + "\n"
         activation = str(model.requests[-1].messages[-1]["content"])
-        assert f"[Skill served by {shifting.origin}/SKILL.md, a remote MCP server" in activation
+        assert f"[Skill served by {shifting.origin}, server {skills.identity}: a remote MCP server" in activation
         assert "Do the thing." in activation
         assert shifting.instructions.endswith("Do the thing.\n") and reads(tmp_path) == [uri("shifting")]
     # Its SKILL.md is still compared with the entry, field by field: refused at first need, never served.

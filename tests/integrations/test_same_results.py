@@ -13,6 +13,7 @@ need("agents", "openai-agents")
 need("langchain_core", "langchain")
 need("pydantic_ai", "pydantic-ai")
 
+import re
 import sys
 import warnings
 from collections.abc import Callable
@@ -31,8 +32,9 @@ from flue_runtime import SkillWarning, load_skill, skills_of
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp import remote_skills
 from flue_runtime.mcp.remote import FROM, FROM_LINE
+from flue_runtime.mount.origins import origin_line
 from flue_runtime.mount.reference import SkillReference
-from flue_runtime.mount.vfs import SkillTree
+from flue_runtime.mount.vfs import SkillTree, identity_of
 
 pytestmark = pytest.mark.slow  # the fixture project built and installed (`installed`, `raw_installed`)
 
@@ -175,10 +177,18 @@ def _placed(arguments: dict[str, object], skills: list[SkillReference]) -> dict[
 
 
 def _untagged(text: str, skills: list[SkillReference]) -> str:
-    """`text` without the origin a remote skill's catalog line and activation carry (`FROM`, `FROM_LINE`), its
-    folders named as the bundle's (that they carry them is `test_remote_host.py`'s)."""
+    """`text` without the origin a remote skill's catalog line, activation and pages of its files carry (`FROM`,
+    `FROM_LINE`, the server in its `<skill>` tag, `origin_line`), its folders named as the bundle's (that they carry
+    them is `test_remote_host.py`'s and `test_remote_origins.py`'s)."""
     tree = SkillTree(skills)
     for skill in skills:
-        text = text.replace(FROM.format(origin=skill.origin), "").replace(FROM_LINE.format(origin=skill.origin), "")
+        server = identity_of(skill)
+        if server is None:
+            continue
+        text = text.replace(FROM.format(origin=skill.origin, identity=server), "")
+        text = text.replace(FROM_LINE.format(origin=skill.origin, identity=server), "")
+        text = text.replace(f' server="{server}">', ">")
+        line = re.escape(origin_line(skill, "WHAT") or "").replace("WHAT", "(?:File|Folder) [^\\n]*?", 1)
+        text = re.sub(line + "\n", "", text)
         text = text.replace(tree.path(skill.name), f"/.flue/skills/{skill.name}")
     return text

@@ -184,7 +184,7 @@ def provenance_text(session: str, turns: Sequence[Turn]) -> str:
         at = datetime.fromtimestamp(turn.at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         lines.append(f"turn {number} (step {turn.step} of its prompt, answer at message {turn.message}, {at})")
         lines.append(f"  catalog: {len(turn.catalog)} skill{'' if len(turn.catalog) == 1 else 's'}")
-        lines += _columns([(e.name, _short(e.digest), e.origin) for e in turn.catalog])
+        lines += _columns([(e.name, _short(e.digest), _origin(e.origin, e.server)) for e in turn.catalog])
         lines.append("  served:" + ("" if turn.served else " nothing"))
         rows = [
             (
@@ -198,6 +198,11 @@ def provenance_text(session: str, turns: Sequence[Turn]) -> str:
         ]
         lines += _columns(rows)
     return "\n".join(lines)
+
+
+def _origin(origin: str, server: str | None) -> str:
+    """Where a skill came from, as shown, with its server's identity (two servers one text shows told apart)."""
+    return origin if server is None else f"{origin} (server {server})"
 
 
 def _short(digest: str) -> str:
