@@ -123,7 +123,6 @@ def report(command: str, exc: BaseException) -> None:
 def error_line(command: str, message: str) -> str:
     """`flue-skills COMMAND: error: ...`, what the error says of installed data or a path escaped
     (`printable`, line by line)."""
-    from flue_runtime.format.diagnostics import printable
+    from flue_runtime.format.diagnostics import printable_lines
 
-    text = "\n".join(printable(line) for line in message.split("\n"))
-    return f"flue-skills {command}: error: {text}"
+    return f"flue-skills {command}: error: {printable_lines(message)}"

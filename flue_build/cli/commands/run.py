@@ -32,9 +32,10 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from flue_build.cli.agent_args import activation, add_agent_arguments, add_store_arguments
-from flue_build.cli.exits import INTERRUPTED, OK, PROBLEMS
+from flue_build.cli.exits import INTERRUPTED, OK, PROBLEMS, error_line
 from flue_build.errors import UsageError
 from flue_runtime.errors import FlueError
+from flue_runtime.format.diagnostics import printable_lines
 
 if TYPE_CHECKING:
     from flue_build.cli import AddParser  # the harness is imported when the command runs, so other commands start fast
@@ -165,12 +166,12 @@ class Conversation:
         except Exception as exc:  # the model, the store or the agent's code failed: the turn was not saved
             self.failed = True
             problem = str(exc) if isinstance(exc, FlueError) else f"{type(exc).__name__}: {exc}"
-            print(f"flue-skills run: error: {problem}; this turn was not saved", file=sys.stderr, flush=True)
+            print(error_line("run", f"{problem}; this turn was not saved"), file=sys.stderr, flush=True)
             return
         finally:
             self.in_turn = False
         self.activate = []
-        print(result.text, flush=True)
+        print(printable_lines(result.text), flush=True)  # the model's words: line breaks kept, nothing raw
 
 
 @contextmanager
