@@ -8,7 +8,7 @@ SHA-256: a file rewritten since never runs), read-only, executable where the ins
 package has the bit. Every run checks the copy again, so a changed copy is rebuilt, never
 run. A skill mounted from a folder on disk (dev mode) that lies inside the sandbox, or holds
 it, runs scripts only with `LocalSandbox(..., exec_skills_inside=True)`. Every run needs the
-harness's approval policy to approve the skill's identity and digest (`agents.approval`): a
+harness's approval policy to approve the skill's identity, digest and script (`agents.approval`): a
 refusal is the tool's result, naming the policy. The script runs
 with the sandbox folder as its working directory, a `.py` file under the current
 interpreter and anything else through its shebang, with a small environment (no API
@@ -154,7 +154,8 @@ class Scripts:
         return await run_script(copy, path, args or [], stdin, sandbox.root, sandbox.exec_timeout)
 
     async def _approved(self, skill: SkillReference, path: str, args: list[str]) -> None:
-        """Ask the approval policy about this skill's content; `ToolFailure` (the model is told) unless it approves."""
+        """Ask the approval policy about this script of this skill's content; `ToolFailure` (the model is told) unless it
+        approves."""
         policy = self.consent.policy
         request = ScriptRequest(
             self.consent.session_id,

@@ -14,9 +14,10 @@ end of input (Ctrl-D, or the end of a piped file) ends the conversation (exit 0)
 before anything is read; `--disable-skill NAME` leaves a skill out for this run
 (`Harness(disabled_skills=...)`, not saved with the session).
 
-Before a skill's script runs (`run_skill_script`), the terminal is asked, once per skill and content
-digest in the session (`flue_runtime.agents.approval.ask`; with `--store` the answer is kept with the
-session): a line starting with `y` runs it, anything else, or end of input, refuses it.
+Before a skill's script runs (`run_skill_script`), the terminal is asked, once per script of each skill's
+content in the session (`flue_runtime.agents.approval.ask`; with `--store` the answer is kept with the
+session): a line starting with `y` runs that script, with any arguments, for the session; anything else,
+or end of input, refuses it. The question is `ScriptRequest.question()`: escaped, bounded parts only.
 """
 
 from __future__ import annotations
@@ -206,13 +207,7 @@ def _ctrl_c_exits(conversation: Conversation) -> Iterator[None]:
 
 def _terminal_approval(request: ScriptRequest) -> bool:
     """Ask on the terminal whether a skill's script may run: a line starting with y says yes."""
-    print(
-        f"run {request.script} of skill {request.skill!r} ({request.origin}, content {request.digest}) "
-        f"with arguments {list(request.args)}? [y/N] ",
-        end="",
-        file=sys.stderr,
-        flush=True,
-    )
+    print(f"{request.question()} [y/N] ", end="", file=sys.stderr, flush=True)
     line = sys.stdin.readline()
     if not sys.stdin.isatty():
         print(line.strip(), file=sys.stderr, flush=True)  # piped: the answer shows in the transcript
