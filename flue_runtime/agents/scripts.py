@@ -11,8 +11,9 @@ it, runs scripts only with `LocalSandbox(..., exec_skills_inside=True)`. Every r
 harness's approval policy to approve the skill's identity, digest and script (`agents.approval`): a
 refusal is the tool's result, naming the policy. The script runs
 with the sandbox folder as its working directory, a `.py` file under the current
-interpreter and anything else through its shebang, with a small environment (no API
-keys), a timeout, and output bounded to one tool result, under a supervisor
+interpreter, isolated (`-I`: neither the working folder, `PYTHONPATH` nor user site-packages on its
+`sys.path`; and `write` never reaches where it loads code from at start-up, `disk_write.startup_places`),
+anything else through its shebang, with a small environment (no API keys), a timeout, and output bounded to one tool result, under a supervisor
 (`agents.supervisor`), in a cgroup of its own where the machine offers one, so that no
 process of it is left running when the call returns.
 """
@@ -92,6 +93,15 @@ KILL_WAIT = 5.0
 #: Seconds the output is still read once the supervisor has exited: what the pipes still hold comes at once, and a
 #: pipe still open is held by a process that escaped every mechanism.
 OUTPUT_GRACE = 1.0
+
+
+#: How a `.py` script runs, under `python -I -c`: an isolated interpreter (no `PYTHON*` variables, no user
+#: site-packages, not the working folder on `sys.path`), with the script's own folder of the verified copy on
+#: `sys.path` as a script run by path has it, so it still imports its sibling modules.
+_AS_SCRIPT = (
+    "import os, sys; sys.argv[:] = sys.argv[1:]; __file__ = sys.argv[0]; "
+    "sys.path.insert(0, os.path.dirname(__file__)); exec(compile(open(__file__, 'rb').read(), __file__, 'exec'))"
+)
 
 
 def exec_root(sandbox: Sandbox | None) -> LocalSandbox | None:
@@ -316,7 +326,7 @@ async def run_script(folder: Path, script: str, args: list[str], stdin: str | No
     """
     full = folder.joinpath(*script.split("/"))
     if script.endswith(".py"):
-        argv = [sys.executable, str(full), *args]
+        argv = [sys.executable, "-I", "-c", _AS_SCRIPT, str(full), *args]
     elif os.access(full, os.X_OK):
         argv = [str(full), *args]
     else:
