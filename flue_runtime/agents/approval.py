@@ -17,6 +17,11 @@ script's path. A refusal is the tool's result, saying which policy refused; it n
   `ask(callback, bundled=True)` runs the application's own skills without asking.
 - Any `Callable[[ScriptRequest], bool]` is taken as `ask(callback)`.
 
+The same policy is asked before each call of an application's tool that runs code (`use_tool(...,
+runs_code=True)`) while a skill from elsewhere (kind `source`) is active in the conversation, once per
+such skill (`ScriptRequest.tool` names the tool; an answer covers that tool with any arguments, for the
+session): what the skill's instructions make the model run is code the skill brought in.
+
 Whatever the policy, a workspace skill's script never runs (its files sit in the sandbox, where the
 model's `write` reaches), and a dev-mode skill whose folder lies inside the sandbox, or holds it, runs
 only with `LocalSandbox(..., exec_skills_inside=True)`.
@@ -59,6 +64,10 @@ class ScriptRequest:
     args: tuple[str, ...] = ()
     #: The key of the server that serves the skill (`mount.vfs.identity_of`), None for a skill of the application's.
     server: str | None = None
+    #: The application's tool that runs code (`use_tool(..., runs_code=True)`), called while this skill from
+    #: elsewhere is active: what is asked about instead of one of its scripts (`script` is then "", `args` the
+    #: call's arguments as one JSON text). None for a script of the skill.
+    tool: str | None = None
 
     @property
     def bundled(self) -> bool:
@@ -70,18 +79,23 @@ class ScriptRequest:
         """What an answer is remembered by in the session: the skill's identity (its name, origin and server, as
         SEP-2640 asks of persisted approvals: never the URI without the server), its digest and the script's path,
         never its arguments. A JSON list: no key kept before scripts were named (`name digest origin [server]`,
-        starting with a skill name) can equal one."""
-        return json.dumps(["script", self.skill, self.digest, self.origin, self.server, self.script])
+        starting with a skill name) can equal one. A code tool's call while the skill is active: by the tool's name."""
+        kind, what = ("script", self.script) if self.tool is None else ("tool", self.tool)
+        return json.dumps([kind, self.skill, self.digest, self.origin, self.server, what])
 
     def question(self) -> str:
-        """What a person is asked, on one line, saying exactly what a yes covers (this script of this content, with
-        any arguments, for this session); built from escaped (`printable`) and bounded parts only, so no skill
-        name, origin or argument can move the cursor, rewrite the line or hide what is asked."""
-        return (
-            f"run {_part(self.script)} of skill {_part(repr(self.skill))} ({_part(self.origin)}, content "
-            f"{_part(self.digest)}) with any arguments, for this session? (asked now with "
-            f"{_part(json.dumps(list(self.args), ensure_ascii=False))})"
-        )
+        """What a person is asked, on one line, saying exactly what a yes covers (this script of this content, or
+        this code tool while this content is active, with any arguments, for this session); built from escaped
+        (`printable`) and bounded parts only, so no skill name, origin or argument can move the cursor, rewrite the
+        line or hide what is asked."""
+        skill = f"skill {_part(repr(self.skill))} ({_part(self.origin)}, content {_part(self.digest)})"
+        if self.tool is None:
+            asked = f"run {_part(self.script)} of {skill}"
+            now = json.dumps(list(self.args), ensure_ascii=False)
+        else:
+            asked = f"let the application's tool {_part(repr(self.tool))} run code while {skill} is active,"
+            now = " ".join(self.args)
+        return f"{asked} with any arguments, for this session? (asked now with {_part(now)})"
 
 
 #: How much of each part of a question is shown (a name, an origin, the arguments), in characters once escaped.

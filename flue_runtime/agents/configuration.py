@@ -21,7 +21,7 @@ from flue_runtime.agents.hooks import Render
 from flue_runtime.agents.prompt import instructions_text, system_prompt
 from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.agents.sandbox_tools import SandboxFiles
-from flue_runtime.agents.scripts import Scripts, exec_root
+from flue_runtime.agents.scripts import Scripts, exec_root, guarded
 from flue_runtime.agents.skill_tools import Mounted, MountedSkills
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import without_clashes
@@ -91,7 +91,8 @@ class Configuration:
 
     def tools(self, offered: Iterable[str] = (), consent: Consent | None = None) -> list[Tool]:
         """The harness tools `offered` before plus those needed now, in their fixed order, then the agent's;
-        `consent`: what `run_skill_script` asks before a run (see `Scripts`)."""
+        `consent`: what `run_skill_script` asks before a run (see `Scripts`), and an agent's tool that runs code
+        while a skill from elsewhere is active (`guarded`)."""
         names = {*offered, *self.needed()}
         files = SandboxFiles(
             self.sandbox, self.skills.tree, keep_out=self.skills.folders, skill_paths=self.skills.skill_paths
@@ -106,4 +107,4 @@ class Configuration:
                 tools.append(files.tool(name))
             else:
                 tools.append(self.skills.tool(name))
-        return tools + self.render.tools
+        return tools + [guarded(tool, self.skills, consent) for tool in self.render.tools]

@@ -23,12 +23,15 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import inspect
+import json
 import os
 import shutil
 import signal
 import stat
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +61,7 @@ __all__ = [
     "Scripts",
     "cache_root",
     "exec_root",
+    "guarded",
     "materialise",
     "run_script",
     "source_kind",
@@ -164,32 +168,10 @@ class Scripts:
         return await run_script(copy, path, args or [], stdin, sandbox.root, sandbox.exec_timeout)
 
     async def _approved(self, skill: SkillReference, path: str, args: list[str]) -> None:
-        """Ask the approval policy about this script of this skill's content; `ToolFailure` (the model is told) unless it
-        approves."""
-        policy = self.consent.policy
-        request = ScriptRequest(
-            self.consent.session_id,
-            skill.name,
-            skill.origin,
-            content_id(skill.verdict),
-            source_kind(skill),
-            path,
-            tuple(args),
-            identity_of(skill),
-        )
-        try:
-            approved = await policy.approves(request, self.consent.answers)
-        except Exception as exc:  # the application's callback failed: nothing runs, the loop goes on
-            raise ToolFailure(
-                f"{path} of skill {skill.name!r} was not run: the approval policy {policy.name!r} failed "
-                f"({type(exc).__name__}: {exc}), so it was not approved"
-            ) from None
-        if not approved:
-            raise ToolFailure(
-                f"{path} of skill {skill.name!r} was not run: not approved by the application's script approval "
-                f"policy {policy.name!r} ({request.origin}, content {request.digest}); do not retry it, "
-                "answer without it"
-            )
+        """Ask the approval policy about this script of this skill's content; `ToolFailure` (the model is told)
+        unless it approves."""
+        request = _request(self.consent, skill, script=path, args=tuple(args))
+        await _consented(self.consent, request, f"{path} of skill {skill.name!r}")
 
     def _with_scripts(self) -> str:
         """Which skills a script can run from (what a model that named another should use)."""
@@ -199,6 +181,64 @@ class Scripts:
             if m.workspace_folder is None and any(f.path.startswith(SCRIPTS_DIR) for f in m.skill.verdict)
         ]
         return f"skills with scripts: {some_paths(names)}"
+
+
+def _request(consent: Consent, skill: SkillReference, **asked: Any) -> ScriptRequest:
+    """What the approval policy is asked about `skill` (`asked`: the script and its arguments, or a code tool)."""
+    kind = source_kind(skill)
+    return ScriptRequest(
+        consent.session_id,
+        skill.name,
+        skill.origin,
+        content_id(skill.verdict),
+        kind,
+        server=identity_of(skill),
+        **asked,
+    )
+
+
+async def _consented(consent: Consent, request: ScriptRequest, what: str) -> None:
+    """Nothing, when the policy approves `request`; else `ToolFailure` saying `what` was not run and why."""
+    policy = consent.policy
+    try:
+        approved = await policy.approves(request, consent.answers)
+    except Exception as exc:  # the application's callback failed: nothing runs, the loop goes on
+        raise ToolFailure(
+            f"{what} was not run: the approval policy {policy.name!r} failed ({type(exc).__name__}: {exc}), so it "
+            "was not approved"
+        ) from None
+    if not approved:
+        raise ToolFailure(
+            f"{what} was not run: not approved by the application's script approval policy {policy.name!r} "
+            f"({request.origin}, content {request.digest}); do not retry it, answer without it"
+        )
+
+
+# --- the application's tools that run code ----------------------------------------------------------
+
+
+def guarded(tool: Tool, skills: MountedSkills, consent: Consent | None) -> Tool:
+    """`tool`, when it runs code (`Tool.runs_code`), asking the approval policy before each call while a skill from
+    elsewhere (a remote MCP server's, any `load_skill` source's: kind `source`) is active in the conversation, once
+    per such skill, naming the tool, the skill and its server (`ScriptRequest.tool`); any other tool as it is."""
+    if not tool.runs_code:
+        return tool
+    asked = consent or Consent(bundled_only, "", {})
+
+    async def call(**arguments: Any) -> Any:
+        shown = {key: value for key, value in arguments.items() if key != tool.context}
+        text = json.dumps(shown, ensure_ascii=False, default=str)
+        for name in skills.activated():
+            mounted = skills.get(name)
+            if mounted is None or mounted.workspace_folder is not None or source_kind(mounted.skill) != "source":
+                continue
+            skill = mounted.skill
+            request = _request(asked, skill, script="", args=(text,), tool=tool.name)
+            await _consented(asked, request, f"{tool.name} (it runs code; skill {name!r} ({skill.origin}) is active)")
+        result = tool.function(**arguments)
+        return await result if inspect.isawaitable(result) else result
+
+    return replace(tool, function=call)
 
 
 def source_kind(skill: SkillReference) -> Kind:

@@ -17,7 +17,9 @@ before anything is read; `--disable-skill NAME` leaves a skill out for this run
 Before a skill's script runs (`run_skill_script`), the terminal is asked, once per script of each skill's
 content in the session (`flue_runtime.agents.approval.ask`; with `--store` the answer is kept with the
 session): a line starting with `y` runs that script, with any arguments, for the session; anything else,
-or end of input, refuses it. The question is `ScriptRequest.question()`: escaped, bounded parts only.
+or end of input, refuses it. The same question is asked before a call of the agent's tool that runs code
+(`use_tool(..., runs_code=True)`) while a remote skill is active. The question is
+`ScriptRequest.question()`: escaped, bounded parts only.
 """
 
 from __future__ import annotations
