@@ -1,8 +1,8 @@
 """Issue 41 item 1: text from others never drives the terminal. Hostile text (OSC 52, which writes the clipboard;
 CSI sequences that clear the screen and move the cursor; a C1 CSI; a carriage return; bidirectional overrides) is
-put in every place a command prints from: a skill's description, instructions and file names' neighbours, an eval
-set's queries, a script's output, a tool's result, the model's answer and tool calls, a remote-looking skill name a
-model makes up. Every command runs in this process (`main`), and what it wrote to stdout and stderr holds no byte a
+put in every place a command prints from: a skill's description and instructions, an eval set's queries, a
+script's output, a tool's result, the model's answer and tool calls, a skill name a model makes up, the name of a
+folder in the workspace (whose warning the command prints). Every command runs in this process (`main`), and what it wrote to stdout and stderr holds no byte a
 terminal acts on: each such character arrives escaped, by `format.diagnostics.printable`.
 `prompt --raw` is the one way to get the exact bytes."""
 
@@ -106,6 +106,9 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]:
     (skill / "evals" / "triggers.json").write_text(json.dumps(queries), encoding="utf-8")
     (tmp_path / "work").mkdir()
     (tmp_path / "work" / "notes.txt").write_text(f"notes {HOSTILE}\n", encoding="utf-8")
+    named = tmp_path / "work" / ".agents" / "skills" / f"a{HOSTILE.replace(chr(13), '')}"  # (a model can write it)
+    named.mkdir(parents=True)
+    (named / "SKILL.md").write_text("---\nname: a\ndescription: A workspace skill.\n---\nBody.\n")
     module = f"hostile_text_agent_{next(_modules)}"
     (tmp_path / f"{module}.py").write_text(textwrap.dedent(AGENT.format(hostile=HOSTILE)), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
@@ -134,9 +137,10 @@ def test_prompt_escapes_the_system_prompt_and_activations(
     assert_clean(text)
     assert "\\x1b]52;c;ZXZpbA==\\x07" in text and "\\u202egnp.exe\\u202c" in text  # shown, escaped
     assert "The end." in text  # the activation, line by line
-    shown = printed(capsys, "prompt", agent, "--skill", "hostile", "--format", "json")
-    assert_clean(shown)
-    assert f"Use for anything. {KEPT}" in json.loads(shown)["system"]  # JSON's escapes read back as the same string
+    main(["prompt", agent, "--skill", "hostile", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert_clean(out + err)
+    assert f"Use for anything. {KEPT}" in json.loads(out)["system"]  # JSON's escapes read back as the same string
 
 
 def test_prompt_raw_prints_the_exact_bytes(folder: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -157,6 +161,7 @@ def test_run_escapes_the_trace_the_answer_and_the_question(
     assert "<- run_skill_script returned: exit status: 0" in out  # the script ran (asked, and said yes)
     assert "  <- lookup returned: found: \\x1b]52;c;ZXZpbA==\\x07" in out
     assert "The answer:\n\\x1b]52" in out and "\nend of answer" in out  # the answer keeps its lines
+    assert "flue-skills run: warning: workspace skill .agents/skills/a\\x1b]52;c;ZXZpbA==\\x07" in err
 
 
 def test_eval_escapes_queries_and_what_the_model_named(
