@@ -25,7 +25,7 @@ import json, sys
 from flue_runtime import Harness, LocalSandbox, agent, define_skill, use_model, use_skill
 from flue_runtime.models import ScriptedModel, ToolCall
 
-path, content = sys.argv[1], sys.argv[2]
+writes = json.loads(sys.argv[1])
 TOOLS = define_skill(
     name="tools",
     description="Has a script.",
@@ -37,7 +37,7 @@ TOOLS = define_skill(
 )
 model = ScriptedModel(
     [
-        [ToolCall("write", {"path": path, "content": content})],
+        [ToolCall("write", {"path": path, "content": content}) for path, content in writes],
         [ToolCall("run_skill_script", {"skill": "tools", "script": "hello.py"})],
         "done",
     ]
@@ -74,53 +74,56 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     return folder, python, Path(site).relative_to(folder).as_posix()
 
 
-def planted(marker: Path) -> str:
-    return f"open({str(marker)!r}, 'w').write('ran')\n"
-
-
+#: Where the model plants code, by what it is; `{site}`: the venv's site-packages, `{code}`: the planted code.
 CASES = {
-    "pth": ("{site}/evil.pth", "import os; " + "{code}"),
+    "a .pth": ("{site}/evil.pth", "import os; {code}"),
     "sitecustomize in site-packages": ("{site}/sitecustomize.py", "{code}"),
     "sitecustomize on sys.path": ("src/sitecustomize.py", "{code}"),
     "usercustomize on sys.path": ("src/usercustomize.py", "{code}"),
-    "pyc in site-packages": ("{site}/__pycache__/project_code.cpython-311.pyc", "{code}"),
-    "pyc on sys.path": ("src/__pycache__/project_code.cpython-311.pyc", "{code}"),
-    "sourceless pyc on sys.path": ("src/evil.pyc", "{code}"),
-    "the venv's configuration": (".venv/pyvenv.cfg", "home = /nowhere\n"),
+    "a .pyc in site-packages": ("{site}/__pycache__/project_code.cpython-311.pyc", "{code}"),
+    "a .pyc on sys.path": ("src/__pycache__/project_code.cpython-311.pyc", "{code}"),
+    "a sourceless .pyc on sys.path": ("src/evil.pyc", "{code}"),
+    "the venv's configuration": (".venv/pyvenv.cfg", "home = /nowhere"),
 }
 
 
-@pytest.mark.parametrize("case", CASES)
+def prompted(folder: Path, python: Path, writes: list[tuple[str, str]], cache: Path) -> list[dict[str, Any]]:
+    """The tool results of one conversation of the agent in `folder`: `writes`, then the script."""
+    done = subprocess.run(
+        [str(python), "-c", AGENT, json.dumps(writes)],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        env=clean_env(XDG_CACHE_HOME=str(cache)),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    results: list[dict[str, Any]] = json.loads(done.stdout.splitlines()[-1])
+    return results
+
+
 def test_the_model_cannot_plant_code_where_a_scripts_interpreter_starts(
-    case: str, project: tuple[Path, Path, str], tmp_path: Path
+    project: tuple[Path, Path, str], tmp_path: Path
 ) -> None:
     folder, python, site = project
-    marker = tmp_path / "planted-code-ran"
-    where, content = CASES[case]
-    path = where.format(site=site)
-    target = folder / path
-    before = target.read_bytes() if target.exists() else None
-    code = planted(marker)
-    env = clean_env(XDG_CACHE_HOME=str(tmp_path / "cache"))
+    markers = {case: tmp_path / f"ran-{index}" for index, case in enumerate(CASES)}
+    writes = [
+        (where.format(site=site), content.replace("{code}", f"open({str(markers[case])!r}, 'w').write('ran')"))
+        for case, (where, content) in CASES.items()
+    ]
+    before = {path: (folder / path).read_bytes() if (folder / path).exists() else None for path, _ in writes}
     try:
-        done = subprocess.run(
-            [str(python), "-c", AGENT, path, content.replace("{code}", code.rstrip("\n").replace("\n", "; "))],
-            capture_output=True,
-            text=True,
-            cwd=folder,
-            env=env,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-        wrote, ran = json.loads(done.stdout.splitlines()[-1])
+        *wrote, ran = prompted(folder, python, writes, tmp_path / "cache")
     finally:
-        after = target.read_bytes() if target.exists() else None
-        if after != before:  # (before the fix: the planted file is taken out again, for the other cases)
-            target.write_bytes(before) if before is not None else target.unlink()
-    assert not marker.exists(), "the planted code ran"
-    assert wrote["is_error"], wrote
-    assert "where Python loads code from when it starts" in wrote["content"], wrote["content"]
-    assert after == before
+        for path, content in before.items():  # (before the fix: what was planted is taken out again)
+            if content is not None:
+                (folder / path).write_bytes(content)
+            elif (folder / path).exists():
+                (folder / path).unlink()
+    assert [case for case, marker in markers.items() if marker.exists()] == [], "planted code ran"
+    for case, result in zip(CASES, wrote):
+        assert result["is_error"], (case, result)
+        assert "where Python loads code from when it starts" in result["content"], (case, result)
     assert not ran["is_error"] and ran["content"].startswith("exit status: 0\n--- stdout ---\nhello 1\n"), ran
 
 
@@ -128,13 +131,7 @@ def test_the_model_still_writes_everywhere_else(project: tuple[Path, Path, str],
     """A file beside the project's code, files named like start-up ones outside the interpreter's `sys.path`
     (the sandbox folder is not on it: `-I` leaves the working folder out): written."""
     folder, python, _ = project
-    env = clean_env(XDG_CACHE_HOME=str(tmp_path / "cache"))
-    results: list[dict[str, Any]] = []
-    for path in ("src/notes.md", "docs/sitecustomize.py", "docs/__pycache__/x.txt"):
-        done = subprocess.run(
-            [str(python), "-c", AGENT, path, "text\n"], capture_output=True, text=True, cwd=folder, env=env
-        )
-        assert done.returncode == 0, done.stderr
-        results.append(json.loads(done.stdout.splitlines()[-1])[0])
-        assert (folder / path).read_text() == "text\n"
-    assert not any(r["is_error"] for r in results), results
+    paths = ["src/notes.md", "docs/sitecustomize.py", "docs/__pycache__/x.txt"]
+    *wrote, _ = prompted(folder, python, [(path, "text\n") for path in paths], tmp_path / "cache")
+    assert not any(result["is_error"] for result in wrote), wrote
+    assert all((folder / path).read_text() == "text\n" for path in paths)
