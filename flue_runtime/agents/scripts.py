@@ -103,8 +103,9 @@ OUTPUT_GRACE = 1.0
 #: site-packages, not the working folder on `sys.path`), with the script's own folder of the verified copy on
 #: `sys.path` as a script run by path has it, so it still imports its sibling modules.
 _AS_SCRIPT = (
-    "import os, sys; sys.argv[:] = sys.argv[1:]; __file__ = sys.argv[0]; "
-    "sys.path.insert(0, os.path.dirname(__file__)); exec(compile(open(__file__, 'rb').read(), __file__, 'exec'))"
+    "import os, pathlib, sys; sys.argv[:] = sys.argv[1:]; __file__ = sys.argv[0]; "
+    "sys.path.insert(0, os.path.dirname(__file__)); "
+    "exec(compile(pathlib.Path(__file__).read_bytes(), __file__, 'exec'))"
 )
 
 
