@@ -66,7 +66,8 @@ class Harness:
     `enable_skills` brings one back there): not in the catalog, not activated, not read.
     `approve_scripts`: the policy `run_skill_script` asks before every run (`flue_runtime.agents.approval`:
     `never`, `bundled_only`, `ask(callback)`, or a callback, taken as `ask`); None is `bundled_only`, the
-    application's own skills run and skills from elsewhere never do.
+    application's own skills run and skills from elsewhere never do. It is asked too before each call of an
+    agent's tool that runs code (`use_tool(..., runs_code=True)`) while a skill from elsewhere is active.
     `telemetry`: OpenTelemetry spans for activations, reads and script runs (`Telemetry`); None traces when
     `opentelemetry-api` is installed, to its global tracer provider; False never.
     """
