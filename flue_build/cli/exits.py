@@ -20,7 +20,10 @@ import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TextIO
 
 from flue_build.errors import BackendNotInstalledError, UnknownTargetError, UsageError
 from flue_runtime.errors import (
@@ -44,6 +47,7 @@ __all__ = [
     "report",
     "run",
     "status",
+    "warning_line",
 ]
 
 
@@ -75,9 +79,11 @@ def status(exc: BaseException) -> int:
 
 
 def run(command: str, handler: Handler, args: argparse.Namespace) -> int:
-    """`handler(args)`, its failures and interruptions turned into one line and an exit status."""
+    """`handler(args)`, its failures and interruptions turned into one line and an exit status; every warning
+    shown as one `flue-skills COMMAND: warning: ...` line, escaped (`warning_line`)."""
     try:
-        code = _handled(command, handler, args)
+        with _warnings_shown(command):
+            code = _handled(command, handler, args)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away: what it wanted was written; say nothing more. Python's own recipe:
@@ -120,10 +126,42 @@ def report(command: str, exc: BaseException) -> None:
     print(error_line(command, message), file=sys.stderr)
 
 
+@contextmanager
+def _warnings_shown(command: str) -> Iterator[None]:
+    """Python's warnings (a workspace folder skipped, a remote skill left out), shown as the command's own lines: a
+    warning's text may quote what a model, a skill or a server wrote, so it goes through `printable` like the rest."""
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        print(warning_line(command, message, category, f"{filename}:{lineno}"), file=file or sys.stderr)
+
+    previous = warnings.showwarning
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = previous
+
+
+def warning_line(command: str, message: Warning | str, category: type[Warning], where: str) -> str:
+    """`flue-skills COMMAND: warning: ...`, escaped (`printable`); one not of flue-skills says its kind and place."""
+    from flue_runtime.format.diagnostics import printable_lines
+
+    text = str(message)
+    if not category.__module__.startswith("flue_runtime"):
+        text += f" ({category.__name__} at {where})"
+    return f"flue-skills {command}: warning: {printable_lines(text)}"
+
+
 def error_line(command: str, message: str) -> str:
     """`flue-skills COMMAND: error: ...`, what the error says of installed data or a path escaped
     (`printable`, line by line)."""
-    from flue_runtime.format.diagnostics import printable
+    from flue_runtime.format.diagnostics import printable_lines
 
-    text = "\n".join(printable(line) for line in message.split("\n"))
-    return f"flue-skills {command}: error: {text}"
+    return f"flue-skills {command}: error: {printable_lines(message)}"

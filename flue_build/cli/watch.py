@@ -2,7 +2,8 @@
 
 Seen where a provider sees them, through the model interface: each call when the model
 asks for it, its result when the next request carries it back, so nothing in the harness
-needs to know it is watched. An activation the application made (`--skill`) is shown with the
+needs to know it is watched. Every line goes through `format.diagnostics.printable`: a tool's result, a model's
+text or a skill's instructions never reach the terminal with a control character or escape sequence in them. An activation the application made (`--skill`) is shown with the
 first request that carries it, its call marked `(--skill)`.
 """
 
@@ -14,6 +15,7 @@ from typing import TextIO
 
 from flue_runtime.agents.approval import ApprovalPolicy
 from flue_runtime.agents.harness import AgentFunction, Harness
+from flue_runtime.format.diagnostics import printable_lines
 from flue_runtime.models.base import Message, Model, ModelRequest, ModelResponse
 
 __all__ = ["SHOWN", "Trace", "Watched", "WatchedHarness"]
@@ -113,7 +115,8 @@ class Trace:
         self._line(f"  <- {message['name']} {outcome}: {_short(content)}{size}")
 
     def _line(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        """A line of the trace: what the model, a skill or a tool wrote, escaped (`printable`), never raw."""
+        print(printable_lines(text), file=self.out, flush=True)
 
 
 def _short(text: str) -> str:

@@ -1,19 +1,26 @@
 """Consent before a skill's script runs: the approval policies `Harness(approve_scripts=...)` takes.
 
-`run_skill_script` runs a script only when the harness's policy approves the skill's exact content:
-its identity (the name it is mounted under and its origin) and its digest (the content id of the
-file list recorded when the skill was vetted, the very bytes the script runs from). A refusal is
-the tool's result, saying which policy refused; it never raises into the loop.
+`run_skill_script` runs a script only when the harness's policy approves that script of the skill's exact
+content: the skill's identity (the name it is mounted under, its origin and its server), its digest (the
+content id of the file list recorded when the skill was vetted, the very bytes the script runs from) and the
+script's path. A refusal is the tool's result, saying which policy refused; it never raises into the loop.
 
 - `bundled_only` (the default): the application's own skills run, as before consent existed (a
   bundle, a source folder in dev mode, `define_skill`); skills from elsewhere (a remote MCP server,
   any `SkillSource` mounted through `load_skill`) never do.
 - `never`: no script runs.
 - `ask(callback)`: `callback(request)` (sync or async, a `ScriptRequest`) says yes or no, once per
-  skill identity and digest per session: the answer is kept with the session in its store, and asked
-  again when the skill's content changes. `ask(callback, bundled=True)` runs the application's own
-  skills without asking.
+  skill identity, digest and script per session: the answer covers that script with any arguments, for
+  the session (kept with it in its store), never another script of the skill, and is asked again when
+  the skill's content changes. An answer kept before answers named their script (issue 41: by skill
+  and digest alone) approves nothing: its key is of another form, so the session is asked again.
+  `ask(callback, bundled=True)` runs the application's own skills without asking.
 - Any `Callable[[ScriptRequest], bool]` is taken as `ask(callback)`.
+
+The same policy is asked before each call of an application's tool that runs code (`use_tool(...,
+runs_code=True)`) while a skill from elsewhere (kind `source`) is active in the conversation, once per
+such skill (`ScriptRequest.tool` names the tool; an answer covers that tool with any arguments, for the
+session): what the skill's instructions make the model run is code the skill brought in.
 
 Whatever the policy, a workspace skill's script never runs (its files sit in the sandbox, where the
 model's `write` reaches), and a dev-mode skill whose folder lies inside the sandbox, or holds it, runs
@@ -25,9 +32,12 @@ Reads across origins have a policy of their own, `Harness(approve_reads=...)` (b
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
+
+from flue_runtime.format.diagnostics import printable
 
 __all__ = [
     "ActingOn",
@@ -71,6 +81,10 @@ class ScriptRequest:
     args: tuple[str, ...] = ()
     #: The key of the server that serves the skill (`mount.vfs.identity_of`), None for a skill of the application's.
     server: str | None = None
+    #: The application's tool that runs code (`use_tool(..., runs_code=True)`), called while this skill from
+    #: elsewhere is active: what is asked about instead of one of its scripts (`script` is then "", `args` the
+    #: call's arguments as one JSON text). None for a script of the skill.
+    tool: str | None = None
 
     @property
     def bundled(self) -> bool:
@@ -80,9 +94,34 @@ class ScriptRequest:
     @property
     def key(self) -> str:
         """What an answer is remembered by in the session: the skill's identity (its name, origin and server, as
-        SEP-2640 asks of persisted approvals: never the URI without the server) and digest."""
-        key = f"{self.skill} {self.digest} {self.origin}"
-        return key if self.server is None else f"{key} {self.server}"
+        SEP-2640 asks of persisted approvals: never the URI without the server), its digest and the script's path,
+        never its arguments. A JSON list: no key kept before scripts were named (`name digest origin [server]`,
+        starting with a skill name) can equal one. A code tool's call while the skill is active: by the tool's name."""
+        kind, what = ("script", self.script) if self.tool is None else ("tool", self.tool)
+        return json.dumps([kind, self.skill, self.digest, self.origin, self.server, what])
+
+    def question(self) -> str:
+        """What a person is asked, on one line, saying exactly what a yes covers (this script of this content, or
+        this code tool while this content is active, with any arguments, for this session); built from escaped
+        (`printable`) and bounded parts only, so no skill name, origin or argument can move the cursor, rewrite the
+        line or hide what is asked."""
+        skill = f"skill {_part(repr(self.skill))} ({_part(self.origin)}, content {_part(self.digest)})"
+        if self.tool is None:
+            asked = f"run {_part(self.script)} of {skill}"
+            now = json.dumps(list(self.args), ensure_ascii=False)
+        else:
+            asked = f"let the application's tool {_part(repr(self.tool))} run code while {skill} is active,"
+            now = " ".join(self.args)
+        return f"{asked} with any arguments, for this session? (asked now with {_part(now)})"
+
+
+#: How much of each part of a question is shown (a name, an origin, the arguments), in characters once escaped.
+_SHOWN = 400
+
+
+def _part(text: str) -> str:
+    shown = printable(text)
+    return shown if len(shown) <= _SHOWN else shown[: _SHOWN - 1] + "…"
 
 
 Decide = Callable[[ScriptRequest], bool | Awaitable[bool]]
@@ -91,8 +130,8 @@ Decide = Callable[[ScriptRequest], bool | Awaitable[bool]]
 @dataclass(frozen=True)
 class ApprovalPolicy:
     """Says whether a script may run. `name` is told to the model with a refusal; when `remembered`, each answer is
-    kept with the session (by `ScriptRequest.key`) and `decide` is not asked again for that content; `own` runs the
-    application's own skills (`ScriptRequest.bundled`) without asking `decide`."""
+    kept with the session (by `ScriptRequest.key`) and `decide` is not asked again for that script of that content;
+    `own` runs the application's own skills (`ScriptRequest.bundled`) without asking `decide`."""
 
     name: str
     decide: Decide
@@ -131,8 +170,8 @@ bundled_only = ApprovalPolicy("bundled_only", _own)
 
 
 def ask(callback: Decide, *, bundled: bool = False, name: str = "ask") -> ApprovalPolicy:
-    """Ask `callback` once per skill identity and digest per session (the answer is saved with the session; a
-    changed skill is asked about again). `bundled=True`: the application's own skills run without asking.
+    """Ask `callback` once per skill identity, digest and script per session: the answer covers that script with
+    any arguments for the session (saved with it), no other script; a changed skill is asked about again. `bundled=True`: the application's own skills run without asking.
     Only `True` approves; an exception from `callback` refuses the run (and is not remembered)."""
     if not callable(callback):
         raise TypeError(f"ask() takes a function of a ScriptRequest, not {type(callback).__name__}")

@@ -21,7 +21,7 @@ from flue_runtime.agents.hooks import Render
 from flue_runtime.agents.prompt import instructions_text, system_prompt
 from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.agents.sandbox_tools import SandboxFiles
-from flue_runtime.agents.scripts import Scripts, exec_root
+from flue_runtime.agents.scripts import Scripts, exec_root, guarded
 from flue_runtime.agents.skill_tools import Mounted, MountedSkills
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import without_clashes
@@ -103,8 +103,9 @@ class Configuration:
         self, offered: Iterable[str] = (), consent: Consent | None = None, reads: ReadConsent | None = None
     ) -> list[Tool]:
         """The harness tools `offered` before plus those needed now, in their fixed order, then the agent's;
-        `consent`: what `run_skill_script` asks before a run (see `Scripts`); `reads`: what a read of a skill file
-        across origins asks (`MountedSkills.approve_read`)."""
+        `consent`: what `run_skill_script` asks before a run (see `Scripts`), and an agent's tool that runs code
+        while a skill from elsewhere is active (`guarded`); `reads`: what a read of a skill file across origins
+        asks (`MountedSkills.approve_read`)."""
         names = {*offered, *self.needed()}
         approve = None if reads is None else functools.partial(self.skills.approve_read, reads)
         files = SandboxFiles(
@@ -124,4 +125,4 @@ class Configuration:
                 tools.append(files.tool(name))
             else:
                 tools.append(self.skills.tool(name, reads))
-        return tools + self.render.tools
+        return tools + [guarded(tool, self.skills, consent) for tool in self.render.tools]

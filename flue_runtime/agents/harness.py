@@ -76,7 +76,8 @@ class Harness:
     `enable_skills` brings one back there): not in the catalog, not activated, not read.
     `approve_scripts`: the policy `run_skill_script` asks before every run (`flue_runtime.agents.approval`:
     `never`, `bundled_only`, `ask(callback)`, or a callback, taken as `ask`); None is `bundled_only`, the
-    application's own skills run and skills from elsewhere never do.
+    application's own skills run and skills from elsewhere never do. It is asked too before each call of an
+    agent's tool that runs code (`use_tool(..., runs_code=True)`) while a skill from elsewhere is active.
     `approve_reads`: the policy asked at each read of a skill's file while the model acts on a remote skill of
     another origin (`local_only`, `ask_reads(callback)`, or a callback, taken as `ask_reads`); None is
     `local_only`, the application's own skills are read and another server's skill never is.

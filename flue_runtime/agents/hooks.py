@@ -10,7 +10,7 @@ import contextvars
 import functools
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
 
 from flue_runtime.agents.tools import RESERVED, Tool, ToolFunction, tool_from_function
@@ -184,10 +184,22 @@ def _defined(definition: Mapping[Any, Any]) -> SkillReference:
     return define_skill(**definition)
 
 
-def use_tool(tool: ToolFunction | Tool, *, name: str | None = None, description: str | None = None) -> Tool:
-    """Offer a typed function (sync or async) to the model as a tool."""
+def use_tool(
+    tool: ToolFunction | Tool, *, name: str | None = None, description: str | None = None, runs_code: bool = False
+) -> Tool:
+    """Offer a typed function (sync or async) to the model as a tool.
+
+    `runs_code=True` says the tool runs code (a shell, an interpreter): while a skill from elsewhere (a remote
+    MCP server's, any `load_skill` source's) is active in the conversation, each call is asked of the harness's
+    script approval policy (`Harness(approve_scripts=...)`), naming that skill and its server, as its scripts are;
+    the default policy refuses it then.
+    """
     current = _render("use_tool")
+    if not isinstance(runs_code, bool):
+        raise HookError(f"use_tool(runs_code=...) takes True or False, not {runs_code!r}")
     made = tool_from_function(tool, name, description)
+    if runs_code:
+        made = replace(made, runs_code=True)
     if made.name in RESERVED:
         raise HookError(
             f"tool name {made.name!r} is reserved by the harness ({', '.join(sorted(RESERVED))}); rename the tool"

@@ -6,7 +6,8 @@ and on disk a symlink that resolves outside the root is refused too. Files are o
 streams (`open_read`), so a tool reading a page of a huge file never loads all of it.
 A write creates or replaces a regular file, never anything else, and never lands in one of
 the folders it is told to keep out of (the folders of skills the application mounted from
-disk). Only a `LocalSandbox` made with `allow_exec=True` lets a skill's scripts run.
+disk), nor where the interpreter that runs scripts loads code from when it starts
+(`disk_write.startup_places`). Only a `LocalSandbox` made with `allow_exec=True` lets a skill's scripts run.
 """
 
 from __future__ import annotations

@@ -8,11 +8,12 @@ SHA-256: a file rewritten since never runs), read-only, executable where the ins
 package has the bit. Every run checks the copy again, so a changed copy is rebuilt, never
 run. A skill mounted from a folder on disk (dev mode) that lies inside the sandbox, or holds
 it, runs scripts only with `LocalSandbox(..., exec_skills_inside=True)`. Every run needs the
-harness's approval policy to approve the skill's identity and digest (`agents.approval`): a
+harness's approval policy to approve the skill's identity, digest and script (`agents.approval`): a
 refusal is the tool's result, naming the policy. The script runs
 with the sandbox folder as its working directory, a `.py` file under the current
-interpreter and anything else through its shebang, with a small environment (no API
-keys), a timeout, and output bounded to one tool result, under a supervisor
+interpreter, isolated (`-I`: neither the working folder, `PYTHONPATH` nor user site-packages on its
+`sys.path`; and `write` never reaches where it loads code from at start-up, `disk_write.startup_places`),
+anything else through its shebang, with a small environment (no API keys), a timeout, and output bounded to one tool result, under a supervisor
 (`agents.supervisor`), in a cgroup of its own where the machine offers one, so that no
 process of it is left running when the call returns.
 """
@@ -22,12 +23,15 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import inspect
+import json
 import os
 import shutil
 import signal
 import stat
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +61,7 @@ __all__ = [
     "Scripts",
     "cache_root",
     "exec_root",
+    "guarded",
     "materialise",
     "run_script",
     "source_kind",
@@ -92,6 +97,16 @@ KILL_WAIT = 5.0
 #: Seconds the output is still read once the supervisor has exited: what the pipes still hold comes at once, and a
 #: pipe still open is held by a process that escaped every mechanism.
 OUTPUT_GRACE = 1.0
+
+
+#: How a `.py` script runs, under `python -I -c`: an isolated interpreter (no `PYTHON*` variables, no user
+#: site-packages, not the working folder on `sys.path`), with the script's own folder of the verified copy on
+#: `sys.path` as a script run by path has it, so it still imports its sibling modules.
+_AS_SCRIPT = (
+    "import os, pathlib, sys; sys.argv[:] = sys.argv[1:]; __file__ = sys.argv[0]; "
+    "sys.path.insert(0, os.path.dirname(__file__)); "
+    "exec(compile(pathlib.Path(__file__).read_bytes(), __file__, 'exec'))"
+)
 
 
 def exec_root(sandbox: Sandbox | None) -> LocalSandbox | None:
@@ -154,31 +169,10 @@ class Scripts:
         return await run_script(copy, path, args or [], stdin, sandbox.root, sandbox.exec_timeout)
 
     async def _approved(self, skill: SkillReference, path: str, args: list[str]) -> None:
-        """Ask the approval policy about this skill's content; `ToolFailure` (the model is told) unless it approves."""
-        policy = self.consent.policy
-        request = ScriptRequest(
-            self.consent.session_id,
-            skill.name,
-            skill.origin,
-            content_id(skill.verdict),
-            source_kind(skill),
-            path,
-            tuple(args),
-            identity_of(skill),
-        )
-        try:
-            approved = await policy.approves(request, self.consent.answers)
-        except Exception as exc:  # the application's callback failed: nothing runs, the loop goes on
-            raise ToolFailure(
-                f"{path} of skill {skill.name!r} was not run: the approval policy {policy.name!r} failed "
-                f"({type(exc).__name__}: {exc}), so it was not approved"
-            ) from None
-        if not approved:
-            raise ToolFailure(
-                f"{path} of skill {skill.name!r} was not run: not approved by the application's script approval "
-                f"policy {policy.name!r} ({request.origin}, content {request.digest}); do not retry it, "
-                "answer without it"
-            )
+        """Ask the approval policy about this script of this skill's content; `ToolFailure` (the model is told)
+        unless it approves."""
+        request = _request(self.consent, skill, script=path, args=tuple(args))
+        await _consented(self.consent, request, f"{path} of skill {skill.name!r}")
 
     def _with_scripts(self) -> str:
         """Which skills a script can run from (what a model that named another should use)."""
@@ -188,6 +182,64 @@ class Scripts:
             if m.workspace_folder is None and any(f.path.startswith(SCRIPTS_DIR) for f in m.skill.verdict)
         ]
         return f"skills with scripts: {some_paths(names)}"
+
+
+def _request(consent: Consent, skill: SkillReference, **asked: Any) -> ScriptRequest:
+    """What the approval policy is asked about `skill` (`asked`: the script and its arguments, or a code tool)."""
+    kind = source_kind(skill)
+    return ScriptRequest(
+        consent.session_id,
+        skill.name,
+        skill.origin,
+        content_id(skill.verdict),
+        kind,
+        server=identity_of(skill),
+        **asked,
+    )
+
+
+async def _consented(consent: Consent, request: ScriptRequest, what: str) -> None:
+    """Nothing, when the policy approves `request`; else `ToolFailure` saying `what` was not run and why."""
+    policy = consent.policy
+    try:
+        approved = await policy.approves(request, consent.answers)
+    except Exception as exc:  # the application's callback failed: nothing runs, the loop goes on
+        raise ToolFailure(
+            f"{what} was not run: the approval policy {policy.name!r} failed ({type(exc).__name__}: {exc}), so it "
+            "was not approved"
+        ) from None
+    if not approved:
+        raise ToolFailure(
+            f"{what} was not run: not approved by the application's script approval policy {policy.name!r} "
+            f"({request.origin}, content {request.digest}); do not retry it, answer without it"
+        )
+
+
+# --- the application's tools that run code ----------------------------------------------------------
+
+
+def guarded(tool: Tool, skills: MountedSkills, consent: Consent | None) -> Tool:
+    """`tool`, when it runs code (`Tool.runs_code`), asking the approval policy before each call while a skill from
+    elsewhere (a remote MCP server's, any `load_skill` source's: kind `source`) is active in the conversation, once
+    per such skill, naming the tool, the skill and its server (`ScriptRequest.tool`); any other tool as it is."""
+    if not tool.runs_code:
+        return tool
+    asked = consent or Consent(bundled_only, "", {})
+
+    async def call(**arguments: Any) -> Any:
+        shown = {key: value for key, value in arguments.items() if key != tool.context}
+        text = json.dumps(shown, ensure_ascii=False, default=str)
+        for name in skills.activated():
+            mounted = skills.get(name)
+            if mounted is None or mounted.workspace_folder is not None or source_kind(mounted.skill) != "source":
+                continue
+            skill = mounted.skill
+            request = _request(asked, skill, script="", args=(text,), tool=tool.name)
+            await _consented(asked, request, f"{tool.name} (it runs code; skill {name!r} ({skill.origin}) is active)")
+        result = tool.function(**arguments)
+        return await result if inspect.isawaitable(result) else result
+
+    return replace(tool, function=call)
 
 
 def source_kind(skill: SkillReference) -> Kind:
@@ -315,7 +367,7 @@ async def run_script(folder: Path, script: str, args: list[str], stdin: str | No
     """
     full = folder.joinpath(*script.split("/"))
     if script.endswith(".py"):
-        argv = [sys.executable, str(full), *args]
+        argv = [sys.executable, "-I", "-c", _AS_SCRIPT, str(full), *args]
     elif os.access(full, os.X_OK):
         argv = [str(full), *args]
     else:

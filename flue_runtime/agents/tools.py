@@ -51,6 +51,10 @@ class Tool:
     validator: JsonSchema | None = field(default=None, repr=False, compare=False)
     #: Valid arguments turned into the types the function declares (a typed function's; else as sent).
     convert: Callable[[Mapping[str, Any]], dict[str, Any]] | None = field(default=None, repr=False, compare=False)
+    #: The tool runs code (a shell, an interpreter): while a skill from elsewhere (a remote MCP server, any
+    #: `load_skill` source) is active, each call needs the script approval policy's consent (`use_tool(...,
+    #: runs_code=True)`; see `agents.scripts.guarded`).
+    runs_code: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.validator, Validator):  # as in 0.1 (deprecated, goes in 0.3): the compact validator itself

@@ -17,6 +17,7 @@ from typing import BinaryIO
 
 from flue_runtime.agents.sandbox import Sandbox
 from flue_runtime.errors import SandboxError, WorkspaceSkillWarning
+from flue_runtime.format.diagnostics import printable
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.skill_folder import VettedSkill
 from flue_runtime.format.validate import check_skill_md
@@ -105,18 +106,19 @@ def find_workspace_skills(sandbox: Sandbox) -> tuple[Workspace, list[str]]:
     skipped: list[str] = []
     for entry in sandbox.list(WORKSPACE_DIR):
         folder = f"{WORKSPACE_DIR}/{entry.name}"
+        shown = printable(folder)  # a name the model may have written: never a control character in a warning
         if entry.is_link:
-            skipped.append(f"workspace skill {folder} skipped: FLU301 a symbolic link is never followed")
+            skipped.append(f"workspace skill {shown} skipped: FLU301 a symbolic link is never followed")
             continue
         if not entry.is_dir:
             continue
         try:
             vetted = sandbox.vet(folder)
         except (SandboxError, OSError) as exc:
-            skipped.append(f"workspace skill {folder} skipped: {exc}")
+            skipped.append(f"workspace skill {shown} skipped: {exc}")
             continue
         if vetted.metadata is None or not vetted.ok:
-            skipped.append(f"workspace skill {folder} skipped: {_problems(vetted)}")
+            skipped.append(f"workspace skill {shown} skipped: {_problems(vetted)}")
             continue
         found.append((SkillReference(vetted.metadata, WorkspaceSource(sandbox, folder, vetted.files)), folder))
     return found, skipped

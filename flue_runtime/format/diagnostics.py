@@ -29,6 +29,7 @@ __all__ = [
     "has_errors",
     "printable",
     "printable_json",
+    "printable_lines",
     "summary",
 ]
 
@@ -137,6 +138,12 @@ def printable(text: str) -> str:
     if text.isprintable() and text.isascii():
         return text
     return _UNSAFE.sub(_escape, text)
+
+
+def printable_lines(text: str) -> str:
+    """`text` through `printable` line by line: its line breaks kept (a system prompt, a model's answer), every other
+    character a terminal acts on escaped, a carriage return included."""
+    return "\n".join(printable(line) for line in text.split("\n"))
 
 
 def _escape(match: re.Match[str]) -> str:

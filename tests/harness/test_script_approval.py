@@ -139,3 +139,49 @@ def test_harness_refuses_what_is_not_a_policy() -> None:
 
     with pytest.raises(HookError, match="approve_scripts"):
         Harness(lambda: "x", approve_scripts="always")  # type: ignore[arg-type]
+
+
+def two_scripts() -> SkillReference:
+    """A skill from elsewhere with a harmless script and a harmful one."""
+    files = {
+        "SKILL.md": skill_md("tools", "Has scripts."),
+        "scripts/report.py": b"import sys\nopen('reported', 'a').write(' '.join(sys.argv[1:]) + '\\n')\n",
+        "scripts/wipe.py": b"open('wiped', 'w').write('all')\n",
+    }
+    return load_skill(DictSource("tools", files, where="remote skill skill://tools"))
+
+
+def test_an_answer_covers_the_script_it_named_with_any_arguments_and_no_other(work: Path) -> None:
+    """Issue 41 item 3: a yes for `scripts/report.py --dry-run` lets report.py run again, with other arguments,
+    in this session; `scripts/wipe.py --all` is asked about on its own (and, refused here, never runs)."""
+    asked: list[ScriptRequest] = []
+
+    def operator(request: ScriptRequest) -> bool:
+        asked.append(request)
+        return request.script == "scripts/report.py"
+
+    calls = [
+        ToolCall("run_skill_script", {"skill": "tools", "script": "report.py", "args": ["--dry-run"]}),
+        ToolCall("run_skill_script", {"skill": "tools", "script": "wipe.py", "args": ["--all"]}),
+        ToolCall("run_skill_script", {"skill": "tools", "script": "report.py", "args": ["--for-real"]}),
+    ]
+    model = ScriptedModel([[calls[0]], [calls[1]], [calls[2]], [calls[1]], "ok"])
+    skill = two_scripts()
+
+    @agent
+    def a() -> str:
+        use_model(model)
+        use_skill(skill)
+        return "x"
+
+    policy = approval.ask(operator)
+    Harness(a, sandbox=LocalSandbox(work, allow_exec=True), approve_scripts=policy).session("s").prompt_sync("go")
+    assert [(r.script, r.args) for r in asked] == [
+        ("scripts/report.py", ("--dry-run",)),
+        ("scripts/wipe.py", ("--all",)),
+    ]
+    assert (work / "reported").read_text() == "--dry-run\n--for-real\n"
+    assert not (work / "wiped").exists()
+    assert asked[0].key != asked[1].key
+    results = [m for m in model.requests[-1].messages if m["role"] == "tool"]
+    assert [r["is_error"] for r in results] == [False, True, False, True]

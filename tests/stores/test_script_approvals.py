@@ -1,4 +1,4 @@
-"""Issue 33, consent: an `approval.ask` callback is asked once per skill and content digest per session, the
+"""Issue 33, consent: an `approval.ask` callback is asked once per script, skill and content digest per session, the
 answer kept with the session in its store (a new Harness on the same store does not ask again), and asked
 again when the skill's content changes. Real scripts, a real SQLite file and a real PostgreSQL server."""
 
@@ -12,6 +12,7 @@ from store_backends import Backend
 from flue_runtime import Harness, LocalSandbox, agent, define_skill, use_model, use_skill
 from flue_runtime.agents import approval
 from flue_runtime.agents.approval import ScriptRequest
+from flue_runtime.agents.stores.contract import SessionRecord
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.mount.reference import SkillReference
 
@@ -96,3 +97,55 @@ def test_a_refusal_is_kept_too(durable: Backend, tmp_path: Path, monkeypatch: py
         assert result["is_error"] and "not approved" in result["content"]
     assert len(asked) == 1
     assert durable.open().load("s").script_approvals == {asked[0]: False}
+
+
+def two_scripts() -> SkillReference:
+    return define_skill(
+        name="tools",
+        description="Has scripts.",
+        instructions="Run them.",
+        files={"scripts/report.py": "print('report')\n", "scripts/wipe.py": "open('wiped', 'w').write('all')\n"},
+    )
+
+
+def test_a_kept_answer_covers_its_script_alone_and_an_old_broader_one_grants_nothing(
+    durable: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41 item 3: across runs on one store, a yes for report.py does not run wipe.py; and an answer kept
+    before answers named their script (the skill's identity and digest alone, as a release before issue 41 kept
+    it) approves no script: the session is asked again."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    work = tmp_path / "work"
+    work.mkdir()
+    skill = two_scripts()
+    asked: list[str] = []
+
+    def prompt(session_id: str, script: str, answer: bool) -> dict[str, object]:
+        model = ScriptedModel([[ToolCall("run_skill_script", {"skill": "tools", "script": script})], "ok"])
+
+        @agent
+        def a() -> str:
+            use_model(model)
+            use_skill(skill)
+            return "x"
+
+        def operator(request: ScriptRequest) -> bool:
+            asked.append(request.script)
+            return answer
+
+        policy = approval.ask(operator)
+        harness = Harness(a, sandbox=LocalSandbox(work, allow_exec=True), store=durable.open(), approve_scripts=policy)
+        harness.session(session_id).prompt_sync("go")
+        result: dict[str, object] = model.requests[-1].messages[-1]
+        return result
+
+    assert not prompt("s", "report.py", True)["is_error"]
+    refused = prompt("s", "wipe.py", False)  # another run on the same store: asked, not run
+    assert refused["is_error"] and not (work / "wiped").exists()
+    assert asked == ["scripts/report.py", "scripts/wipe.py"]
+
+    store = durable.open()
+    store.save("old", SessionRecord("", script_approvals={f"tools {skill.id} {skill.origin}": True}))
+    refused = prompt("old", "wipe.py", False)
+    assert refused["is_error"] and not (work / "wiped").exists()
+    assert asked[-1] == "scripts/wipe.py"  # asked: the old answer approved nothing

@@ -13,14 +13,14 @@ Reports per skill and split (train, validation): the trigger rate over the runs 
 queries, the false-trigger rate over the runs of its should-not-trigger ones, and the confusions (another
 skill activated for a should-trigger query). `--fail-under RATE` exits 1 when a skill's trigger rate,
 or 1 minus its false-trigger rate, over both splits is below RATE. The cost (requests, tokens when the
-model reports them, time) is part of the report.
+model reports them, time) is part of the report. Queries, and the skills a model named, are printed through
+`format.diagnostics.printable`: an eval set or a model cannot send the terminal an escape sequence.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import time
 from collections import Counter
@@ -32,6 +32,7 @@ from flue_build.cli.agent_args import add_state_argument, add_target_argument
 from flue_build.cli.counts import count
 from flue_build.cli.exits import OK, PROBLEMS
 from flue_build.errors import TargetError, UsageError
+from flue_runtime.format.diagnostics import printable, printable_json
 from flue_runtime.format.triggers import SPLITS, TRIGGERS_FILE, TriggerQuery, parse_triggers
 from flue_runtime.models.base import Model, ModelRequest, ToolSpec
 
@@ -303,8 +304,9 @@ def table(report: Report) -> str:
                     confusions or "-",
                 )
             )
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
+    shown = [[printable(cell) for cell in row] for row in rows]  # a skill a model named is the model's text
+    widths = [max(len(row[column]) for row in shown) for column in range(len(shown[0]))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in shown)
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -342,7 +344,7 @@ def run(args: argparse.Namespace) -> int:
     function, skills = _subject(args)
     cases, notes = eval_cases(skills, args.skills)
     for note in notes:
-        print(f"flue-skills eval: {note}", file=sys.stderr)
+        print(f"flue-skills eval: {printable(note)}", file=sys.stderr)
     if not cases:
         raise UsageError(f"{args.target}: no skill has a {TRIGGERS_FILE} to evaluate")
     state = dict(args.state)
@@ -360,7 +362,8 @@ def run(args: argparse.Namespace) -> int:
         hits = sum(case.skill in names for names in outcome.fired)
         expect = "should trigger" if case.query.should_trigger else "should not"
         text = case.query.query if len(case.query.query) <= 60 else case.query.query[:59] + "…"
-        print(f"[{done}/{count}] {case.skill} ({expect}): {hits}/{len(outcome.fired)} — {text}", file=sys.stderr)
+        line = f"[{done}/{count}] {case.skill} ({expect}): {hits}/{len(outcome.fired)} — {text}"
+        print(printable(line), file=sys.stderr)
 
     outcomes, cost = asyncio.run(evaluate(model, turn.system, turn.tools, cases, args.runs, args.jobs, progress))
     report = Report.of(outcomes)
@@ -385,11 +388,11 @@ def run(args: argparse.Namespace) -> int:
             "failed": failed,
             "cost": cost.to_dict(),
         }
-        print(json.dumps(document, ensure_ascii=False, indent=2))
+        print(printable_json(document))
     else:
         print(table(report))
         print(cost.line())
         for line in failed:
-            print(f"below --fail-under: {line}")
+            print(f"below --fail-under: {printable(line)}")
     print(f"flue-skills eval: {cost.line()}", file=sys.stderr)
     return PROBLEMS if failed else OK

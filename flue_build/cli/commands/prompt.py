@@ -6,7 +6,10 @@ workspace skills and the tools the harness offers included), so the preview cann
 from a real conversation. `--disable-skill` leaves skills out as `Harness(disabled_skills=...)`
 does; `--skill` adds the activations `prompt(..., activate=...)` puts after the user's message
 (`Session.activation_messages`). No model is called and nothing is saved. This is how a user
-sees the catalog a model reads and tunes the descriptions in it.
+sees the catalog a model reads and tunes the descriptions in it. What a skill, a tool or the agent wrote is
+printed through `format.diagnostics.printable` (line breaks kept; control characters, escape sequences and
+bidirectional controls escaped), so a description cannot drive the terminal; `--raw` prints the exact text,
+for a file; `--format json` escapes them as JSON does, the same strings once parsed.
 
 `--provenance --store PATH --session ID` shows instead what a stored session's model saw, turn by turn
 (`Session.provenance()`, `flue_runtime.agents.provenance`): each turn's catalog (name, origin, content
@@ -27,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from flue_build.cli.agent_args import activation, add_agent_arguments, add_store_arguments
 from flue_build.cli.exits import OK
 from flue_build.errors import UsageError
-from flue_runtime.format.diagnostics import printable, printable_json
+from flue_runtime.format.diagnostics import printable, printable_json, printable_lines
 from flue_runtime.models.base import Message, ToolSpec
 
 if TYPE_CHECKING:
@@ -62,6 +65,12 @@ def register(add_parser: AddParser) -> None:
         "with --provenance: the session whose turns to print",
     )
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--raw",
+        action="store_true",
+        help="print the text exactly as the model gets it, control characters and all (for a file); without it "
+        "they are shown escaped, so that no skill's text can drive the terminal",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -92,6 +101,11 @@ def first_turn(
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.raw and (args.format == "json" or args.provenance):
+        raise UsageError(
+            "--raw prints the first turn's text as the model gets it; --format json is exact already (its escapes "
+            "read back as the same strings), and --provenance shows what a store holds, escaped"
+        )
     if args.provenance or args.store is not None or args.session is not None:
         return show_provenance(args)
     from flue_build.cli.targets import agent_code, load_agent  # here: `check` and `ls` do not pay for it
@@ -125,27 +139,28 @@ def run(args: argparse.Namespace) -> int:
                 "exact": tokens.exact,
             },
         }
-        print(json.dumps(report, ensure_ascii=False, indent=2))
+        print(printable_json(report))
         return OK
     about = "" if tokens.exact else "about "
-    print(f"=== system prompt: {about}{system_tokens:,} tokens ===")
-    print(turn.system, end="" if turn.system.endswith("\n") else "\n")
+    lines = [f"=== system prompt: {about}{system_tokens:,} tokens ===", turn.system.removesuffix("\n")]
     for tool, count in zip(turn.tools, tool_tokens):
-        print(f"=== tool {tool['name']}: {about}{count:,} tokens ===")
-        print(tool["description"])
-        print("parameters:", json.dumps(tool["parameters"], ensure_ascii=False))
+        lines.append(f"=== tool {tool['name']}: {about}{count:,} tokens ===")
+        lines.append(tool["description"])
+        lines.append("parameters: " + json.dumps(tool["parameters"], ensure_ascii=False))
     for (name, text), count in zip(activated, activation_tokens):
-        print(f"=== activation of {name} (--skill), after the user's message: {about}{count:,} tokens ===")
-        print(text)
+        lines.append(f"=== activation of {name} (--skill), after the user's message: {about}{count:,} tokens ===")
+        lines.append(text)
     tools = f"{len(turn.tools)} tool{'' if len(turn.tools) == 1 else 's'}"
     activations = ""
     if activated:
         plural = "" if len(activated) == 1 else "s"
         activations = f", {sum(activation_tokens):,} in {len(activated)} activation{plural}"
-    print(
+    lines.append(
         f"=== total: {about}{total:,} tokens: {system_tokens:,} in the system prompt, {sum(tool_tokens):,} in "
         f"{tools} (as JSON){activations}; {tokens.name} ==="
     )
+    text = "\n".join(lines)
+    print(text if args.raw else printable_lines(text))
     return OK
 
 

@@ -14,9 +14,12 @@ end of input (Ctrl-D, or the end of a piped file) ends the conversation (exit 0)
 before anything is read; `--disable-skill NAME` leaves a skill out for this run
 (`Harness(disabled_skills=...)`, not saved with the session).
 
-Before a skill's script runs (`run_skill_script`), the terminal is asked, once per skill and content
-digest in the session (`flue_runtime.agents.approval.ask`; with `--store` the answer is kept with the
-session): a line starting with `y` runs it, anything else, or end of input, refuses it.
+Before a skill's script runs (`run_skill_script`), the terminal is asked, once per script of each skill's
+content in the session (`flue_runtime.agents.approval.ask`; with `--store` the answer is kept with the
+session): a line starting with `y` runs that script, with any arguments, for the session; anything else,
+or end of input, refuses it. The same question is asked before a call of the agent's tool that runs code
+(`use_tool(..., runs_code=True)`) while a remote skill is active. The question is
+`ScriptRequest.question()`: escaped, bounded parts only.
 """
 
 from __future__ import annotations
@@ -32,9 +35,10 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from flue_build.cli.agent_args import activation, add_agent_arguments, add_store_arguments
-from flue_build.cli.exits import INTERRUPTED, OK, PROBLEMS
+from flue_build.cli.exits import INTERRUPTED, OK, PROBLEMS, error_line
 from flue_build.errors import UsageError
 from flue_runtime.errors import FlueError
+from flue_runtime.format.diagnostics import printable_lines
 
 if TYPE_CHECKING:
     from flue_build.cli import AddParser  # the harness is imported when the command runs, so other commands start fast
@@ -165,12 +169,12 @@ class Conversation:
         except Exception as exc:  # the model, the store or the agent's code failed: the turn was not saved
             self.failed = True
             problem = str(exc) if isinstance(exc, FlueError) else f"{type(exc).__name__}: {exc}"
-            print(f"flue-skills run: error: {problem}; this turn was not saved", file=sys.stderr, flush=True)
+            print(error_line("run", f"{problem}; this turn was not saved"), file=sys.stderr, flush=True)
             return
         finally:
             self.in_turn = False
         self.activate = []
-        print(result.text, flush=True)
+        print(printable_lines(result.text), flush=True)  # the model's words: line breaks kept, nothing raw
 
 
 @contextmanager
@@ -205,13 +209,7 @@ def _ctrl_c_exits(conversation: Conversation) -> Iterator[None]:
 
 def _terminal_approval(request: ScriptRequest) -> bool:
     """Ask on the terminal whether a skill's script may run: a line starting with y says yes."""
-    print(
-        f"run {request.script} of skill {request.skill!r} ({request.origin}, content {request.digest}) "
-        f"with arguments {list(request.args)}? [y/N] ",
-        end="",
-        file=sys.stderr,
-        flush=True,
-    )
+    print(f"{request.question()} [y/N] ", end="", file=sys.stderr, flush=True)
     line = sys.stdin.readline()
     if not sys.stdin.isatty():
         print(line.strip(), file=sys.stderr, flush=True)  # piped: the answer shows in the transcript

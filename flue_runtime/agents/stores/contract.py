@@ -44,7 +44,8 @@ class SessionRecord:
     #: disabled, True enabled; either wins over the harness's `disabled_skills`.
     skill_switches: dict[str, bool] = field(default_factory=dict)
     #: The session's answers about running skills' scripts (`flue_runtime.agents.approval.ask`), by
-    #: `ScriptRequest.key` (the skill's name, content digest and origin): True approved, False refused.
+    #: `ScriptRequest.key` (the skill's name, origin, server, content digest and the script's path): True approved,
+    #: False refused. A key kept before scripts were named matches no request: it approves nothing.
     script_approvals: dict[str, bool] = field(default_factory=dict)
     #: Model turns not saved yet, as `Turn.to_dict()` gives them (see `flue_runtime.agents.provenance`): a save
     #: appends them to the session's turns (`turns(session_id)`) and empties this list; a load leaves it empty

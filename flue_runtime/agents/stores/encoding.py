@@ -9,7 +9,9 @@ that says so: SQLite 3, PostgreSQL 2); before, the catalog list alone (read back
 instructions and no tools). Since SQLite 4, PostgreSQL 3 it also holds the session's skill
 switches (`{name: enabled}`, read back as none when absent), and its answers about running
 skills' scripts (`script_approvals`, `{key: approved}`, read back as none when absent: no schema
-change, since a release that drops them at its next save only makes the session ask again).
+change, since a release that drops them at its next save only makes the session ask again). Since issue 41
+a key names the script (`ScriptRequest.key`, a JSON list); a key written before (`name digest origin`)
+is read back as it is and matches no request, so an old, broader approval grants nothing.
 
 Since SQLite 5, PostgreSQL 4 a table of turns (`turns`, `flue_turns`) holds each model turn's
 provenance (`Turn.to_dict()` as JSON, see `flue_runtime.agents.provenance`), appended by the save
