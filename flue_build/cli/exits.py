@@ -27,6 +27,8 @@ from flue_runtime.errors import (
     ConfigError,
     DestinationError,
     FlueError,
+    HostedServiceError,
+    LockFileError,
     ModelError,
     SessionIdError,
     StoreError,
@@ -63,6 +65,8 @@ USAGE_OR_ENVIRONMENT: tuple[type[BaseException], ...] = (
     StoreError,  # `run --store`: the session store cannot be opened (its extra missing among the causes)
     SessionIdError,  # `run --session`: an id no store can keep
     ModelError,  # `run`: a model that cannot be created (an unknown provider, a missing SDK or API key)
+    HostedServiceError,  # `publish`: the hosted service refused the request (a key, a quota) or cannot be reached
+    LockFileError,  # `publish`, `lock`: the lock file is not one (invalid TOML, another version)
     ImportError,  # a missing optional extra (`mcp` without flue-skills[mcp])
     OSError,  # a file or folder the command must read or write
 )

@@ -41,6 +41,7 @@ def digest(files: dict[str, bytes]) -> str:
 
 def serve(folder: Path, skills: dict[str, dict[str, bytes]], *, dynamic: tuple[str, ...] = ()) -> list[str]:
     """The command of a server of `skills` (rewritten in place: the same command, so the same server identity)."""
+    folder.mkdir(parents=True, exist_ok=True)
     pages: list[dict[str, Any]] = []
     files: dict[str, dict[str, Any]] = {}
     for name, content in skills.items():
@@ -128,19 +129,19 @@ def test_uris_pin_those_skills_and_keep_the_servers_other_pins(tmp_path: Path) -
 
 
 def test_flue_skills_lock_pins_a_servers_skills_from_the_terminal(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     lock = tmp_path / "flue-skills.lock"
     command = serve(tmp_path, {"refunds": REFUNDS})
     assert main(["lock", shlex.join(command), "--lock", str(lock)]) == 0
-    out, _ = capsys.readouterr()
+    out, _ = capfd.readouterr()
     assert "refunds" in out and digest(REFUNDS) in out and uri("refunds") in out
     changed = {**REFUNDS, "policy.md": b"45 days.\n"}
     command = serve(tmp_path, {"refunds": changed})
     skills, said = mounted(command, lock=lock)
     assert list(skills) == [] and len(said) == 1
     assert main(["lock", shlex.join(command), "--lock", str(lock)]) == 0  # reviewed: pinned again
-    capsys.readouterr()
+    capfd.readouterr()
     skills, said = mounted(command, lock=lock)
     with skills:
         assert [s.name for s in skills] == ["refunds"] and said == []

@@ -72,7 +72,7 @@ def test_the_first_publish_creates_each_skill_once_with_its_vetted_bytes_and_loc
     skills = project(tmp_path, monkeypatch)
     code, out, err = run(capsys, str(skills), "--to", "anthropic")
     assert code == 0, err
-    assert [(r.method, r.path) for r in stand_in.writes] == [("POST", "/v1/skills?beta=true")] * 2
+    assert [(r.method, r.path) for r in stand_in.writes] == [("POST", "/v1/skills")] * 2
     assert stand_in.uploads("anthropic") == [on_disk(skills / "refunds"), on_disk(skills / "triage")]
     lock = read_lock(tmp_path / LOCK_FILE)
     hosted = {s.name: s for s in stand_in.skills["anthropic"].values()}
@@ -119,7 +119,8 @@ def test_a_change_makes_one_new_version_and_openai_makes_it_the_default(
     assert refunds.default == "2" and len(refunds.versions) == 2
     entry = read_lock(tmp_path / LOCK_FILE).published["openai"]["refunds"]
     assert entry.version == "2" and entry.digest == load_skill_dir(skills / "refunds").id
-    assert rows(out)["refunds"][3:] == ["2", "updated"] and rows(out)["triage"][4] == "unchanged"
+    assert rows(out)["refunds"][3] == "2" and rows(out)["refunds"][4].startswith("updated (changed here: ")
+    assert rows(out)["triage"][4] == "unchanged"
 
 
 def test_check_exits_0_in_sync_and_1_naming_every_skill_changed_here_or_there_or_never_published(

@@ -62,7 +62,8 @@ class HostedSkill:
 
 
 class StandIn:
-    """Both services on one loopback port: Anthropic under `/v1/skills?beta=true`, OpenAI under `/v1/skills`."""
+    """Both services on one loopback port: Anthropic and OpenAI under `/v1/skills` (told apart by
+    the `anthropic-version` header only Anthropic's SDK sends)."""
 
     def __init__(self) -> None:
         self.requests: list[Request] = []
@@ -152,7 +153,7 @@ class StandIn:
 
 
 def _service(request: Request) -> str:
-    """Anthropic's SDK marks its beta calls with `?beta=true` and sends `anthropic-version`; OpenAI's does neither."""
+    """Anthropic's SDK sends `anthropic-version` with every request; OpenAI's does not."""
     return "anthropic" if "anthropic-version" in request.headers else "openai"
 
 
