@@ -334,7 +334,10 @@ class PublishError(FlueError):
 
     def __init__(self, problems: Sequence[str]) -> None:
         self.problems = tuple(problems)
-        super().__init__("\n".join(self.problems) + "\nnothing was sent")
+        count = len(self.problems)
+        #: One line that says it all: how many problems, and that nothing left.
+        self.headline = f"{count} problem{'s' if count != 1 else ''} above: nothing was sent for any skill"
+        super().__init__("\n".join([*self.problems, self.headline]))
 
 
 class HostedServiceError(FlueError):

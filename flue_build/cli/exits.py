@@ -30,6 +30,7 @@ from flue_runtime.errors import (
     HostedServiceError,
     LockFileError,
     ModelError,
+    PublishError,
     SessionIdError,
     StoreError,
 )
@@ -109,7 +110,8 @@ def _handled(command: str, handler: Handler, args: argparse.Namespace) -> int:
 
 
 def report(command: str, exc: BaseException) -> None:
-    """What went wrong, on stderr: a `ConfigError` a problem a line first; then one line saying what."""
+    """What went wrong, on stderr: a `ConfigError`'s or `PublishError`'s problems a line each first; then one line
+    saying what."""
     if isinstance(exc, ConfigError):
         from flue_runtime.format.paths import display_path
 
@@ -117,6 +119,10 @@ def report(command: str, exc: BaseException) -> None:
         for line in exc.lines(shown):
             print(line, file=sys.stderr)
         message = f"{shown}: {exc.headline}"
+    elif isinstance(exc, PublishError):
+        for problem in exc.problems:
+            print(error_line(command, problem), file=sys.stderr)
+        message = exc.headline
     elif isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         message = f"{exc.filename}: {exc.strerror}"
     else:

@@ -29,7 +29,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from flue_runtime.errors import LockFileError
 from flue_runtime.format.config import PYPROJECT
@@ -223,13 +223,13 @@ class _Reader:
             self.fail((*keys, "digest"), f"`digest` of `{'.'.join(keys)}` is {value!r}, not 16 lowercase hex digits")
         return value
 
-    def fail(self, keys: tuple[str, ...], reason: str) -> Any:
+    def fail(self, keys: tuple[str, ...], reason: str) -> NoReturn:
         raise LockFileError(self.path, self.line_of(keys), reason)
 
     def line_of(self, keys: tuple[str, ...]) -> int:
         """The line of the key `keys` names: its own `key = ...` line inside its table's header, else the header of
         the deepest table on its path, else 1."""
-        best, header = 1, ()
+        best, header = 1, tuple[str, ...]()
         for number, line in enumerate(self.lines, 1):
             stripped = line.strip()
             if stripped.startswith("["):

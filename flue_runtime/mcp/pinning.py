@@ -17,6 +17,7 @@ A dynamic skill (its entry lists no files, so no digest) cannot be pinned: under
 from __future__ import annotations
 
 from collections.abc import Collection
+from os import PathLike
 from pathlib import Path
 
 from flue_runtime.errors import RemoteSkillsError
@@ -26,7 +27,7 @@ from flue_runtime.mount.reference import SkillReference
 __all__ = ["Pins", "pins_for"]
 
 
-def pins_for(lock: str | Path | None, update_lock: bool, shown: str) -> Pins | None:
+def pins_for(lock: str | PathLike[str] | None, update_lock: bool, shown: str) -> Pins | None:
     """The pins of `lock` (read and checked now, before any server is started), or None without a lock."""
     if lock is None:
         if update_lock:

@@ -86,7 +86,9 @@ class _Hosted:
             return HostedServiceError(self.label, skill, said)
         if isinstance(exc, sdk.APIConnectionError):
             url = getattr(getattr(exc, "request", None), "url", None)
-            return HostedServiceError(self.label, skill, f"{doing}: could not reach the API{f' at {url}' if url else ''}")
+            return HostedServiceError(
+                self.label, skill, f"{doing}: could not reach the API{f' at {url}' if url else ''}"
+            )
         return HostedServiceError(self.label, skill, f"{doing}: {exc}; set {key}")
 
 
@@ -103,12 +105,16 @@ class _Anthropic(_Hosted):
 
     def new_version(self, skill_id: str, made: Upload) -> str:
         version = self.call(
-            made.folder, f"a new version of {skill_id}", lambda c: c.beta.skills.versions.create(skill_id, files=_parts(made))
+            made.folder,
+            f"a new version of {skill_id}",
+            lambda c: c.beta.skills.versions.create(skill_id, files=_parts(made)),
         )
         return str(version.id)
 
     def latest(self, skill_id: str, skill: str) -> str | None:
-        found = self.call(skill, f"reading {skill_id}", lambda c: c.beta.skills.retrieve(skill_id), missing_is_none=True)
+        found = self.call(
+            skill, f"reading {skill_id}", lambda c: c.beta.skills.retrieve(skill_id), missing_is_none=True
+        )
         return None if found is None else str(found.latest_version_id)
 
 
@@ -149,4 +155,3 @@ def _parts(made: Upload) -> list[tuple[str, bytes, str]]:
 
 def _zipped(made: Upload) -> tuple[str, bytes, str]:
     return (f"{made.folder}.zip", archive(made), "application/zip")
-

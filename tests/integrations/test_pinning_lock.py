@@ -12,7 +12,10 @@ from support.optional import need
 need("mcp", "mcp")
 
 import hashlib
+import os
+import re
 import shlex
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -20,6 +23,7 @@ from typing import Any
 
 from support import scripted_mcp
 from support.scripted_mcp import entry, reads, served, skill_md, uri, write_config
+from support.site import section
 
 from flue_build.cli import main
 from flue_runtime import SkillWarning
@@ -145,3 +149,19 @@ def test_flue_skills_lock_pins_a_servers_skills_from_the_terminal(
     skills, said = mounted(command, lock=lock)
     with skills:
         assert [s.name for s in skills] == ["refunds"] and said == []
+
+
+def test_the_guides_pinning_sample_prints_what_it_shows(tmp_path: Path) -> None:
+    """docs/guides/hosted-skills.md, "Pinning a remote server's skills": run as written, `flue-skills` on PATH as an
+    install puts it."""
+    text = section("guides/hosted-skills.md", "## Pinning a remote server's skills")
+    [(code, shown)] = re.findall(r"```python\n(.*?)```\n\n```\n(.*?)```", text, re.DOTALL)
+    (tmp_path / "snippet.py").write_text(code, encoding="utf-8")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(
+        [sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == shown
+    [server] = read_lock(tmp_path / "flue-skills.lock").servers.values()
+    assert [pin.name for pin in server.skills.values()] == ["refunds"]

@@ -15,10 +15,12 @@ need("anthropic", "anthropic")
 need("openai", "openai")
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from support.hosted_skills import StandIn, failure, stand_in
+from support.site import section
 
 from flue_build.cli import main
 from flue_runtime.format.lockfile import LOCK_FILE, read_lock
@@ -50,7 +52,9 @@ def write_skill(folder: Path, description: str, files: dict[str, bytes]) -> None
 
 
 def on_disk(folder: Path) -> dict[str, bytes]:
-    return {f"{folder.name}/{p.relative_to(folder).as_posix()}": p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    return {
+        f"{folder.name}/{p.relative_to(folder).as_posix()}": p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -269,3 +273,15 @@ def test_an_installed_wheels_skills_are_published_as_its_manifest_records_them(
         skill = demo[name]
         assert upload == {f"{name}/{f.path}": skill.read_bytes(f.path) for f in skill.files}
         assert read_lock(lock).published["anthropic"][name].digest == skill.id  # the manifest's key
+
+
+def test_the_guides_python_sample_prints_what_it_shows(
+    stand_in: StandIn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/guides/hosted-skills.md, "From Python": run as written against the stand-in."""
+    text = section("guides/hosted-skills.md", "### From Python")
+    [(code, shown)] = re.findall(r"```python\n(.*?)```\n\n```\n(.*?)```", text, re.DOTALL)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "hosted-skills.md", "exec"), {"__name__": "__sample__"})
+    assert capsys.readouterr().out == shown
+    assert [r.path for r in stand_in.writes] == ["/v1/skills"]

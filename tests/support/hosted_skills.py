@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+
 from support.fakeapi import SDK_VARIABLES
 
 

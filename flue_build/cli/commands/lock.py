@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from flue_runtime.errors import SkillWarning
     from flue_runtime.format.diagnostics import printable
     from flue_runtime.format.lockfile import default_lock, read_lock
-    from flue_runtime.mcp import remote_skills
+    from flue_runtime.mcp.remote import remote_skills
 
     path = args.lock or default_lock()
     headers = dict(_header(text) for text in args.header)
