@@ -88,5 +88,16 @@ class Pins:
         server = self.lock.servers.get(identity)
         pins = {} if whole or server is None else dict(server.skills)
         pins.update((uri, Pinned(skill.name, skill.id)) for uri, skill in skills)
-        self.lock = self.lock.with_server(identity, shown, pins)
+        self.lock = self.lock.with_server(identity, _committed(shown), pins)
         self.lock.write()
+
+
+def _committed(shown: str) -> str:
+    """How the lock names a server, for a reader: a URL as messages show it (no user, password or query), a stdio
+    server by its program alone. A lock is committed: a token among a command's arguments must not be (the
+    identity, a digest of the whole command, still tells two commands apart)."""
+    prefix, tick, rest = shown.partition("`")
+    if not tick:
+        return shown
+    words = rest.rstrip("`").split(" ", 1)
+    return f"{prefix}`{words[0]}{' …' if len(words) > 1 else ''}`"

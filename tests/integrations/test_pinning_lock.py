@@ -72,7 +72,7 @@ def test_update_lock_records_each_served_skills_server_uri_and_content_digest(tm
     with skills:
         assert [s.name for s in skills] == ["refunds", "triage"] and said == []
         pinned = read_lock(lock).servers[skills.identity]
-        assert pinned.shown == skills.server
+        assert pinned.shown == f"MCP server `{sys.executable} …`"  # how a reader knows it; no argument
         assert pinned.skills == {
             uri("refunds"): Pinned("refunds", digest(REFUNDS)),
             uri("triage"): Pinned("triage", digest(TRIAGE)),
@@ -165,3 +165,15 @@ def test_the_guides_pinning_sample_prints_what_it_shows(tmp_path: Path) -> None:
     assert done.stdout == shown
     [server] = read_lock(tmp_path / "flue-skills.lock").servers.values()
     assert [pin.name for pin in server.skills.values()] == ["refunds"]
+
+
+def test_the_lock_holds_no_argument_of_a_stdio_servers_command(tmp_path: Path) -> None:
+    """A lock is committed: a token passed to a server's command stays out of it (the identity, a digest of the whole
+    command, still tells two commands apart)."""
+    lock = tmp_path / "flue-skills.lock"
+    command = [*serve(tmp_path, {"refunds": REFUNDS}), "--token=s3cr3t-value"]
+    with mounted(command, lock=lock, update_lock=True)[0] as skills:
+        assert [s.name for s in skills] == ["refunds"]
+        shown = read_lock(lock).servers[skills.identity].shown
+    assert "s3cr3t" not in lock.read_text()
+    assert shown == f"MCP server `{sys.executable} …`"
