@@ -141,7 +141,7 @@ class _State:
 
     def check(self, made: Upload) -> Outcome:
         entry, todo, why = self.compare(made)
-        return self.outcome(made, entry, "in sync" if todo == "none" else "drifted", why or "not published")
+        return self.outcome(made, entry, "in sync" if todo == "none" else "drifted", why if entry else "not published")
 
     def plan(self, made: Upload) -> Outcome:
         entry, todo, why = self.compare(made)

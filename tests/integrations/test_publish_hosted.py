@@ -133,7 +133,8 @@ def test_check_exits_0_in_sync_and_1_naming_every_skill_changed_here_or_there_or
     skills = project(tmp_path, monkeypatch)
     assert run(capsys, str(skills), "--to", "anthropic")[0] == 0
     written, lock = len(stand_in.writes), (tmp_path / LOCK_FILE).read_bytes()
-    assert run(capsys, str(skills), "--to", "anthropic", "--check")[0] == 0
+    code, out, _ = run(capsys, str(skills), "--to", "anthropic", "--check")
+    assert code == 0 and [row[4] for row in rows(out).values()] == ["in sync", "in sync"]
 
     (skills / "refunds" / "policy.md").write_bytes(b"45 days.\n")  # changed here
     triage = read_lock(tmp_path / LOCK_FILE).published["anthropic"]["triage"].id
