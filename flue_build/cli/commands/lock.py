@@ -7,9 +7,9 @@ import argparse
 import shlex
 import sys
 import warnings
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from flue_build.cli.agent_args import add_lock_argument
 from flue_build.cli.exits import OK
 
 if TYPE_CHECKING:
@@ -34,12 +34,7 @@ def register(add_parser: AddParser) -> None:
         help="an http(s):// URL, or the command that starts a stdio server, quoted as one word "
         "('flue-skills mcp acme_skills')",
     )
-    parser.add_argument(
-        "--lock",
-        type=Path,
-        metavar="PATH",
-        help="the lock file (default: flue-skills.lock beside the nearest pyproject.toml)",
-    )
+    add_lock_argument(parser)
     parser.add_argument(
         "--header",
         action="append",

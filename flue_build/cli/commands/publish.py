@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from flue_build.cli.agent_args import add_target_argument
+from flue_build.cli.agent_args import add_lock_argument, add_target_argument
 from flue_build.cli.exits import OK, PROBLEMS
 
 if TYPE_CHECKING:
@@ -36,12 +35,7 @@ def register(add_parser: AddParser) -> None:
     )
     add_target_argument(parser)
     parser.add_argument("--to", required=True, choices=("anthropic", "openai"), help="the service to publish to")
-    parser.add_argument(
-        "--lock",
-        type=Path,
-        metavar="PATH",
-        help="the lock file (default: flue-skills.lock beside the nearest pyproject.toml)",
-    )
+    add_lock_argument(parser)
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
         "--check",
