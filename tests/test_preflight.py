@@ -15,7 +15,7 @@ import pytest
 from flue_runtime import define_skill
 from flue_runtime.format.records import content_id
 from flue_runtime.mount.reference import SkillReference
-from flue_runtime.publish.preflight import archive, refusals, upload
+from flue_runtime.publish.preflight import Upload, archive, refusals, upload
 
 
 def skill(name: str = "refunds", files: Mapping[str, str | bytes] | None = None) -> SkillReference:
@@ -76,8 +76,9 @@ def test_openai_refuses_a_file_over_25_mb_naming_it() -> None:
 
 
 def test_openai_refuses_an_archive_over_50_mb() -> None:
-    noise = os.urandom(17_000_000)  # incompressible, each file within 25 MB
-    made = upload(skill(files={"a.bin": noise, "b.bin": noise[::-1], "c.bin": noise[1:] + noise[:1]}))
+    noise = os.urandom(17_000_000)  # incompressible, each file within 25 MB: an upload made directly (no vetting)
+    files = {"SKILL.md": b"---\nname: refunds\ndescription: d\n---\n", "a.bin": noise, "b.bin": noise[::-1]}
+    made = Upload("refunds", "refunds", {**files, "c.bin": noise[1:] + noise[:1]})
     refused = refusals("openai", made)
     assert any("50 MB" in r and "zipped" in r for r in refused), refused
 

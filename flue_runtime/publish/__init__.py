@@ -7,7 +7,7 @@ the lock holds with the same digest, whose latest version there is the one the l
 request that writes. A skill whose digest changed here, or whose latest version there is another (someone changed it
 out of band), gets one new version (the default, on OpenAI); one the lock lacks, or the service no longer has, is
 created. The lock is written after each request that succeeded, so a failure half-way leaves it saying what was
-done, and the next run does the rest.
+done, and the next run does the rest; a lock that cannot be written stops the run before any request.
 
 Before any request, every skill is checked against the service's rules (`preflight.refusals`); when one is refused,
 nothing is sent for any (a release publishes the set it was given, or nothing, and one run says every problem).
@@ -89,6 +89,8 @@ def publish(
     uploads = _checked(list(skills), to)
     path = lock if lock is not None else default_lock()
     state = _State(read_lock(path), connect(to, client), to)
+    if not (check or dry_run):
+        state.lock.write()  # the lock can be written: nothing is created there that it could not record
     outcomes = []
     for made in uploads:
         outcome = state.check(made) if check else state.plan(made) if dry_run else state.publish(made)

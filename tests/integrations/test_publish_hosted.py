@@ -222,7 +222,16 @@ def test_a_service_that_refuses_the_request_is_exit_2_naming_the_service_and_its
     stand_in.failure = failure("anthropic", 401, "invalid x-api-key")
     code, _, err = run(capsys, str(skills), "--to", "anthropic")
     assert code == 2 and "Anthropic" in err and "401" in err and "invalid x-api-key" in err
-    assert "ANTHROPIC_API_KEY" in err and not (tmp_path / LOCK_FILE).exists()
+    assert "ANTHROPIC_API_KEY" in err and read_lock(tmp_path / LOCK_FILE).published == {}
+
+
+def test_a_lock_that_cannot_be_written_stops_the_publish_before_any_request(
+    stand_in: StandIn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A skill created there and recorded nowhere would be created again by the next run."""
+    skills = project(tmp_path, monkeypatch)
+    code, _, err = run(capsys, str(skills), "--to", "openai", "--lock", str(tmp_path / "no-such-folder" / LOCK_FILE))
+    assert code == 2 and "no-such-folder" in err and stand_in.requests == []
 
 
 def test_a_lock_holds_what_was_done_before_a_failure_so_nothing_is_created_twice(
