@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
+from os import PathLike
 from pathlib import Path
 from typing import Any, Literal
 
@@ -68,7 +69,7 @@ def publish(
     skills: Iterable[SkillReference],
     *,
     to: str,
-    lock: Path | None = None,
+    lock: str | PathLike[str] | None = None,
     check: bool = False,
     dry_run: bool = False,
     client: Any = None,
@@ -87,7 +88,7 @@ def publish(
     if check and dry_run:
         raise ValueError("check=True already sends nothing that writes: pass check or dry_run, not both")
     uploads = _checked(list(skills), to)
-    path = lock if lock is not None else default_lock()
+    path = Path(lock) if lock is not None else default_lock()
     state = _State(read_lock(path), connect(to, client), to)
     if not (check or dry_run):
         state.lock.write()  # the lock can be written: nothing is created there that it could not record

@@ -295,3 +295,18 @@ def test_the_guides_python_sample_prints_what_it_shows(
     exec(compile(code, "hosted-skills.md", "exec"), {"__name__": "__sample__"})
     assert capsys.readouterr().out == shown
     assert [r.path for r in stand_in.writes] == ["/v1/skills"]
+
+
+@pytest.mark.parametrize(("service", "variable"), [("anthropic", "ANTHROPIC_API_KEY"), ("openai", "OPENAI_API_KEY")])
+def test_no_key_is_exit_2_naming_the_variable_the_sdk_reads(
+    service: str,
+    variable: str,
+    stand_in: StandIn,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    skills = project(tmp_path, monkeypatch)
+    monkeypatch.delenv(variable)
+    code, _, err = run(capsys, str(skills), "--to", service)
+    assert code == 2 and variable in err and "Traceback" not in err and stand_in.requests == []
