@@ -145,10 +145,9 @@ def test_flue_skills_lock_pins_a_servers_skills_from_the_terminal(
     skills, said = mounted(command, lock=lock)
     assert list(skills) == [] and len(said) == 1
     assert main(["lock", shlex.join(command), "--lock", str(lock)]) == 0  # reviewed: pinned again
-    capfd.readouterr()
-    skills, said = mounted(command, lock=lock)
-    with skills:
-        assert [s.name for s in skills] == ["refunds"] and said == []
+    assert digest(changed) in capfd.readouterr().out
+    [server] = read_lock(lock).servers.values()
+    assert server.skills == {uri("refunds"): Pinned("refunds", digest(changed))}  # what remote_skills now mounts
 
 
 def test_the_guides_pinning_sample_prints_what_it_shows(tmp_path: Path) -> None:
