@@ -19,6 +19,8 @@ __all__ = [
     "FlueError",
     "ExportError",
     "HookError",
+    "HostedServiceError",
+    "LockFileError",
     "LoopError",
     "MissingBuildHookError",
     "MissingBuildHookWarning",
@@ -26,6 +28,7 @@ __all__ = [
     "MountError",
     "NotExportedError",
     "PageError",
+    "PublishError",
     "ReadOnlyError",
     "RemoteReplyTooLargeError",
     "RemoteSkillsError",
@@ -310,6 +313,41 @@ class ExportError(FlueError):
 
 class DestinationError(ExportError):
     """`flue-skills export`: DIR cannot take the skills: a different folder is in the way, or DIR cannot be written."""
+
+
+# --- the lock file, publishing --------------------------------------------------------
+
+
+class LockFileError(FlueError):
+    """The lock file (`flue-skills.lock`: what was published, what was pinned) is not one: invalid TOML, another
+    format version, a value of the wrong kind. `path` and `line` say where; nothing was read from it."""
+
+    def __init__(self, path: Path, line: int, reason: str) -> None:
+        self.path, self.line, self.reason = path, line, reason
+        super().__init__(f"{path}:{line}: {reason}")
+
+
+class PublishError(FlueError):
+    """`flue-skills publish`: skills that cannot be published as they are, each line naming the skill and why (a
+    hosted service's rule it breaks, a file that differs from its manifest, a skill vetting refused); nothing was
+    sent for any of them."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = tuple(problems)
+        count = len(self.problems)
+        #: One line that says it all: how many problems, and that nothing left.
+        self.headline = f"{count} problem{'s' if count != 1 else ''} above: nothing was sent for any skill"
+        super().__init__("\n".join([*self.problems, self.headline]))
+
+
+class HostedServiceError(FlueError):
+    """`flue-skills publish`: a hosted skill service did not do what was asked: it refused the request (the key,
+    the quota, the upload), or could not be reached. `service` and `skill` name them; what was done before it is in
+    the lock."""
+
+    def __init__(self, service: str, skill: str, reason: str) -> None:
+        self.service, self.skill, self.reason = service, skill, reason
+        super().__init__(f"{service}: skill {skill!r}: {reason}")
 
 
 class SkillVerificationError(MountError):

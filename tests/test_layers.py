@@ -14,7 +14,7 @@ RUNTIME_LAYERS = [
     ("flue_runtime.errors", "flue_runtime.format", "flue_runtime.validation"),
     ("flue_runtime.mount",),
     ("flue_runtime.agents", "flue_runtime.models"),
-    ("flue_runtime.integrations", "flue_runtime.mcp"),
+    ("flue_runtime.integrations", "flue_runtime.mcp", "flue_runtime.publish"),
 ]
 BUILD_LAYERS = [
     ("flue_build.errors", "flue_build.fswalk", "flue_build.report"),

@@ -1,4 +1,4 @@
-"""The `flue-skills` command: check, new, schema, ls, prompt, eval, run, mcp, export.
+"""The `flue-skills` command: check, new, schema, ls, prompt, eval, run, mcp, export, publish, lock.
 
 Each command is a module of `flue_build.cli.commands`, named for it, with `register(add_parser)`, which adds its
 subparser and sets its `handler`; `COMMANDS` names them in the order `--help` shows, each with the one line `--help`
@@ -77,6 +77,17 @@ COMMANDS: tuple[Command, ...] = (
         "export",
         "flue_build.cli.commands.export",
         "write skills as plain folders, for runtimes that read skills from disk",
+    ),
+    Command(
+        "publish",
+        "flue_build.cli.commands.publish",
+        "upload skills to Anthropic's or OpenAI's hosted skills, once per change (needs flue-skills[anthropic] "
+        "or [openai])",
+    ),
+    Command(
+        "lock",
+        "flue_build.cli.commands.lock",
+        "pin the skills remote MCP servers serve now, for remote_skills(..., lock=) (needs flue-skills[mcp])",
     ),
 )
 

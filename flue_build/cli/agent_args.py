@@ -1,11 +1,12 @@
-"""The arguments commands share: TARGET (`mcp`, `export`, `eval`); MODULE:AGENT, `--state KEY=JSON`, `--skill NAME` and
-`--disable-skill NAME` (`prompt` and `run`)."""
+"""The arguments commands share: TARGET (`mcp`, `export`, `eval`, `publish`); `--lock PATH` (`publish`, `lock`);
+MODULE:AGENT, `--state KEY=JSON`, `--skill NAME` and `--disable-skill NAME` (`prompt` and `run`)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flue_build.errors import UsageError
@@ -18,6 +19,7 @@ if TYPE_CHECKING:  # the harness is imported when the command runs, so other com
 __all__ = [
     "activation",
     "add_agent_arguments",
+    "add_lock_argument",
     "add_state_argument",
     "add_store_arguments",
     "add_target_argument",
@@ -32,6 +34,16 @@ def add_target_argument(parser: argparse.ArgumentParser) -> None:
         metavar="TARGET",
         help="an installed package or distribution, MODULE:AGENT, a project folder, a skill folder or a folder of "
         "skill folders",
+    )
+
+
+def add_lock_argument(parser: argparse.ArgumentParser) -> None:
+    """`--lock PATH`: the lock file, as `flue_runtime.format.lockfile.default_lock` finds it unless given."""
+    parser.add_argument(
+        "--lock",
+        type=Path,
+        metavar="PATH",
+        help="the lock file (default: flue-skills.lock beside the nearest pyproject.toml)",
     )
 
 

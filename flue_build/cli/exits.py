@@ -30,7 +30,10 @@ from flue_runtime.errors import (
     ConfigError,
     DestinationError,
     FlueError,
+    HostedServiceError,
+    LockFileError,
     ModelError,
+    PublishError,
     SessionIdError,
     StoreError,
 )
@@ -67,6 +70,8 @@ USAGE_OR_ENVIRONMENT: tuple[type[BaseException], ...] = (
     StoreError,  # `run --store`: the session store cannot be opened (its extra missing among the causes)
     SessionIdError,  # `run --session`: an id no store can keep
     ModelError,  # `run`: a model that cannot be created (an unknown provider, a missing SDK or API key)
+    HostedServiceError,  # `publish`: the hosted service refused the request (a key, a quota) or cannot be reached
+    LockFileError,  # `publish`, `lock`: the lock file is not one (invalid TOML, another version)
     ImportError,  # a missing optional extra (`mcp` without flue-skills[mcp])
     OSError,  # a file or folder the command must read or write
 )
@@ -111,7 +116,8 @@ def _handled(command: str, handler: Handler, args: argparse.Namespace) -> int:
 
 
 def report(command: str, exc: BaseException) -> None:
-    """What went wrong, on stderr: a `ConfigError` a problem a line first; then one line saying what."""
+    """What went wrong, on stderr: a `ConfigError`'s or `PublishError`'s problems a line each first; then one line
+    saying what."""
     if isinstance(exc, ConfigError):
         from flue_runtime.format.paths import display_path
 
@@ -119,6 +125,10 @@ def report(command: str, exc: BaseException) -> None:
         for line in exc.lines(shown):
             print(line, file=sys.stderr)
         message = f"{shown}: {exc.headline}"
+    elif isinstance(exc, PublishError):
+        for problem in exc.problems:
+            print(error_line(command, problem), file=sys.stderr)
+        message = exc.headline
     elif isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         message = f"{exc.filename}: {exc.strerror}"
     else:

@@ -23,7 +23,7 @@ from flue_runtime.errors import DestinationError, ExportError, FlueError
 from flue_runtime.format.naming import is_valid_name, name_problems
 from flue_runtime.mount.reference import SkillReference
 
-__all__ = ["Exported", "Outcome", "export_skills"]
+__all__ = ["Exported", "Outcome", "checked_files", "export_skills"]
 
 
 Outcome = Literal["written", "replaced", "unchanged"]
@@ -51,7 +51,7 @@ def export_skills(skills: Iterable[SkillReference], dest: Path, *, force: bool =
     names = [skill.name for skill in chosen]
     if len(set(names)) != len(names):
         raise ExportError(f"two skills to export share a name ({', '.join(sorted(names))}); export each name once")
-    contents = {skill.name: _checked_files(skill) for skill in chosen}
+    contents = {skill.name: checked_files(skill) for skill in chosen}
     outcomes: dict[str, Outcome] = {}
     for skill in chosen:
         folder = dest / skill.name
@@ -86,7 +86,7 @@ def export_skills(skills: Iterable[SkillReference], dest: Path, *, force: bool =
     return [Exported(skill.name, dest / skill.name, outcomes[skill.name]) for skill in chosen]
 
 
-def _checked_files(skill: SkillReference) -> dict[str, bytes]:
+def checked_files(skill: SkillReference) -> dict[str, bytes]:
     """Every file of `skill`, each verified against the size and digest the skill lists for it."""
     files: dict[str, bytes] = {}
     for packed in skill.files:

@@ -54,6 +54,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass, replace
+from os import PathLike
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
@@ -78,6 +79,7 @@ from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits
 from flue_runtime.mcp.contents import BUDGET
 from flue_runtime.mcp.entries import EXTENSION_ID
 from flue_runtime.mcp.host import check_entry, verify_file, verify_skill_md
+from flue_runtime.mcp.pinning import pins_for
 from flue_runtime.mcp.replies import Bound, count_replies, reply_limit, stdio_transport
 from flue_runtime.mount.reference import MountedSource, SkillReference
 from flue_runtime.mount.sources import vet_catalog, vet_listing, vet_source
@@ -168,6 +170,8 @@ def remote_skills(
     headers: Mapping[str, str] | None = None,
     limits: Limits = DEFAULT_LIMITS,
     uris: Sequence[str] | None = None,
+    lock: str | PathLike[str] | None = None,
+    update_lock: bool = False,
 ) -> RemoteSkills:
     """Mount every skill an MCP server serves through the Skills extension (`io.modelcontextprotocol/skills`), or
     the skills of `uris` alone.
@@ -183,6 +187,9 @@ def remote_skills(
     a `RemoteReplyTooLargeError`. `uris`: the URIs of the SKILL.md of the skills to mount
     (`skill://acme/billing/refunds/SKILL.md`), each loaded by URI alone through `skills/get` (SEP-2640: a host MUST
     support it; a skill need not be listed), then checked and mounted as a listed one is; the server is not listed.
+    `lock`: a lock file (`flue-skills.lock`) pinning what the server serves (`mcp.pinning`): a skill whose content
+    digest differs from the pinned one, or that the lock does not hold, is left out with a `SkillWarning` naming it
+    and both digests, before a byte of it is read; with `update_lock=True`, what the server serves now is pinned.
 
     Returns the mounted skills, in the server's order. A skill refused by the rules is skipped with a
     `SkillWarning` naming the server, its URI and why. Raises `RemoteSkillsError` when the server cannot be
@@ -193,6 +200,7 @@ def remote_skills(
     if not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
         raise RemoteSkillsError(shown, f"timeout must be a positive number of seconds, not {timeout!r}")
     asked = None if uris is None else _asked(shown, uris)
+    pins = pins_for(lock, update_lock, shown)
     connection = _Connection(server, shown, float(timeout), headers, limits)
     try:
         deadline = time.monotonic() + timeout
@@ -207,6 +215,10 @@ def remote_skills(
             seen.add(entry.get("uri"))
             skill, said = _mount(connection, entry, roots, allow_dynamic=allow_dynamic, limits=limits)
             skills.extend([(str(entry["uri"]), skill)] if skill is not None else [])
+            notes.extend(said)
+        if pins is not None:  # what the lock pins, decided from the entries: before a byte of a skill is read
+            dynamic = {str(entry.get("uri")) for entry in entries if entry.get("resources") == "dynamic"}
+            skills, said = pins.apply(connection.identity, shown, skills, dynamic=dynamic, whole=asked is None)
             notes.extend(said)
         mounted, said = _labelled(connection, skills)
         notes.extend(said)

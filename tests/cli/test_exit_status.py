@@ -30,7 +30,10 @@ from flue_runtime.errors import (
     DestinationError,
     ExportError,
     FlueError,
+    HostedServiceError,
+    LockFileError,
     ModelError,
+    PublishError,
     SessionIdError,
     SkillError,
     StoreError,
@@ -107,7 +110,7 @@ def test_each_commands_summary_is_its_modules_help() -> None:
 
 def test_the_parser_lists_exactly_the_registered_commands() -> None:
     names = command_names()
-    assert names == ["check", "new", "schema", "ls", "prompt", "eval", "run", "mcp", "export"]
+    assert names == ["check", "new", "schema", "ls", "prompt", "eval", "run", "mcp", "export", "publish", "lock"]
     (commands,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
     assert list(commands.choices) == names
     listed = re.findall(r"^    (\S+)\s", _parser().format_help(), flags=re.M)
@@ -159,15 +162,24 @@ RAISED: list[tuple[BaseException, int]] = [
     (ListError("the wheel ships no skills"), PROBLEMS),
     (TargetError("'x': no skills found"), PROBLEMS),
     (ExportError("a file does not match its manifest"), PROBLEMS),
+    (PublishError(["skill 'claude-notes': Anthropic refuses a reserved word"]), PROBLEMS),
+    (HostedServiceError("Anthropic", "refunds", "the API answered 401"), USAGE),
+    (LockFileError(Path("flue-skills.lock"), 3, "invalid TOML"), USAGE),
     (SkillError([]), PROBLEMS),
     (ConfigError(Path("pyproject.toml"), ["tool.flue.strict: must be true or false"]), PROBLEMS),
 ]
 
 
 def minimal_argv(name: str) -> list[str]:
-    """The command and a value for each positional argument it requires."""
+    """The command and a value for each argument it requires: a positional one, or an option (its first choice)."""
     parser = dict(_subparsers())[name]
-    return [name] + ["x" for a in parser._actions if not a.option_strings and a.nargs is None and a.required]
+    argv = [name]
+    for action in parser._actions:
+        if not action.option_strings and action.nargs in (None, "+") and action.required:
+            argv.append("x")
+        elif action.option_strings and action.required:
+            argv += [action.option_strings[0], next(iter(action.choices or ["x"]))]
+    return argv
 
 
 def _subparsers() -> list[tuple[str, argparse.ArgumentParser]]:

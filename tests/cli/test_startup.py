@@ -24,6 +24,8 @@ MODULES = {
     "run": "flue_build.cli.commands.run",
     "mcp": "flue_build.cli.commands.mcp",
     "export": "flue_build.cli.commands.export",
+    "publish": "flue_build.cli.commands.publish",
+    "lock": "flue_build.cli.commands.lock",
 }
 
 #: Print the modules imported by `main(argv)` as JSON (the status and output of `main` go to stderr).
