@@ -25,14 +25,11 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal
+
+from flue_runtime.mount.reference import Kind
 
 __all__ = ["ApprovalPolicy", "Consent", "ScriptRequest", "approval_policy", "ask", "bundled_only", "never"]
 
-#: Where a skill comes from: `bundle` (an installed distribution's manifest), `folder` (a source folder in dev
-#: mode), `defined` (`define_skill`), `source` (a `SkillSource` through `load_skill`: a remote MCP server, an
-#: adapter, a user's own), `workspace` (found in the sandbox).
-Kind = Literal["bundle", "folder", "defined", "source", "workspace"]
 #: The kinds the application ships itself.
 OWN_KINDS: frozenset[str] = frozenset({"bundle", "folder", "defined"})
 

@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from flue_runtime.agents.approval import Consent, Kind, ScriptRequest, bundled_only
+from flue_runtime.agents.approval import Consent, ScriptRequest, bundled_only
 from flue_runtime.agents.disk_write import inside, overlap
 from flue_runtime.agents.provenance import served
 from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, quoted, utf8_size
@@ -42,9 +42,6 @@ from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.errors import FlueError, SkillPathError, ToolFailure
 from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import PackedFile, content_id
-from flue_runtime.mount.bundled import BundleSource
-from flue_runtime.mount.define import _DefinedSource
-from flue_runtime.mount.disk import DiskSource
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.vfs import identity_of
 
@@ -59,7 +56,6 @@ __all__ = [
     "exec_root",
     "materialise",
     "run_script",
-    "source_kind",
 ]
 
 
@@ -161,7 +157,7 @@ class Scripts:
             skill.name,
             skill.origin,
             content_id(skill.verdict),
-            source_kind(skill),
+            skill.source.kind,
             path,
             tuple(args),
             identity_of(skill),
@@ -188,17 +184,6 @@ class Scripts:
             if m.workspace_folder is None and any(f.path.startswith(SCRIPTS_DIR) for f in m.skill.verdict)
         ]
         return f"skills with scripts: {some_paths(names)}"
-
-
-def source_kind(skill: SkillReference) -> Kind:
-    """Where a mounted skill comes from, as an approval policy sees it (see `agents.approval.Kind`)."""
-    if isinstance(skill.source, BundleSource):
-        return "bundle"
-    if isinstance(skill.source, DiskSource):
-        return "folder"
-    if isinstance(skill.source, _DefinedSource):
-        return "defined"
-    return "source"
 
 
 def _script_path(skill: SkillReference, script: str) -> str:

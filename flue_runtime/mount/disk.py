@@ -30,7 +30,7 @@ from flue_runtime.format.skill_folder import VettedSkill
 from flue_runtime.format.validate import check_skill_md
 from flue_runtime.format.vet_cache import VetCache
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, allowed_paths, link_refused, refused, unreadable
-from flue_runtime.mount.reference import MountedSource, SkillReference
+from flue_runtime.mount.reference import Kind, MountedSource, SkillReference
 
 __all__ = ["DiskSource", "load_skill_dir", "read_markdown_file"]
 
@@ -87,6 +87,7 @@ class DiskSource(MountedSource):
     """A vetted folder on disk: its file list as vetted, its bytes and instructions read live."""
 
     live = True
+    kind: Kind = "folder"
 
     def __init__(
         self,
@@ -99,8 +100,6 @@ class DiskSource(MountedSource):
         self._vetted = vetted
         self._context = context
         self._shown = display_path(vetted.directory) if shown is None else shown
-        #: The file list as this resolution vetted it: what `run_skill_script` may run (`SkillReference.verdict`).
-        self.verdict = vetted.files
         self._limits = limits
         self._in_project = allow is not None  # `allow` as in `vet_skill`
         self._allow = allowed_paths(vetted.directory, allow or ())
@@ -111,6 +110,11 @@ class DiskSource(MountedSource):
     @property
     def directory(self) -> Path:
         return self._vetted.directory
+
+    @property
+    def verdict(self) -> tuple[PackedFile, ...]:
+        """The file list as this resolution vetted it: what `run_skill_script` may run (`SkillReference.verdict`)."""
+        return self._vetted.files
 
     @property
     def name(self) -> str:

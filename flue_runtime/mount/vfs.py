@@ -56,7 +56,7 @@ def identity_of(skill: SkillReference) -> str | None:
     """The key of the server a skill is served by (its source's `identity`, see `MountedSource`), None for a skill
     the application has itself: the one reading of it, for every path where the skill's files appear (this tree,
     script copies). A key that is not a folder name is a `FlueError`."""
-    identity = getattr(skill.source, "identity", None)
+    identity = skill.source.identity
     if identity is None:
         return None
     if not (isinstance(identity, str) and _IDENTITY.fullmatch(identity)):
