@@ -40,10 +40,6 @@ UMBRELLA = {
     "flue_runtime.integrations.pydantic_ai": ["tests/integrations/test_adapters.py"],
     "flue_runtime.mcp.contents": ["tests/integrations/test_mcp_caching.py"],
     "flue_runtime.mcp.remote_cache": ["tests/integrations/test_remote_host.py"],
-    "flue_runtime.mcp.remote_connection": [
-        "tests/integrations/test_remote_replies.py",
-        "tests/integrations/test_remote_hostile.py",
-    ],
     "flue_runtime.mcp.remote_listing": ["tests/integrations/test_remote_host.py"],
     "flue_runtime.mcp.remote_source": ["tests/integrations/test_remote_host.py"],
     "flue_runtime.models.base": ["tests/harness/test_turns.py"],

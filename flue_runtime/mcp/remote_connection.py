@@ -38,7 +38,6 @@ from anyio.abc import TaskStatus
 from mcp import Client, StdioServerParameters
 from mcp.client import advertise
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 from pydantic import ValidationError
@@ -234,7 +233,7 @@ class Connection:
             if sys.platform == "win32":  # (the SDK's own, with its Windows job objects: lines not bounded there)
                 return Client(self._server, cache=None, extensions=extensions)
             return Client(stdio_transport(self._server, bound), cache=None, extensions=extensions)
-        http = count_replies(create_mcp_http_client(headers=self._headers), bound)
+        http = count_replies(self._headers, bound)
         stack.push_async_callback(http.aclose)
         http.event_hooks["response"].append(self._note_status)
         # Each event is counted by `bound` before the SDK's parser sees it, which then holds no more than it was

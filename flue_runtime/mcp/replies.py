@@ -24,6 +24,8 @@ file a skill may hold (`Limits.bundle_size`), base64-encoded, plus `REPLY_OVERHE
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
@@ -47,6 +49,9 @@ __all__ = ["REPLY_OVERHEAD", "Bound", "count_replies", "reply_limit", "stdio_tra
 REPLY_OVERHEAD = 1024 * 1024
 #: How long a stdio server may take to exit once its stdin is closed, and then to die once signalled.
 _GRACE_S = 2.0
+#: An HTTP client's timeouts, as the SDK's transports set them: 30 s to connect, write or wait for the pool, 300 s
+#: between two reads of a response (a server may hold an event stream open).
+_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
 
 
 def reply_limit(limits: Limits) -> int:
@@ -98,9 +103,11 @@ class Bound:
 # --- streamable HTTP -----------------------------------------------------------------------------
 
 
-def count_replies(client: httpx2.AsyncClient, bound: Bound) -> httpx2.AsyncClient:
-    """`client` (the SDK's, from `create_mcp_http_client`) with every response body counted by `bound` as it
-    arrives, and replies asked for uncompressed."""
+def count_replies(headers: dict[str, str] | None, bound: Bound) -> httpx2.AsyncClient:
+    """An `httpx2` client for the SDK's streamable HTTP transport, sending `headers` with every request, with every
+    response body counted by `bound` as it arrives, and replies asked for uncompressed. Its timeouts are the SDK's
+    own transports' (`_TIMEOUT`); every request of ours is bounded by its deadline besides."""
+    client = httpx2.AsyncClient(headers=headers, timeout=_TIMEOUT)
     client.headers["Accept-Encoding"] = "identity"
 
     async def counted(response: httpx2.Response) -> None:
@@ -227,16 +234,43 @@ def _message(line: bytes, server: StdioServerParameters) -> SessionMessage | Exc
 async def _stop(process: Process, grace: float) -> None:
     """Stop the server as the MCP lifecycle says: close its stdin, wait `grace` seconds, then end its whole process
     group; every wait bounded, and never `wait()` (it also waits for the pipes, which a leftover child may hold)."""
-    from mcp.os.posix.utilities import terminate_posix_process_tree
-
     assert process.stdin is not None and process.stdout is not None
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
     if not await _exited(process, grace):
-        await terminate_posix_process_tree(process, _GRACE_S)
+        await _end_group(process)
         await _exited(process, _GRACE_S)
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdout.aclose()
+
+
+async def _end_group(process: Process) -> None:
+    """SIGTERM to the server's process group (a session of its own: its pid is the group's id, even once it is
+    reaped), then, if a member is left after `_GRACE_S`, SIGKILL: whatever the server started ends with it. (The
+    SDK's stdio client does the same inside, through a module that is not part of its public API.)"""
+    for sent in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sent)
+        except ProcessLookupError:
+            return  # the whole group is gone
+        except PermissionError:
+            pass  # (a member that cannot be signalled, or not yet reaped: wait, then go on)
+        with anyio.move_on_after(_GRACE_S):
+            while _group_alive(process):
+                await anyio.sleep(0.01)
+            return
+
+
+def _group_alive(process: Process) -> bool:
+    """Whether any process of the server's group is left (signal 0 probes it; only "no such process" says no)."""
+    _ = process.returncode  # (reads the leader's status: a zombie leader would keep the group alive)
+    try:
+        os.killpg(process.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
 
 
 async def _exited(process: Process, seconds: float) -> bool:
