@@ -215,7 +215,7 @@ def _labelled(
 
 def _labels(name: str, uris: list[str], taken: set[str]) -> list[str]:
     """A valid, unused skill name for each URI: the name, then the segments before it that tell them apart."""
-    parents = [[s for s in uri.removeprefix("skill://").split("/")[:-2] if s] for uri in uris]
+    parents = [[s for s in uri.split("://", 1)[-1].split("/")[:-2] if s] for uri in uris]
     labels: list[str] = []
     for index, segments in enumerate(parents):
         others = [p for i, p in enumerate(parents) if i != index]

@@ -4,6 +4,7 @@ checks look at it one by one, `mcp.host`); and the warning for a skill left out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -21,6 +22,8 @@ __all__ = ["MAX_PAGES", "MAX_SKILLS", "asked_uris", "get_skills", "list_skills",
 #: `skills/list` pages and skills one call reads at most: a server that pages forever cannot hang it.
 MAX_PAGES = 1_000
 MAX_SKILLS = 10_000
+#: An absolute URI's start: its scheme (RFC 3986, section 3.1) and the colon after it.
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 class _ListSkills(types.Request[types.PaginatedRequestParams | None, Literal["skills/list"]]):
@@ -81,13 +84,17 @@ def list_skills(connection: Connection, deadline: float) -> list[Mapping[str, An
 
 
 def asked_uris(shown: str, uris: Sequence[str]) -> list[str]:
-    """`uris` as given, each the `skill://` URI of a SKILL.md (the caller's mistake is said before connecting)."""
+    """`uris` as given, each an absolute URI of a SKILL.md, under any scheme (the caller's mistake is said before
+    connecting). No scheme is privileged (final text, "Resource Mapping"): whether a URI is a skill is for the
+    server's answer to `skills/get` to say, never for its scheme."""
     if isinstance(uris, str) or not isinstance(uris, Sequence):
-        raise RemoteSkillsError(shown, f"uris= is a list of skill:// URIs, not {bounded(repr(uris))}")
+        raise RemoteSkillsError(shown, f"uris= is a list of URIs of a {SKILL_FILE}, not {bounded(repr(uris))}")
     for uri in uris:
-        if not (isinstance(uri, str) and uri.startswith("skill://") and uri.endswith("/" + SKILL_FILE)):
+        if not (isinstance(uri, str) and _ABSOLUTE.match(uri) and uri.endswith("/" + SKILL_FILE)):
             raise RemoteSkillsError(
-                shown, f"uris= holds {bounded(repr(uri))}: a skill's URI is the skill:// URI of its {SKILL_FILE}"
+                shown,
+                f"uris= holds {bounded(repr(uri))}: a skill's URI is the absolute URI of its {SKILL_FILE} "
+                f"(skill://acme/refunds/{SKILL_FILE}, or under the scheme the server serves it by)",
             )
     return list(uris)
 

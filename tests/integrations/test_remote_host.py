@@ -157,12 +157,45 @@ def test_a_skill_is_loaded_by_uri_alone_through_skills_get_and_verified_as_a_lis
             _ = skills[1].instructions
 
 
-def test_uris_that_are_no_skill_uri_are_refused_before_connecting(tmp_path: Path) -> None:
+def test_uris_that_are_no_skill_md_uri_are_refused_before_connecting(tmp_path: Path) -> None:
     config = write_config(tmp_path, [[]], {})
-    for wrong in ("skill://refunds/SKILL.md", ["skill://refunds"], ["https://x/SKILL.md"]):
+    for wrong in ("skill://refunds/SKILL.md", ["skill://refunds"], ["refunds/SKILL.md"], ["/x/SKILL.md"], [7]):
         with pytest.raises(RemoteSkillsError, match="uris= "):
-            remote_skills(command(config), uris=wrong)
+            remote_skills(command(config), uris=wrong)  # type: ignore[arg-type]
     assert not (tmp_path / "server.pid").exists()
+
+
+def test_a_skill_is_loaded_by_any_absolute_uri_and_the_servers_answer_decides(tmp_path: Path) -> None:
+    """Issue 40 item 7 (final text, "Resource Mapping": no scheme is privileged; `skills/get` confirms a skill):
+    a `github://` URI is asked with `skills/get` and mounted; an `https://` URI the server does not serve as a skill
+    is asked too, and left out because the server said so; two skills of one name under another scheme get labels
+    from their own path segments."""
+    github = "github://acme/skills/refunds/SKILL.md"
+    other = "github://acme/archive/refunds/SKILL.md"
+    hidden = [
+        entry("acme/skills/refunds", REFUNDS, root="acme/skills/refunds"),
+        entry("acme/archive/refunds", REFUNDS, root="acme/archive/refunds"),
+    ]
+    for each in hidden:
+        each["uri"] = each["uri"].replace("skill://", "github://")
+        for resource in each["resources"]:
+            resource["uri"] = resource["uri"].replace("skill://", "github://")
+    files = {
+        key.replace("skill://", "github://"): value
+        for root in ("acme/skills/refunds", "acme/archive/refunds")
+        for key, value in served(REFUNDS, root).items()
+    }
+    config = write_config(tmp_path, [[]], files, unlisted=hidden)
+    asked = [github, "https://acme.example/skills/billing/SKILL.md", other]
+    skills, said = mounted(config, uris=asked)
+    with skills:
+        assert gets(tmp_path) == asked
+        assert [s.name for s in skills] == ["refunds-skills", "refunds-archive"]
+        assert [s.source.uri for s in skills] == [github, other]
+        [refused] = [m for m in said if "https://acme.example" in m]
+        assert "not mounted: skills/get: the server answered error -32602" in refused
+        assert "Read policy.md first." in skills[0].instructions
+        assert reads(tmp_path) == [github]
 
 
 def test_our_own_server_answers_skills_get_for_a_host_loading_by_uri(tmp_path: Path) -> None:
