@@ -23,6 +23,7 @@ import asyncio
 import functools
 import hashlib
 import os
+import re
 import shutil
 import signal
 import stat
@@ -43,7 +44,7 @@ from flue_runtime.errors import FlueError, SkillPathError, ToolFailure
 from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import PackedFile, content_id
 from flue_runtime.mount.reference import SkillReference
-from flue_runtime.mount.vfs import identity_of
+from flue_runtime.mount.vfs import checked_identity, identity_of
 
 __all__ = [
     "KEPT_ENVIRONMENT",
@@ -54,6 +55,7 @@ __all__ = [
     "Scripts",
     "cache_root",
     "exec_root",
+    "forget_copies",
     "materialise",
     "run_script",
 ]
@@ -255,6 +257,26 @@ def _folder_name(skill: SkillReference, id: str) -> str:
     """The copy's folder: the content id, after the source's server identity when it has one."""
     identity = identity_of(skill)
     return id if identity is None else f"{identity}-{id}"
+
+
+def forget_copies(identity: str) -> int:
+    """Remove the verified copies of every skill of the server `identity` from the cache folder (those `materialise`
+    made, `<identity>-<content id>`, and any it is making), for a host forgetting that server (SEP-2640: hosts SHOULD
+    remove a server's cached skill content when the user removes the server); how many copies were removed. Copies
+    of other servers' skills and of the application's own stay."""
+    key = checked_identity(identity)
+    made = re.compile(rf"{re.escape(key)}-[0-9a-f]{{16}}|\.{re.escape(key)}-[0-9a-f]{{16}}-[a-z0-9_]{{8}}")
+    root = cache_root()
+    try:
+        names = sorted(os.listdir(root))
+    except FileNotFoundError:
+        return 0
+    removed = 0
+    for name in names:
+        if made.fullmatch(name):
+            _remove(root / name)
+            removed += not name.startswith(".")
+    return removed
 
 
 def _intact(folder: Path, files: tuple[PackedFile, ...], modes: dict[str, int]) -> bool:

@@ -43,6 +43,7 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
+from flue_runtime.agents.scripts import forget_copies
 from flue_runtime.errors import RemoteSkillsError, SkillSourceError, SkillVerificationError, SkillWarning
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.validate import check_fields
@@ -72,15 +73,27 @@ class RemoteSkills(tuple[SkillReference, ...]):
         made._connection = connection
         return made
 
-    def close(self) -> None:
-        """End the connection (a stdio server is stopped and reaped); the skills' files can no longer be read."""
+    def close(self, *, forget: bool = False) -> None:
+        """End the connection (a stdio server is stopped and reaped); the skills' files can no longer be read.
+        The verified copies their scripts ran from stay in the cache folder (checked again before any later run)
+        unless `forget`: then every copy of this server's skills is removed (`forget_server`)."""
         self._connection.close()
+        if forget:
+            forget_server(self.identity)
 
     def __enter__(self) -> RemoteSkills:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
+
+
+def forget_server(identity: str) -> int:
+    """Remove every copy of the skills of the server `identity` (`RemoteSkills.identity`, `server_identity`) that a
+    host keeps on disk: the verified copies their scripts ran from, in the cache folder (`agents.scripts`). For a
+    server the user removed (SEP-2640: hosts SHOULD remove its cached skill content), after a restart too. Returns
+    how many copies were removed; `FlueError` for a key that is not a server's identity."""
+    return forget_copies(identity)
 
 
 def remote_skills(
@@ -251,4 +264,4 @@ def _valid(entry: Mapping[str, Any]) -> bool:
     return True
 
 
-__all__ = ["FROM", "FROM_LINE", "UNVERIFIED", "RemoteSkills", "remote_skills", "server_identity"]
+__all__ = ["FROM", "FROM_LINE", "UNVERIFIED", "RemoteSkills", "forget_server", "remote_skills", "server_identity"]

@@ -20,7 +20,7 @@ from support.scripted_mcp import entry, gets, reads, served, skill_md, uri, writ
 from flue_runtime import Harness, LocalSandbox, SkillWarning, agent, use_model, use_skill
 from flue_runtime.agents import approval
 from flue_runtime.agents.approval import ScriptRequest
-from flue_runtime.errors import RemoteSkillsError, SkillSourceError
+from flue_runtime.errors import FlueError, RemoteSkillsError, SkillSourceError
 from flue_runtime.format.records import content_id
 from flue_runtime.mcp import RemoteSkills, remote_skills
 from flue_runtime.models import ScriptedModel, ToolCall
@@ -441,6 +441,53 @@ def test_an_approval_is_kept_per_server_never_for_the_same_uri_and_bytes_served_
     assert (asked[0].origin, asked[0].digest) == (asked[1].origin, asked[1].digest)
     assert asked[0].server is not None and asked[0].server != asked[1].server
     assert (tmp_path / "work" / "ran").read_text() == "same\nsame\n"
+
+
+def test_a_servers_script_copies_outlive_close_and_are_removed_when_it_is_forgotten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 40 item 8 (final text, "Cache integrity ...": hosts SHOULD remove a server's cached skill content when
+    the user removes that server): the verified copy a script ran from stays in the cache folder after `close()`
+    (it is checked again at the next run); `close(forget=True)` removes every copy of that server's skills and
+    nothing else (another server's, the application's own); `forget_server(identity)` does it without a connection
+    (after a restart), and is told a key that is not a server's."""
+    from flue_runtime import define_skill
+    from flue_runtime.mcp import forget_server
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "work").mkdir()
+    cache = tmp_path / "cache" / "flue-skills" / "skills"
+    own = define_skill(
+        name="own", description="Ours.", instructions="Run it.", files={"scripts/x.py": "open('own', 'w').close()\n"}
+    )
+
+    def run_one(skills: list[Any], name: str) -> None:
+        model = ScriptedModel([[ToolCall("run_skill_script", {"skill": name, "script": "x.py"})], "ok"])
+        sandbox = LocalSandbox(tmp_path / "work", allow_exec=True)
+        harness = Harness(mounting(skills, model), sandbox=sandbox, approve_scripts=approval.ask(lambda _: True))
+        harness.prompt_sync("go")
+        [result] = [m for m in model.requests[-1].messages if m["role"] == "tool"]
+        assert result["is_error"] is False, result
+
+    first = remote_skills(command(serve(tmp_path / "a", {"runner": hostile("a")})), timeout=TIMEOUT)
+    second = remote_skills(command(serve(tmp_path / "b", {"runner": hostile("b")})), timeout=TIMEOUT)
+    run_one([first[0]], "runner")
+    run_one([second[0]], "runner")
+    run_one([own], "own")
+
+    def copies() -> list[str]:
+        return sorted(p.name.split("-")[1] if p.name.startswith("mcp-") else "own" for p in cache.iterdir())
+
+    assert copies() == sorted([first.identity[4:], second.identity[4:], "own"])
+    first.close()
+    assert copies() == sorted([first.identity[4:], second.identity[4:], "own"])  # close() alone keeps them
+    second.close(forget=True)
+    assert copies() == sorted([first.identity[4:], "own"])
+    assert forget_server(first.identity) == 1
+    assert copies() == ["own"]
+    assert forget_server(first.identity) == 0
+    with pytest.raises(FlueError, match="not a server's identity"):
+        forget_server("../skills")
 
 
 def test_spans_of_a_remote_skill_carry_its_skill_uri(tmp_path: Path) -> None:
