@@ -135,18 +135,7 @@ def remote_skills(
         entries, notes = (
             (list_skills(connection, deadline), []) if asked is None else get_skills(connection, asked, deadline)
         )
-        roots = {_root_of(entry) for entry in entries if _valid(entry)}
-        skills: list[tuple[str, SkillReference]] = []
-        seen: set[object] = set()
-        for entry in entries:
-            if entry.get("uri") in seen:
-                notes.append(skipped(connection, entry, "listed twice: the first entry of that URI is the one used"))
-                continue
-            seen.add(entry.get("uri"))
-            skill, said = _mount(connection, entry, roots, allow_dynamic=allow_dynamic, limits=limits)
-            skills.extend([(str(entry["uri"]), skill)] if skill is not None else [])
-            notes.extend(said)
-        mounted, said = _labelled(connection, skills)
+        mounted, said = mount_entries(connection, entries, allow_dynamic=allow_dynamic, limits=limits)
         notes.extend(said)
         for note in notes:
             warnings.warn(note, SkillWarning, stacklevel=2)
@@ -156,6 +145,29 @@ def remote_skills(
     if not mounted:
         connection.drop()  # nothing left to read: no server kept waiting (a read would connect again)
     return RemoteSkills(mounted, connection)
+
+
+def mount_entries(
+    connection: Connection, entries: Sequence[Mapping[str, Any]], *, allow_dynamic: bool, limits: Limits
+) -> tuple[list[SkillReference], list[str]]:
+    """The skills of a listing's entries (each as the server sent it), mounted from the entries alone (nothing is
+    read), in their order, colliding names labelled; and a warning for each entry left out, saying why."""
+    roots = {_root_of(entry) for entry in entries if _valid(entry)}
+    skills: list[tuple[str, SkillReference]] = []
+    notes: list[str] = []
+    seen: set[str] = set()
+    for entry in entries:
+        uri = entry.get("uri")
+        if isinstance(uri, str) and uri in seen:
+            notes.append(skipped(connection, entry, "listed twice: the first entry of that URI is the one used"))
+            continue
+        if isinstance(uri, str):
+            seen.add(uri)
+        skill, said = _mount(connection, entry, roots, allow_dynamic=allow_dynamic, limits=limits)
+        skills.extend([(str(entry["uri"]), skill)] if skill is not None else [])
+        notes.extend(said)
+    mounted, said = _labelled(connection, skills)
+    return mounted, [*notes, *said]
 
 
 # --- one skill ----------------------------------------------------------------------------------
@@ -264,4 +276,13 @@ def _valid(entry: Mapping[str, Any]) -> bool:
     return True
 
 
-__all__ = ["FROM", "FROM_LINE", "UNVERIFIED", "RemoteSkills", "forget_server", "remote_skills", "server_identity"]
+__all__ = [
+    "FROM",
+    "FROM_LINE",
+    "UNVERIFIED",
+    "RemoteSkills",
+    "forget_server",
+    "mount_entries",
+    "remote_skills",
+    "server_identity",
+]
