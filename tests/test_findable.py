@@ -47,6 +47,7 @@ UMBRELLA = {
     "flue_runtime.models.sdk": ["tests/providers/test_anthropic.py", "tests/providers/test_openai.py"],
     "flue_runtime.mount.disk": ["tests/runtime/test_dev_mode.py", "tests/runtime/test_sources.py"],
     "flue_runtime.mount.distribution": ["tests/integrations/test_raw_distributions.py"],
+    "flue_runtime.mount.origin_record": ["tests/integrations/test_remote_host.py"],
     "flue_runtime.mount.specs": ["tests/fuzz/test_fuzz_scan.py", "tests/runtime/test_resolve.py"],
     "flue_runtime.validation": ["tests/test_public_face.py"],
     "flue_build.backends.boundary": ["tests/build/test_build_error.py"],

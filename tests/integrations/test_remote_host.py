@@ -490,6 +490,69 @@ def test_a_servers_script_copies_outlive_close_and_are_removed_when_it_is_forgot
         forget_server("../skills")
 
 
+def test_a_remote_skill_is_exported_only_when_asked_and_its_copy_stays_remote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 40 item 6 ("Origin travels with content": copies keep it): `export_skills` of a remote skill is refused
+    unless `allow_remote=True` (`flue-skills export --allow-remote`), and then lands under `DEST/<server identity>/
+    <name>/` beside an origin record; that folder mounted again from disk is the server's skill (its identity, the
+    kind of a source from elsewhere), so its script is refused under the default policy and an approval names the
+    server, as for the skill served live."""
+    from flue_build.cli import main
+    from flue_runtime.errors import ExportError
+    from flue_runtime.integrations.export import export_skills
+    from flue_runtime.mount.disk import load_skill_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "work").mkdir()
+    config = serve(tmp_path / "server", {"runner": hostile("copied")})
+    dest = tmp_path / "dest"
+    with mounted(config)[0] as skills:
+        with pytest.raises(ExportError, match=r"served by .*allow_remote=True"):
+            export_skills(skills, dest)
+        assert not dest.exists()
+        [done] = export_skills(skills, dest, allow_remote=True)
+        identity = skills.identity
+    assert done.folder == dest / identity / "runner"
+    assert sorted(p.name for p in (dest / identity).iterdir()) == [".flue-origin.json", "runner"]
+    assert (done.folder / "scripts" / "x.py").read_bytes() == hostile("copied")["scripts/x.py"]
+
+    again = load_skill_dir(done.folder)
+    assert (again.source.kind, again.source.identity) == ("source", identity)
+    assert again.source.uri == "skill://runner/SKILL.md"
+    model = ScriptedModel([[ToolCall("run_skill_script", {"skill": "runner", "script": "x.py"})], "ok"])
+    Harness(mounting([again], model), sandbox=LocalSandbox(tmp_path / "work", allow_exec=True)).prompt_sync("go")
+    [refused] = [m for m in model.requests[-1].messages if m["role"] == "tool"]
+    assert refused["is_error"] and "not approved by the application's script approval policy" in refused["content"]
+    assert not (tmp_path / "work" / "ran").exists()
+    asked: list[ScriptRequest] = []
+    model = ScriptedModel([[ToolCall("run_skill_script", {"skill": "runner", "script": "x.py"})], "ok"])
+    harness = Harness(
+        mounting([again], model),
+        sandbox=LocalSandbox(tmp_path / "work", allow_exec=True),
+        approve_scripts=approval.ask(lambda request: asked.append(request) or True),
+    )
+    harness.prompt_sync("go")
+    assert [(r.server, r.kind, r.bundled) for r in asked] == [(identity, "source", False)]
+
+    module = tmp_path / "exporting_agent.py"
+    module.write_text(
+        "from flue_runtime import agent, use_skill\n"
+        "from flue_runtime.mcp import remote_skills\n"
+        f"SKILLS = remote_skills({command(config)!r}, timeout={TIMEOUT})\n"
+        "@agent\n"
+        "def support():\n"
+        "    use_skill(SKILLS[0])\n"
+        "    return 'Answer.'\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cli_dest = tmp_path / "cli"
+    assert main(["export", "exporting_agent:support", str(cli_dest)]) == 1
+    assert "--allow-remote" in capfd.readouterr().err and not cli_dest.exists()
+    assert main(["export", "exporting_agent:support", str(cli_dest), "--allow-remote"]) == 0
+    assert (cli_dest / identity / "runner" / "SKILL.md").is_file()
+
+
 def test_spans_of_a_remote_skill_carry_its_skill_uri(tmp_path: Path) -> None:
     """Telemetry: an activation and a read of a remote skill are spans with `gen_ai.skill.source.uri`, the URI of
     its SKILL.md as the server lists it (the source's `uri`), recorded by the real SDK's in-memory exporter."""
