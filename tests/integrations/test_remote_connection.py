@@ -37,3 +37,14 @@ def test_no_module_imports_a_private_or_internal_module_of_the_sdk() -> None:
         or any(line.rpartition(" ")[2] == name or line.rpartition(" ")[2].startswith(name + ".") for name in INTERNAL)
     ]
     assert private == []
+
+
+def test_the_host_never_sends_resources_directory_read() -> None:
+    """Clients MUST NOT call `resources/directory/read` against a server that has not declared `directoryRead`; our
+    host calls it against none (it answers from the held entry's manifest alone): only the server names the method."""
+    naming = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "flue_runtime").rglob("*.py")
+        if "resources/directory/read" in path.read_text(encoding="utf-8")
+    )
+    assert naming == ["flue_runtime/mcp/server.py"]
