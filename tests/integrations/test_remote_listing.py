@@ -11,7 +11,10 @@ need("mcp", "mcp")
 
 import copy
 import hashlib
+import json
+import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -113,3 +116,88 @@ def test_entries_the_host_met_as_type_errors_are_left_out_naming_why(field: tupl
     assert [skill.name for skill in mounted] == ["refunds"]
     [note] = notes
     assert "not mounted" in note
+
+
+# --- a reply's memory (issue 40 item 9a) ---------------------------------------------------------
+
+CLIENT = """
+import json, resource, sys, warnings
+args = json.loads(sys.argv[1])
+from flue_runtime.mcp import remote_skills
+warnings.simplefilter("ignore")
+try:  # the same imports, thread and client made once, so that what grows below is the reply's
+    remote_skills([sys.executable, "-c", "raise SystemExit(1)"], timeout=10)
+except Exception:
+    pass
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+try:
+    with remote_skills(args["command"], timeout=120) as skills:
+        said = {"mounted": [s.name for s in skills]}
+except Exception as exc:
+    said = {"error": type(exc).__name__, "message": str(exc)}
+said["grew"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+print(json.dumps(said))
+"""
+
+MiB = 1024 * 1024
+#: 16 MiB of JSON in an extra key of one entry, as the issue found it (`[0,0,...]`), and as objects and a string.
+HOSTILE = {
+    "array": lambda size: [0] * (size // 2),
+    "objects": lambda size: [{}] * (size // 3),
+    "string": lambda size: "a" * size,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_a_listing_reply_grows_the_client_by_at_most_8_times_its_bytes_whatever_json_it_holds(
+    tmp_path: Path, kind: str
+) -> None:
+    """A `skills/list` reply within the byte limit whose one entry carries 16 MiB of JSON in an extra key: the
+    client's peak memory grows by at most 8 times the reply (it grew 1.1 GiB, 71 times, for the array); a reply
+    holding more JSON values than its size allows is refused before it is parsed, naming the server."""
+    from support import scripted_mcp
+    from support.scripted_mcp import entry, served, skill_md, write_config
+
+    files = {"SKILL.md": skill_md("refunds", "Handle refunds.")}
+    hostile = {**entry("refunds", files), "x": HOSTILE[kind](16 * MiB)}
+    config = write_config(tmp_path, [[hostile]], served(files, "refunds"))
+    reply = len(json.dumps(hostile, separators=(",", ":")))
+    command = [sys.executable, str(Path(scripted_mcp.__file__)), str(config)]
+    done = subprocess.run(
+        [sys.executable, "-c", CLIENT, json.dumps({"command": command})],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert said["grew"] <= 8 * reply, (said["grew"] / MiB, reply / MiB, said.get("message"))
+    if kind == "string":
+        assert said.get("mounted") == ["refunds"], said
+    else:
+        assert said.get("error") == "RemoteSkillsError", said
+        assert "JSON values" in said["message"] and "refused before it was parsed" in said["message"], said
+
+
+def structure(value: Any) -> int:
+    """The `,` `:` `[` `{` of a JSON value's text outside its strings, counted from the value itself."""
+    if isinstance(value, list):
+        return 1 + max(len(value) - 1, 0) + sum(structure(v) for v in value)
+    if isinstance(value, dict):
+        return 1 + len(value) + max(len(value) - 1, 0) + sum(structure(v) for v in value.values())
+    return 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=JSON, cuts=st.lists(st.integers(min_value=0), max_size=6))
+def test_a_replys_values_are_counted_outside_strings_wherever_its_chunks_end(value: Any, cuts: list[int]) -> None:
+    from flue_runtime.mcp.replies import Values
+
+    text = json.dumps(value, ensure_ascii=False).encode()
+    values = Values()
+    edges = sorted({min(cut, len(text)) for cut in cuts})
+    for start, end in zip([0, *edges], [*edges, len(text)]):
+        values.feed(text[start:end])
+    assert (values.count, values.bytes) == (structure(value), len(text))
