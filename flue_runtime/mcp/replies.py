@@ -15,8 +15,8 @@ megabytes in well under a second. So every reply of a remote server is counted h
   as the SDK runs it (its default environment, a session of its own) and stopped as the SDK stops it (stdin
   closed, then its process group terminated, every wait bounded).
 
-Bytes are not all: parsed, a reply of small JSON values costs far more memory than its bytes (16 MiB of `[0,0,...]`
-grew the SDK's pydantic parser by 1.1 GiB). So each reply's JSON values are counted too as it arrives (`Values`: the
+Bytes are not all: parsed, a reply of small JSON values costs many times its bytes in memory (`[0,0,...]` most of
+all, in the SDK's pydantic parser). So each reply's JSON values are counted too as it arrives (`Values`: the
 `,` `:` `[` `{` outside strings, strings skipped whole), and one holding more than `MAX_VALUES` plus one per
 `BYTES_PER_VALUE` bytes is refused the same way; and a stdio line is parsed by the standard library's `json`, whose
 objects cost a few times the bytes, then checked by the SDK's models (BENCHMARKS.md, "A reply's memory").
@@ -65,8 +65,8 @@ __all__ = [
 #: What one reply may hold beyond a file's base64: the JSON-RPC envelope, or a page of a listing.
 REPLY_OVERHEAD = 1024 * 1024
 #: JSON values any reply may hold, whatever its size (a handshake, a page of entries); and beyond them, one value
-#: per this many bytes of the reply. A listing's entries hold one per ~16 bytes; parsed, a value costs up to ~70
-#: bytes (a short string in a list), so at most ~7 times the reply's bytes (BENCHMARKS.md, "A reply's memory").
+#: per this many bytes of the reply: an honest listing holds fewer, and what a value costs parsed keeps the client
+#: within a small multiple of the reply (the measurement: BENCHMARKS.md, "A reply's memory").
 MAX_VALUES = 65_536
 BYTES_PER_VALUE = 10
 #: How long a stdio server may take to exit once its stdin is closed, and then to die once signalled.
@@ -309,8 +309,9 @@ async def stdio_transport(
 
 def _message(line: bytes, server: StdioServerParameters) -> SessionMessage | Exception:
     """One line as a message, or the parse error the session reports (as the SDK's client does). Parsed by the
-    standard library (its objects cost a few times the bytes, where pydantic's JSON parser costs up to 100 times
-    them), then checked by the SDK's models, which keep what they do not type as it is."""
+    standard library, whose objects cost a small multiple of the bytes where pydantic's JSON parser costs many
+    times more (BENCHMARKS.md, "A reply's memory"), then checked by the SDK's models, which keep what they do not
+    type as it is."""
     try:
         text = line.decode(server.encoding, server.encoding_error_handler)
         parsed = json.loads(text, parse_constant=_not_json)
