@@ -12,8 +12,10 @@ need("mcp", "mcp")
 import copy
 import hashlib
 import json
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -148,10 +150,26 @@ HOSTILE = {
 }
 
 
+def serving_http(command: list[str]) -> tuple[subprocess.Popen[bytes], str]:
+    """The scripted server over streamable HTTP on 127.0.0.1, once it listens: the process and its URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([*command, "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    return server, f"http://127.0.0.1:{port}/mcp"
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", HOSTILE)
+@pytest.mark.parametrize(("kind", "transport"), [*((kind, "stdio") for kind in HOSTILE), ("array", "http")])
 def test_a_listing_reply_grows_the_client_by_at_most_8_times_its_bytes_whatever_json_it_holds(
-    tmp_path: Path, kind: str
+    tmp_path: Path, kind: str, transport: str
 ) -> None:
     """A `skills/list` reply within the byte limit whose one entry carries 16 MiB of JSON in an extra key: the
     client's peak memory grows by at most 8 times the reply (it grew 1.1 GiB, 71 times, for the array); a reply
@@ -164,13 +182,19 @@ def test_a_listing_reply_grows_the_client_by_at_most_8_times_its_bytes_whatever_
     config = write_config(tmp_path, [[hostile]], served(files, "refunds"))
     reply = len(json.dumps(hostile, separators=(",", ":")))
     command = [sys.executable, str(Path(scripted_mcp.__file__)), str(config)]
-    done = subprocess.run(
-        [sys.executable, "-c", CLIENT, json.dumps({"command": command})],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=300,
-    )
+    server, target = serving_http(command) if transport == "http" else (None, command)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", CLIENT, json.dumps({"command": target})],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=300,
+        )
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(30)
     assert done.returncode == 0, done.stderr[-3000:]
     said = json.loads(done.stdout.strip().splitlines()[-1])
     assert said["grew"] <= 8 * reply, (said["grew"] / MiB, reply / MiB, said.get("message"))
