@@ -253,8 +253,8 @@ class SkillReference:
         return self.source.read(self._listed(path))
 
     def open(self, path: str) -> tuple[BinaryIO, int]:
-        """One of the skill's files as a stream and its size: from the source's own `open` when it has one (a
-        workspace skill's file, read in pages), else its bytes in memory."""
+        """One of the skill's files as a stream and its size, as its source hands it out (`MountedSource.open`: a
+        workspace skill's file read in pages, any other's bytes in memory)."""
         return self.source.open(self._listed(path))
 
     def _listed(self, path: str) -> str:
