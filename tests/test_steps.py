@@ -312,6 +312,18 @@ def _(root: Path) -> None:
     assert validate._placeholder(fields(VALID)) == []
 
 
+@case(validate._reserved_metadata)
+def _(root: Path) -> None:
+    """Issue 40 item 10 (the Skills extension's "Reservations"): `metadata` keys under `io.modelcontextprotocol/`
+    are reserved for MCP extensions, which define none yet; a key of another prefix is the skill's own."""
+    yaml = VALID + "metadata:\n  io.modelcontextprotocol/origin: x\n  acme.io/team: billing\n"
+    (found,) = validate._reserved_metadata(fields(yaml))
+    assert codes([found]) == [("FLU214", 5, 3, "metadata")]
+    assert "`io.modelcontextprotocol/origin`" in found.message
+    assert validate._reserved_metadata(fields(VALID + "metadata:\n  io.modelcontextprotocol.x: y\n")) == []
+    assert validate._reserved_metadata(fields(VALID)) == []
+
+
 @case(validate._comma_tools)
 def _(root: Path) -> None:
     (found,) = validate._comma_tools(fields(VALID + "allowed-tools: Read, Write\n"))

@@ -35,9 +35,9 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal
 
 from flue_runtime.format.diagnostics import printable
+from flue_runtime.mount.reference import Kind
 
 __all__ = [
     "ActingOn",
@@ -56,10 +56,6 @@ __all__ = [
     "read_policy",
 ]
 
-#: Where a skill comes from: `bundle` (an installed distribution's manifest), `folder` (a source folder in dev
-#: mode), `defined` (`define_skill`), `source` (a `SkillSource` through `load_skill`: a remote MCP server, an
-#: adapter, a user's own), `workspace` (found in the sandbox).
-Kind = Literal["bundle", "folder", "defined", "source", "workspace"]
 #: The kinds the application ships itself.
 OWN_KINDS: frozenset[str] = frozenset({"bundle", "folder", "defined"})
 

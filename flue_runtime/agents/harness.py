@@ -303,10 +303,7 @@ class Session:
     def provenance(self) -> list[Turn]:
         """Every saved model turn of this session: the catalog it rendered and each skill file served after
         it (activations, reads, script runs) with its digests; see `flue_runtime.agents.provenance`."""
-        reader: Callable[[str], list[Turn]] | None = getattr(self._store, "turns", None)
-        if reader is None:
-            raise FlueError(f"the session store {type(self._store).__name__} keeps no turns (it has no turns method)")
-        return reader(self.id)
+        return self._store.turns(self.id)
 
     def activation_messages(self, activate: Iterable[str]) -> list[Message]:
         """The messages `prompt(text, activate=...)` would add after its text, with the agent rendered as the

@@ -26,6 +26,7 @@ import hashlib
 import inspect
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -35,7 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from flue_runtime.agents.approval import Consent, Kind, ScriptRequest, bundled_only
+from flue_runtime.agents.approval import Consent, ScriptRequest, bundled_only
 from flue_runtime.agents.disk_write import inside, overlap
 from flue_runtime.agents.provenance import served
 from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, quoted, utf8_size
@@ -46,11 +47,8 @@ from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.errors import FlueError, SkillPathError, ToolFailure
 from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import PackedFile, content_id
-from flue_runtime.mount.bundled import BundleSource
-from flue_runtime.mount.define import _DefinedSource
-from flue_runtime.mount.disk import DiskSource
 from flue_runtime.mount.reference import SkillReference
-from flue_runtime.mount.vfs import identity_of
+from flue_runtime.mount.vfs import checked_identity, identity_of
 
 __all__ = [
     "KEPT_ENVIRONMENT",
@@ -61,10 +59,10 @@ __all__ = [
     "Scripts",
     "cache_root",
     "exec_root",
+    "forget_copies",
     "guarded",
     "materialise",
     "run_script",
-    "source_kind",
 ]
 
 
@@ -186,13 +184,12 @@ class Scripts:
 
 def _request(consent: Consent, skill: SkillReference, **asked: Any) -> ScriptRequest:
     """What the approval policy is asked about `skill` (`asked`: the script and its arguments, or a code tool)."""
-    kind = source_kind(skill)
     return ScriptRequest(
         consent.session_id,
         skill.name,
         skill.origin,
         content_id(skill.verdict),
-        kind,
+        skill.source.kind,
         server=identity_of(skill),
         **asked,
     )
@@ -231,7 +228,7 @@ def guarded(tool: Tool, skills: MountedSkills, consent: Consent | None) -> Tool:
         text = json.dumps(shown, ensure_ascii=False, default=str)
         for name in skills.activated():
             mounted = skills.get(name)
-            if mounted is None or mounted.workspace_folder is not None or source_kind(mounted.skill) != "source":
+            if mounted is None or mounted.workspace_folder is not None or mounted.skill.source.kind != "source":
                 continue
             skill = mounted.skill
             request = _request(asked, skill, script="", args=(text,), tool=tool.name)
@@ -240,17 +237,6 @@ def guarded(tool: Tool, skills: MountedSkills, consent: Consent | None) -> Tool:
         return await result if inspect.isawaitable(result) else result
 
     return replace(tool, function=call)
-
-
-def source_kind(skill: SkillReference) -> Kind:
-    """Where a mounted skill comes from, as an approval policy sees it (see `agents.approval.Kind`)."""
-    if isinstance(skill.source, BundleSource):
-        return "bundle"
-    if isinstance(skill.source, DiskSource):
-        return "folder"
-    if isinstance(skill.source, _DefinedSource):
-        return "defined"
-    return "source"
 
 
 def _script_path(skill: SkillReference, script: str) -> str:
@@ -322,6 +308,26 @@ def _folder_name(skill: SkillReference, id: str) -> str:
     """The copy's folder: the content id, after the source's server identity when it has one."""
     identity = identity_of(skill)
     return id if identity is None else f"{identity}-{id}"
+
+
+def forget_copies(identity: str) -> int:
+    """Remove the verified copies of every skill of the server `identity` from the cache folder (those `materialise`
+    made, `<identity>-<content id>`, and any it is making), for a host forgetting that server (SEP-2640: hosts SHOULD
+    remove a server's cached skill content when the user removes the server); how many copies were removed. Copies
+    of other servers' skills and of the application's own stay."""
+    key = checked_identity(identity)
+    made = re.compile(rf"{re.escape(key)}-[0-9a-f]{{16}}|\.{re.escape(key)}-[0-9a-f]{{16}}-[a-z0-9_]{{8}}")
+    root = cache_root()
+    try:
+        names = sorted(os.listdir(root))
+    except FileNotFoundError:
+        return 0
+    removed = 0
+    for name in names:
+        if made.fullmatch(name):
+            _remove(root / name)
+            removed += not name.startswith(".")
+    return removed
 
 
 def _intact(folder: Path, files: tuple[PackedFile, ...], modes: dict[str, int]) -> bool:

@@ -106,7 +106,7 @@ class SkillSpan:
 def source_uri(skill: SkillReference) -> str | None:
     """Where the skill's files are, as a URI, where the source says: its `uri` (`MountedSource`: a remote MCP
     skill's `skill://…/SKILL.md`), else a folder's `file:` URI."""
-    uri = getattr(skill.source, "uri", None)
+    uri = skill.source.uri
     if isinstance(uri, str):
         return uri
     folder = skill.folder

@@ -21,7 +21,7 @@ from flue_runtime.format.diagnostics import printable
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.skill_folder import VettedSkill
 from flue_runtime.format.validate import check_skill_md
-from flue_runtime.mount.reference import MountedSource, SkillReference
+from flue_runtime.mount.reference import Kind, MountedSource, SkillReference
 
 __all__ = [
     "WORKSPACE_DIR",
@@ -41,6 +41,7 @@ class WorkspaceSource(MountedSource):
     """A skill folder inside a sandbox, read live."""
 
     live = True
+    kind: Kind = "workspace"
 
     def __init__(self, sandbox: Sandbox, folder: str, listing: tuple[PackedFile, ...]) -> None:
         self.sandbox = sandbox

@@ -44,6 +44,7 @@ SUMMARIES: dict[str, str] = {
     "FLU211": "`allowed-tools` looks comma-separated",
     "FLU212": "a skill nested inside another skill's directory",
     "FLU213": "`description` is still the placeholder `flue-skills new` writes",
+    "FLU214": "a `metadata` key under the prefix reserved for MCP extensions (`io.modelcontextprotocol/`)",
     # 3xx: packing a skill directory
     "FLU301": "symbolic link refused",
     "FLU302": "secret refused (by file or folder name, or a `.env` template holding a value)",

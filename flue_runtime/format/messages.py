@@ -136,6 +136,11 @@ TEXTS: dict[str, Text] = {
         "replace it with what the skill does and when the agent should use it: "
         "the catalog line is all the model sees when it decides whether to activate the skill",
     ),
+    "FLU214": Text(
+        "metadata key `{key}` is under `io.modelcontextprotocol/`, a prefix reserved for keys MCP extensions "
+        "define (none defines this one); MCP hosts ignore it",
+        "rename it under a prefix of your own (`acme.io/{rest}`) or without one",
+    ),
     # --- 3xx: packing a skill folder ------------------------------------------------------------
     "FLU301": Text(
         "symbolic link refused: a link is never followed into a bundle",

@@ -76,6 +76,8 @@ def check_skill_file(file: Path, *, display: str | None = None, strict: bool = F
 
 # --- field rules: a check per rule, in `FIELD_CHECKS` ---------------------------------------
 
+#: The `metadata` key prefix the MCP Skills extension reserves for keys MCP extensions define (FLU214).
+RESERVED_PREFIX = "io.modelcontextprotocol/"
 #: What `flue-skills new` writes without `--description`; a skill that still says it gets FLU213.
 PLACEHOLDER_DESCRIPTION = "Describe what this skill does and when the agent should use it."
 
@@ -258,6 +260,21 @@ def _placeholder(fields: _Fields) -> list[Diagnostic]:
     return []
 
 
+def _reserved_metadata(fields: _Fields) -> list[Diagnostic]:
+    """FLU214: a `metadata` key under `io.modelcontextprotocol/`, which the MCP Skills extension reserves for keys
+    MCP extensions define (none yet): a host ignores one it does not know."""
+    extra = fields.data.get("metadata")
+    if not isinstance(extra, Mapping):
+        return []
+    return [
+        fields.problem(
+            "FLU214", fields.key_span(("metadata", key)), "metadata", key=key, rest=key.removeprefix(RESERVED_PREFIX)
+        )
+        for key in extra
+        if isinstance(key, str) and key.startswith(RESERVED_PREFIX)
+    ]
+
+
 def _comma_tools(fields: _Fields) -> list[Diagnostic]:
     """FLU211: `allowed-tools` written with commas, as other formats do; the spec separates with spaces."""
     tools = fields.data.get("allowed-tools")
@@ -283,6 +300,7 @@ FIELD_CHECKS: tuple[Callable[[_Fields], list[Diagnostic]], ...] = (
     _schema_failures,  # FLU202-FLU209
     _name_is_folder,  # FLU205
     _placeholder,  # FLU213
+    _reserved_metadata,  # FLU214
     _comma_tools,  # FLU211
     _unknown_fields,  # FLU210
 )

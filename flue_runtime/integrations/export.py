@@ -2,7 +2,9 @@
 
 Each skill becomes `DEST/<name>/` holding SKILL.md and its files, byte for byte, every file
 checked against the size and SHA-256 its skill lists (a bundle's manifest, or the vetting of
-a folder). All skills are written into a staging folder inside DEST first and moved into
+a folder). A skill a remote server serves is exported only when asked (`allow_remote`), to
+`DEST/<server identity>/<name>/` beside an origin record (`mount.origin_record`): mounted again,
+the copy is that server's skill, never a local one (its scripts need the approval policy's yes). All skills are written into a staging folder inside DEST first and moved into
 place only when every one was read and checked, so a failure leaves DEST as it was. A
 folder already there with the same files is left alone; a different one is replaced only
 with `force`.
@@ -21,7 +23,9 @@ from typing import Literal
 
 from flue_runtime.errors import DestinationError, ExportError, FlueError
 from flue_runtime.format.naming import is_valid_name, name_problems
+from flue_runtime.mount.origin_record import ExportedSkill, write_origin
 from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.vfs import identity_of
 
 __all__ = ["Exported", "Outcome", "checked_files", "export_skills"]
 
@@ -38,9 +42,12 @@ class Exported:
     outcome: Outcome
 
 
-def export_skills(skills: Iterable[SkillReference], dest: Path, *, force: bool = False) -> list[Exported]:
-    """Write each skill to `dest/<name>/`; `ExportError` (and `dest` unchanged) when one cannot be, the
-    `DestinationError` kind when `dest` is at fault."""
+def export_skills(
+    skills: Iterable[SkillReference], dest: Path, *, force: bool = False, allow_remote: bool = False
+) -> list[Exported]:
+    """Write each skill to `dest/<name>/`, a remote server's skill (only with `allow_remote`) to
+    `dest/<server identity>/<name>/` with its origin record; `ExportError` (and `dest` unchanged) when one cannot
+    be, the `DestinationError` kind when `dest` is at fault."""
     chosen = list(skills)
     for skill in chosen:  # a name becomes a folder: the skill-name rule, whatever source made the reference
         if not is_valid_name(skill.name):
@@ -48,20 +55,27 @@ def export_skills(skills: Iterable[SkillReference], dest: Path, *, force: bool =
                 f"skill {skill.name!r} ({skill.origin}): not a valid skill name "
                 f"({'; '.join(name_problems(skill.name))}); nothing was written"
             )
-    names = [skill.name for skill in chosen]
-    if len(set(names)) != len(names):
-        raise ExportError(f"two skills to export share a name ({', '.join(sorted(names))}); export each name once")
-    contents = {skill.name: checked_files(skill) for skill in chosen}
+        if identity_of(skill) is not None and not allow_remote:
+            raise ExportError(
+                f"skill {skill.name!r} is served by a remote server ({skill.origin}); nothing was written: its copy "
+                "would keep that origin, under DEST/<server identity>/, only if you ask for it with "
+                "allow_remote=True (flue-skills export --allow-remote)"
+            )
+    places = [(skill, _place(skill)) for skill in chosen]
+    if len({place for _, place in places}) != len(places):
+        names = ", ".join(sorted(place for _, place in places))
+        raise ExportError(f"two skills to export share a name ({names}); export each name once")
+    contents = {place: checked_files(skill) for skill, place in places}
     outcomes: dict[str, Outcome] = {}
-    for skill in chosen:
-        folder = dest / skill.name
+    for skill, place in places:
+        folder = dest / place
         existing = _existing(folder)
         if existing is None:
-            outcomes[skill.name] = "written"
-        elif existing == contents[skill.name]:
-            outcomes[skill.name] = "unchanged"
+            outcomes[place] = "written"
+        elif existing == contents[place]:
+            outcomes[place] = "unchanged"
         elif force:
-            outcomes[skill.name] = "replaced"
+            outcomes[place] = "replaced"
         else:
             raise DestinationError(
                 f"{folder} exists and differs from skill {skill.name!r} ({skill.origin}); "
@@ -73,17 +87,35 @@ def export_skills(skills: Iterable[SkillReference], dest: Path, *, force: bool =
     except OSError as exc:
         raise DestinationError(f"cannot write to {dest}: {exc.strerror or exc}") from None
     try:
-        for skill in chosen:
-            if outcomes[skill.name] != "unchanged":
-                _write(staging / skill.name, contents[skill.name])
-        for skill in chosen:
-            if outcomes[skill.name] != "unchanged":
-                _move_into_place(staging / skill.name, dest / skill.name, staging / f".old-{skill.name}")
+        changed = [place for _, place in places if outcomes[place] != "unchanged"]
+        for place in changed:
+            _write(staging / place, contents[place])
+        for place in changed:
+            (dest / place).parent.mkdir(exist_ok=True)
+            _move_into_place(staging / place, dest / place, staging / f".old-{place.replace('/', '-')}")
+        _record_origins(dest, chosen)
     except OSError as exc:
         raise DestinationError(f"cannot write to {dest}: {exc.strerror or exc}") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return [Exported(skill.name, dest / skill.name, outcomes[skill.name]) for skill in chosen]
+    return [Exported(skill.name, dest / place, outcomes[place]) for skill, place in places]
+
+
+def _place(skill: SkillReference) -> str:
+    """Where a skill's folder goes under DEST: `<name>`, or `<server identity>/<name>` for a remote server's."""
+    identity = identity_of(skill)
+    return skill.name if identity is None else f"{identity}/{skill.name}"
+
+
+def _record_origins(dest: Path, skills: list[SkillReference]) -> None:
+    """The origin record of each server whose skills were exported, beside them (`mount.origin_record`)."""
+    by_server: dict[str, dict[str, ExportedSkill]] = {}
+    for skill in skills:
+        identity = identity_of(skill)
+        if identity is not None:
+            by_server.setdefault(identity, {})[skill.name] = ExportedSkill(skill.source.uri, skill.origin)
+    for identity, exported in by_server.items():
+        write_origin(dest / identity, identity, exported)
 
 
 def checked_files(skill: SkillReference) -> dict[str, bytes]:

@@ -15,6 +15,12 @@ megabytes in well under a second. So every reply of a remote server is counted h
   as the SDK runs it (its default environment, a session of its own) and stopped as the SDK stops it (stdin
   closed, then its process group terminated, every wait bounded).
 
+Bytes are not all: parsed, a reply of small JSON values costs many times its bytes in memory (`[0,0,...]` most of
+all, in the SDK's pydantic parser). So each reply's JSON values are counted too as it arrives (`Values`: the
+`,` `:` `[` `{` outside strings, strings skipped whole), and one holding more than `MAX_VALUES` plus one per
+`BYTES_PER_VALUE` bytes is refused the same way; and a stdio line is parsed by the standard library's `json`, whose
+objects cost a few times the bytes, then checked by the SDK's models (BENCHMARKS.md, "A reply's memory").
+
 Past the limit, `Bound.exceed` ends the session at once: the cancel scopes of the session and of every call
 waiting on it are cancelled, so the SDK's tasks stop reading where they are and the call raises
 `RemoteReplyTooLargeError` naming the server, the request and the limit. What a reply may hold is the largest
@@ -24,6 +30,10 @@ file a skill may hold (`Limits.bundle_size`), base64-encoded, plus `REPLY_OVERHE
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import signal
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
@@ -41,12 +51,29 @@ from mcp.shared.message import SessionMessage
 from flue_runtime.errors import RemoteReplyTooLargeError, RemoteSkillsError
 from flue_runtime.format.vetting import Limits
 
-__all__ = ["REPLY_OVERHEAD", "Bound", "count_replies", "reply_limit", "stdio_transport"]
+__all__ = [
+    "BYTES_PER_VALUE",
+    "MAX_VALUES",
+    "REPLY_OVERHEAD",
+    "Bound",
+    "Values",
+    "count_replies",
+    "reply_limit",
+    "stdio_transport",
+]
 
 #: What one reply may hold beyond a file's base64: the JSON-RPC envelope, or a page of a listing.
 REPLY_OVERHEAD = 1024 * 1024
+#: JSON values any reply may hold, whatever its size (a handshake, a page of entries); and beyond them, one value
+#: per this many bytes of the reply: an honest listing holds fewer, and what a value costs parsed keeps the client
+#: within a small multiple of the reply (the measurement: BENCHMARKS.md, "A reply's memory").
+MAX_VALUES = 65_536
+BYTES_PER_VALUE = 10
 #: How long a stdio server may take to exit once its stdin is closed, and then to die once signalled.
 _GRACE_S = 2.0
+#: An HTTP client's timeouts, as the SDK's transports set them: 30 s to connect, write or wait for the pool, 300 s
+#: between two reads of a response (a server may hold an event stream open).
+_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
 
 
 def reply_limit(limits: Limits) -> int:
@@ -98,9 +125,11 @@ class Bound:
 # --- streamable HTTP -----------------------------------------------------------------------------
 
 
-def count_replies(client: httpx2.AsyncClient, bound: Bound) -> httpx2.AsyncClient:
-    """`client` (the SDK's, from `create_mcp_http_client`) with every response body counted by `bound` as it
-    arrives, and replies asked for uncompressed."""
+def count_replies(headers: dict[str, str] | None, bound: Bound) -> httpx2.AsyncClient:
+    """An `httpx2` client for the SDK's streamable HTTP transport, sending `headers` with every request, with every
+    response body counted by `bound` as it arrives, and replies asked for uncompressed. Its timeouts are the SDK's
+    own transports' (`_TIMEOUT`); every request of ours is bounded by its deadline besides."""
+    client = httpx2.AsyncClient(headers=headers, timeout=_TIMEOUT)
     client.headers["Accept-Encoding"] = "identity"
 
     async def counted(response: httpx2.Response) -> None:
@@ -108,6 +137,53 @@ def count_replies(client: httpx2.AsyncClient, bound: Bound) -> httpx2.AsyncClien
 
     client.event_hooks["response"].append(counted)
     return client
+
+
+class Values:
+    """The JSON values of one reply, counted as its bytes arrive: each `,` `:` `[` `{` outside a string (a string's
+    contents skipped whole, escapes and all, wherever a chunk ends). `over()` once the reply holds more than its size
+    allows (`MAX_VALUES`, `BYTES_PER_VALUE`)."""
+
+    _STRING = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)  # a string's contents, up to its closing quote
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.bytes = 0
+        self._in_string = False
+        self._escaped = False
+
+    def feed(self, chunk: bytes) -> None:
+        self.bytes += len(chunk)
+        at, end = 0, len(chunk)
+        while at < end:
+            if self._in_string:
+                if self._escaped:  # (a backslash ended the last chunk: this byte is the escaped one)
+                    self._escaped, at = False, at + 1
+                    continue
+                found = self._STRING.match(chunk, at)
+                at = found.end() if found else at
+                if at < end and chunk[at] == 0x22:  # the closing quote
+                    self._in_string, at = False, at + 1
+                elif at < end:  # a backslash, the chunk's last byte
+                    self._escaped, at = True, end
+                continue
+            quote = chunk.find(b'"', at)
+            stop = end if quote < 0 else quote
+            self.count += sum(chunk.count(mark, at, stop) for mark in (b",", b":", b"[", b"{"))
+            if quote < 0:
+                break
+            self._in_string, at = True, quote + 1
+
+    def over(self) -> bool:
+        return self.count > MAX_VALUES + self.bytes // BYTES_PER_VALUE
+
+    def said(self) -> str:
+        """Why a reply was refused for its values."""
+        return (
+            f"the server sent a reply holding more than {self.count:,} JSON values in {self.bytes:,} bytes, more "
+            f"than a reply of its size may hold ({MAX_VALUES:,}, and one per {BYTES_PER_VALUE} bytes: parsed, so "
+            "many values would cost the client many times the reply's size); refused before it was parsed"
+        )
 
 
 class _Counted(httpx2.AsyncByteStream):
@@ -129,15 +205,24 @@ class _Counted(httpx2.AsyncByteStream):
                 f"the server compressed its reply (Content-Encoding: {self._compressed[:40]}) though asked for "
                 "none (Accept-Encoding: identity); refused unread, since compressed bytes could inflate past any bound"
             )
-        count, last = 0, b""
+        count, last, values = 0, b"", Values()
         async for chunk in self._stream:
             if self._events:
-                count = _since_blank_line(count, last, chunk)
+                before, count = count, _since_blank_line(count, last, chunk)
                 last = chunk[-1:] or last
+                if count < before + len(chunk):  # a new event began in this chunk: its values alone count
+                    values = Values()
+                    chunk_values = chunk[len(chunk) - count :]
+                else:
+                    chunk_values = chunk
             else:
                 count += len(chunk)
+                chunk_values = chunk
             if count > self._bound.limit:
                 await self._bound.exceed()
+            values.feed(chunk_values)
+            if values.over():
+                await self._bound.exceed(values.said())
             yield chunk
 
     async def aclose(self) -> None:
@@ -175,22 +260,29 @@ async def stdio_transport(
 
     async def read() -> None:
         assert process.stdout is not None
-        line = bytearray()
+        line, values = bytearray(), Values()
         with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
             async with to_session:
                 async for chunk in process.stdout:
                     start = 0
                     while (end := chunk.find(b"\n", start)) >= 0:
                         line += chunk[start:end]
+                        values.feed(chunk[start:end])
                         start = end + 1
                         if len(line) > bound.limit:
                             await bound.exceed()
+                        if values.over():
+                            await bound.exceed(values.said())
                         message = _message(bytes(line), server)
                         line.clear()
+                        values = Values()
                         await to_session.send(message)
                     line += chunk[start:]
+                    values.feed(chunk[start:])
                     if len(line) > bound.limit:
                         await bound.exceed()
+                    if values.over():
+                        await bound.exceed(values.said())
 
     async def write() -> None:
         assert process.stdin is not None
@@ -216,27 +308,63 @@ async def stdio_transport(
 
 
 def _message(line: bytes, server: StdioServerParameters) -> SessionMessage | Exception:
-    """One line as a message, or the parse error the session reports (as the SDK's client does)."""
+    """One line as a message, or the parse error the session reports (as the SDK's client does). Parsed by the
+    standard library, whose objects cost a small multiple of the bytes where pydantic's JSON parser costs many
+    times more (BENCHMARKS.md, "A reply's memory"), then checked by the SDK's models, which keep what they do not
+    type as it is."""
     try:
         text = line.decode(server.encoding, server.encoding_error_handler)
-        return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
-    except ValueError as exc:  # (pydantic's ValidationError and a decoding error are both)
-        return exc
+        parsed = json.loads(text, parse_constant=_not_json)
+        return SessionMessage(types.jsonrpc_message_adapter.validate_python(parsed, by_name=False))
+    except (ValueError, RecursionError) as exc:  # (json's and pydantic's errors, a decoding error, too deep)
+        return exc if isinstance(exc, ValueError) else ValueError(f"a message nested too deep: {exc}")
+
+
+def _not_json(constant: str) -> NoReturn:
+    """`NaN` and `Infinity` are no JSON: refused, as the SDK's parser refuses them."""
+    raise ValueError(f"{constant} is not JSON")
 
 
 async def _stop(process: Process, grace: float) -> None:
     """Stop the server as the MCP lifecycle says: close its stdin, wait `grace` seconds, then end its whole process
     group; every wait bounded, and never `wait()` (it also waits for the pipes, which a leftover child may hold)."""
-    from mcp.os.posix.utilities import terminate_posix_process_tree
-
     assert process.stdin is not None and process.stdout is not None
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
     if not await _exited(process, grace):
-        await terminate_posix_process_tree(process, _GRACE_S)
+        await _end_group(process)
         await _exited(process, _GRACE_S)
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdout.aclose()
+
+
+async def _end_group(process: Process) -> None:
+    """SIGTERM to the server's process group (a session of its own: its pid is the group's id, even once it is
+    reaped), then, if a member is left after `_GRACE_S`, SIGKILL: whatever the server started ends with it. (The
+    SDK's stdio client does the same inside, through a module that is not part of its public API.)"""
+    for sent in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sent)
+        except ProcessLookupError:
+            return  # the whole group is gone
+        except PermissionError:
+            pass  # (a member that cannot be signalled, or not yet reaped: wait, then go on)
+        with anyio.move_on_after(_GRACE_S):
+            while _group_alive(process):
+                await anyio.sleep(0.01)
+            return
+
+
+def _group_alive(process: Process) -> bool:
+    """Whether any process of the server's group is left (signal 0 probes it; only "no such process" says no)."""
+    _ = process.returncode  # (reads the leader's status: a zombie leader would keep the group alive)
+    try:
+        os.killpg(process.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
 
 
 async def _exited(process: Process, seconds: float) -> bool:

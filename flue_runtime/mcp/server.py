@@ -47,13 +47,14 @@ from mcp_types import CallToolRequestParams, CallToolResult, PaginatedRequestPar
 from mcp_types.jsonrpc import INVALID_PARAMS
 from mcp_types.version import is_version_at_least
 
+from flue_runtime import __version__
 from flue_runtime.agents.reading import is_text
 from flue_runtime.agents.tools import Tool
 from flue_runtime.errors import FlueError, SkillWarning
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp.contents import Contents
-from flue_runtime.mcp.entries import EXTENSION_ID, check_servable, entry, file_uri, mime_type, servable
+from flue_runtime.mcp.entries import EXTENSION_ID, SCHEME, check_servable, entry, file_uri, mime_type, servable
 from flue_runtime.mount.reference import SkillReference
 
 #: How long a host may keep a listing or an entry: an installed bundle does not change while
@@ -66,12 +67,20 @@ CACHEABLE_SINCE = "2026-07-28"
 #: a host sees the same pages from either. A typical entry is 0.5-1 KB of JSON, so a page is some 70 KB, parsed
 #: at once; 10,000 skills are 100 requests. An entry is never split: a skill of 512 files is one large entry.
 PAGE_SIZE = 100
+#: The MIME type of a directory resource (the extension's "Directory Resources").
+DIRECTORY = "inode/directory"
 #: A file up to this size is read on the event loop (a SKILL.md, a reference page); a larger one in a thread.
 INLINE_READ = 64 * 1024
 
 
 class GetSkillParams(RequestParams):
     """`skills/get` params: the URI of a skill's SKILL.md."""
+
+    uri: str
+
+
+class ReadDirectoryParams(PaginatedRequestParams):
+    """`resources/directory/read` params: the URI of a directory resource (a skill's folder), and a cursor."""
 
     uri: str
 
@@ -96,6 +105,7 @@ def skills_server(
     extension = SkillsExtension(skillset)
     return MCPServer(
         name,
+        version=__version__,
         instructions=skillset.catalog or None,
         tools=[_mcp_tool(tool) for tool in skillset.tools],
         extensions=[extension],
@@ -124,6 +134,11 @@ class SkillsExtension(Extension):
         self._cursors = [_cursor(served, index) for index in range(len(self._pages))]
         self._page_of = {cursor: index for index, cursor in enumerate(self._cursors) if index}
         self._tool_names = frozenset(tool.name for tool in skillset.tools)
+        self._folders = _folders(self._files)
+
+    def settings(self) -> dict[str, Any]:
+        """The extension's settings, as `capabilities.extensions[...]` declares them: `resources/directory/read`."""
+        return {"directoryRead": True}
 
     def resources(self) -> Sequence[ResourceBinding]:
         return [ResourceBinding(self._file_resource(uri, *found)) for uri, found in self._files.items()]
@@ -132,6 +147,7 @@ class SkillsExtension(Extension):
         return [
             MethodBinding("skills/list", PaginatedRequestParams, self._list),
             MethodBinding("skills/get", GetSkillParams, self._get),
+            MethodBinding("resources/directory/read", ReadDirectoryParams, self._read_directory),
         ]
 
     def entry(self, skill: SkillReference) -> dict[str, Any]:
@@ -183,9 +199,28 @@ class SkillsExtension(Extension):
             )
         return {**_envelope(ctx), "skill": found}
 
-    def _file_resource(self, uri: str, skill: SkillReference, packed: PackedFile) -> FunctionResource:
-        is_skill_md = packed.path == SKILL_FILE
+    async def _read_directory(self, ctx: ServerRequestContext[Any, Any], params: ReadDirectoryParams) -> dict[str, Any]:
+        """The direct children of a skill's folder (the extension's "Reading Directories"): every file with its
+        resource metadata, every subfolder as a directory resource; one page, so a cursor is never one it gave."""
+        children = self._folders.get(params.uri)
+        if children is None:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"{params.uri!r} is not a directory resource: a directory is a skill's folder, "
+                "skill://<name> or a folder inside it, without a trailing slash",
+            )
+        if params.cursor is not None:
+            raise MCPError(code=INVALID_PARAMS, message=f"Invalid cursor {params.cursor!r}: this listing is one page")
+        listed = []
+        for child in children:
+            found = self._files.get(child)
+            if found is None:
+                listed.append({"uri": child, "name": child.rpartition("/")[2], "mimeType": DIRECTORY})
+            else:
+                listed.append(_metadata(child, *found))
+        return {**_result_type(ctx), "resources": listed}
 
+    def _file_resource(self, uri: str, skill: SkillReference, packed: PackedFile) -> FunctionResource:
         async def read() -> str | bytes:
             """A kept file answers at once; another is read (then kept): a small one right here, as handing it to
             a worker thread costs more than the read; a large one in a worker thread, not to stall other clients."""
@@ -200,12 +235,9 @@ class SkillsExtension(Extension):
                     raise ResourceError(f"{uri}: {exc}") from None
             return _shown(data)
 
+        said = _metadata(uri, skill, packed)
         return FunctionResource(
-            uri=uri,
-            name=skill.name if is_skill_md else f"{skill.name}/{packed.path}",
-            description=skill.description if is_skill_md else None,
-            mime_type=mime_type(packed.path),
-            fn=read,
+            uri=uri, name=said["name"], description=said.get("description"), mime_type=said["mimeType"], fn=read
         )
 
 
@@ -226,6 +258,33 @@ class _FileCacheHints:
         ):
             result = {**result, "ttlMs": TTL_MS, "cacheScope": "public"}
         return result
+
+
+def _metadata(uri: str, skill: SkillReference, packed: PackedFile) -> dict[str, str]:
+    """A skill file's resource metadata, as `resources/list` and a directory read give it: SKILL.md named and
+    described as its skill (the extension's SHOULDs), another file by the skill's name and its path."""
+    if packed.path == SKILL_FILE:
+        return {"uri": uri, "name": skill.name, "description": skill.description, "mimeType": mime_type(packed.path)}
+    return {"uri": uri, "name": f"{skill.name}/{packed.path}", "mimeType": mime_type(packed.path)}
+
+
+def _folders(files: Mapping[str, tuple[SkillReference, PackedFile]]) -> dict[str, list[str]]:
+    """Every folder of every skill served, by its URI (`skill://<name>`, `skill://<name>/templates`): the URIs of
+    its direct children, files and folders alike, sorted."""
+    folders: dict[str, set[str]] = {}
+    for uri in files:
+        child = uri
+        parent = uri.rpartition("/")[0]
+        while parent != f"{SCHEME}:/":
+            folders.setdefault(parent, set()).add(child)
+            child, parent = parent, parent.rpartition("/")[0]
+    return {folder: sorted(children) for folder, children in folders.items()}
+
+
+def _result_type(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+    """`resultType` where the negotiated revision defines it (2026-07-28 and later), on a result that is no
+    `CacheableResult` (a directory read's)."""
+    return {"resultType": "complete"} if is_version_at_least(ctx.protocol_version, CACHEABLE_SINCE) else {}
 
 
 def _cursor(served: str, index: int) -> str:

@@ -35,7 +35,7 @@ from flue_runtime.format.manifest import (
 )
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.safe_read import read_regular
-from flue_runtime.mount.reference import MountedSource, SkillReference
+from flue_runtime.mount.reference import Kind, MountedSource, SkillReference
 
 __all__ = [
     "BundleSource",
@@ -353,6 +353,8 @@ class InstalledBundle:
 
 class BundleSource(MountedSource):
     """A bundled skill's files, read through the package's loader and checked on every read."""
+
+    kind: Kind = "bundle"
 
     def __init__(self, bundle: InstalledBundle, entry: SkillEntry) -> None:
         self._bundle = bundle

@@ -26,7 +26,7 @@ from flue_runtime.format.trees import MemoryTree
 from flue_runtime.format.triggers import TRIGGERS_FILE, trigger_diagnostics
 from flue_runtime.format.validate import check_fields
 from flue_runtime.format.vetting import walk
-from flue_runtime.mount.reference import MountedSource, SkillReference
+from flue_runtime.mount.reference import Kind, MountedSource, SkillReference
 
 __all__ = ["define_skill", "render_skill_md"]
 
@@ -172,6 +172,8 @@ def render_skill_md(fields: SkillMetadata, instructions: str) -> str:
 
 class _DefinedSource(MountedSource):
     """Packs on first use: the generated SKILL.md plus the given files, hashed once."""
+
+    kind: Kind = "defined"
 
     def __init__(self, fields: SkillMetadata, instructions: str, files: Mapping[str, bytes]) -> None:
         self._fields = fields

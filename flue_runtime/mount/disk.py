@@ -30,7 +30,8 @@ from flue_runtime.format.skill_folder import VettedSkill
 from flue_runtime.format.validate import check_skill_md
 from flue_runtime.format.vet_cache import VetCache
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, allowed_paths, link_refused, refused, unreadable
-from flue_runtime.mount.reference import MountedSource, SkillReference
+from flue_runtime.mount.origin_record import OriginRecord, read_origin
+from flue_runtime.mount.reference import Kind, MountedSource, SkillReference
 
 __all__ = ["DiskSource", "load_skill_dir", "read_markdown_file"]
 
@@ -39,7 +40,7 @@ __all__ = ["DiskSource", "load_skill_dir", "read_markdown_file"]
 _VETTED = VetCache()
 #: The reference last made per folder and call, with the verdict and config it was made from: the same
 #: reference while both are (an unchanged folder costs its `lstat`s, no new objects, no second parse).
-_MOUNTED: dict[tuple[Path, str], tuple[VettedSkill, FlueConfig, SkillReference]] = {}
+_MOUNTED: dict[tuple[Path, str], tuple[VettedSkill, FlueConfig, OriginRecord | None, SkillReference]] = {}
 _MOUNTED_SIZE = 10_000
 
 
@@ -64,15 +65,16 @@ def _load(directory: Path, shown: str, context: str) -> SkillReference:
     vetted = _VETTED.vet(directory, display=shown, allow=allow, strict=config.strict, limits=config.limits)
     if not vetted.ok or vetted.metadata is None:
         raise SkillError(vetted.diagnostics, context)
+    origin = read_origin(directory)
     key = (directory, context)
     kept = _MOUNTED.get(key)
-    if kept is not None and kept[0] is vetted and kept[1] is config:
-        return kept[2]
-    source = DiskSource(vetted, allow, config.limits, context, shown)
+    if kept is not None and kept[0] is vetted and kept[1] is config and kept[2] == origin:
+        return kept[3]
+    source = DiskSource(vetted, allow, config.limits, context, shown, origin)
     reference = SkillReference(vetted.metadata, source, known_id=vetted.id)
     if len(_MOUNTED) >= _MOUNTED_SIZE:
         _MOUNTED.clear()
-    _MOUNTED[key] = (vetted, config, reference)
+    _MOUNTED[key] = (vetted, config, origin, reference)
     return reference
 
 
@@ -84,7 +86,9 @@ def _link_target(path: Path) -> str:
 
 
 class DiskSource(MountedSource):
-    """A vetted folder on disk: its file list as vetted, its bytes and instructions read live."""
+    """A vetted folder on disk: its file list as vetted, its bytes and instructions read live. A copy of a remote
+    server's skill (`export_skills(..., allow_remote=True)`) keeps its origin (`mount.origin_record`): that server's
+    `identity` and `uri`, the `kind` of a source from elsewhere."""
 
     live = True
 
@@ -95,12 +99,12 @@ class DiskSource(MountedSource):
         limits: Limits = DEFAULT_LIMITS,
         context: str = "",
         shown: str | None = None,
+        origin: OriginRecord | None = None,
     ) -> None:
         self._vetted = vetted
+        self._origin = origin
         self._context = context
         self._shown = display_path(vetted.directory) if shown is None else shown
-        #: The file list as this resolution vetted it: what `run_skill_script` may run (`SkillReference.verdict`).
-        self.verdict = vetted.files
         self._limits = limits
         self._in_project = allow is not None  # `allow` as in `vet_skill`
         self._allow = allowed_paths(vetted.directory, allow or ())
@@ -111,6 +115,24 @@ class DiskSource(MountedSource):
     @property
     def directory(self) -> Path:
         return self._vetted.directory
+
+    @property
+    def kind(self) -> Kind:
+        return "folder" if self._origin is None else "source"
+
+    @property
+    def identity(self) -> str | None:
+        return None if self._origin is None else self._origin.identity
+
+    @property
+    def uri(self) -> str | None:
+        exported = None if self._origin is None else self._origin.skills.get(self.name)
+        return None if exported is None else exported.uri
+
+    @property
+    def verdict(self) -> tuple[PackedFile, ...]:
+        """The file list as this resolution vetted it: what `run_skill_script` may run (`SkillReference.verdict`)."""
+        return self._vetted.files
 
     @property
     def name(self) -> str:
@@ -144,6 +166,10 @@ class DiskSource(MountedSource):
         return bool(os.lstat(self._vetted.directory.joinpath(*path.split("/"))).st_mode & 0o111)
 
     def describe(self) -> str:
+        exported = None if self._origin is None else self._origin.skills.get(self.name)
+        if self._origin is not None:
+            said = exported.origin if exported is not None else f"server {self._origin.identity}"
+            return f"{self._vetted.directory} (from disk, a copy of {said})"
         return f"{self._vetted.directory} (from disk)"
 
     def _where(self, path: str) -> str:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import io
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 if TYPE_CHECKING:  # annotations only: mounting a bundle never needs pathlib
     from pathlib import Path
@@ -27,7 +27,13 @@ from flue_runtime.errors import ResourceNotFoundError, SkillError, SkillSourceEr
 from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata, content_id
 
-__all__ = ["MountedSource", "SkillReference"]
+__all__ = ["Kind", "MountedSource", "SkillReference"]
+
+
+#: Where a skill comes from, as an approval policy and every record see it: `bundle` (an installed distribution's
+#: manifest), `folder` (a source folder in dev mode), `defined` (`define_skill`), `source` (a `SkillSource` through
+#: `load_skill`: a remote MCP server, an adapter, a user's own), `workspace` (found in the sandbox).
+Kind = Literal["bundle", "folder", "defined", "source", "workspace"]
 
 
 class MountedSource(ABC):
@@ -38,15 +44,10 @@ class MountedSource(ABC):
     one of flue's own loaders, so only through the build's rules. Each is also a `SkillSource` (`name`,
     `describe`, `listing`, `read`), so `load_skill` can vet any of them anew.
 
-    Optional members: a source read live from a folder on disk names it `directory` (the model's write tools
-    keep out of it); one whose file list can change after it was vetted keeps the vetting's own as `verdict`
-    (what `run_skill_script` may run); one served by another party (a remote MCP server) names it `identity`, a
-    short key (lowercase letters, digits, `-`) in every path where its files appear (the virtual tree's
-    `/.flue/remote/<identity>/<name>/`, `mount.vfs.identity_of`; its script copies, `agents.scripts.materialise`),
-    and may name its own address as `uri` (a remote skill's `skill://…/SKILL.md`: telemetry's
-    `gen_ai.skill.source.uri`); one that can hand out a file as a stream has `open(path) -> (binary
-    file, size)`, so a page of a large file costs the memory of the page; one that can change defines
-    `current()`.
+    The contract, as `importlib.resources.abc.Traversable` declares its own: the abstract members every source
+    defines, and every other member a source may offer, declared here with its default, which a source overrides
+    when it has more to say. Its origin is `kind` and `identity` (with `describe()`, the words for people): every
+    record, tag, path and approval keeps them.
     """
 
     #: Re-read the instructions on every access (a folder being edited) rather than once.
@@ -69,13 +70,56 @@ class MountedSource(ABC):
     def instructions(self) -> str:
         """The body of SKILL.md."""
 
-    def is_executable(self, path: str) -> bool:
-        """Whether one of `files()` carries an executable bit where it is installed (scripts keep it)."""
-        return False
-
     @abstractmethod
     def describe(self) -> str:
         """Where the skill comes from, for messages."""
+
+    @property
+    def kind(self) -> Kind:
+        """Where the skill comes from, as an approval policy sees it (`Kind`): a user's source unless its loader
+        says otherwise."""
+        return "source"
+
+    @property
+    def identity(self) -> str | None:
+        """The key of the party that serves the skill (a remote MCP server's: lowercase letters, digits, `-`), in
+        every path where its files appear (the virtual tree's `/.flue/remote/<identity>/<name>/`,
+        `mount.vfs.identity_of`; its script copies, `agents.scripts.materialise`) and every approval; None for a
+        skill the application has itself."""
+        return None
+
+    @property
+    def uri(self) -> str | None:
+        """The skill's own address as a URI, where it has one (a remote skill's `skill://…/SKILL.md`: telemetry's
+        `gen_ai.skill.source.uri`)."""
+        return None
+
+    @property
+    def directory(self) -> Path | None:
+        """The folder on disk the files are read from as they are now (dev mode; the model's write tools keep out
+        of it), else None."""
+        return None
+
+    @property
+    def verdict(self) -> tuple[PackedFile, ...]:
+        """The files as the vetting recorded them: what `run_skill_script` may run. `files()`, unless the file list
+        can change after it was vetted (a folder in dev mode keeps the vetting's own)."""
+        return self.files()
+
+    def open(self, path: str) -> tuple[BinaryIO, int]:
+        """One of `files()` as a stream, and its size: its bytes in memory, unless the source can hand out a stream
+        (a workspace skill's file, read in pages: a page costs the memory of the page)."""
+        data = self.read(path)
+        return io.BytesIO(data), len(data)
+
+    def current(self) -> SkillReference | None:
+        """The skill as it is now, vetted again, for a source that can change under it (a folder being edited);
+        None for one that cannot."""
+        return None
+
+    def is_executable(self, path: str) -> bool:
+        """Whether one of `files()` carries an executable bit where it is installed (scripts keep it)."""
+        return False
 
     def listing(self) -> tuple[ListedFile, ...]:
         """`files()` as a `SkillSource` lists them: with their sizes and digests."""
@@ -146,10 +190,9 @@ class SkillReference:
         vetted again and comes back with its metadata and file list as they are now (`SkillError` naming
         every problem when it no longer passes the rules), under the same alias. The harness asks at every
         render and activation."""
-        refresh: Callable[[], SkillReference] | None = getattr(self.source, "current", None)
-        if refresh is None:
+        fresh = self.source.current()
+        if fresh is None:
             return self
-        fresh = refresh()
         return fresh if self.alias_of is None else fresh.renamed(self.name)
 
     def renamed(self, name: str) -> SkillReference:
@@ -194,13 +237,12 @@ class SkillReference:
     def verdict(self) -> tuple[PackedFile, ...]:
         """The files (paths, sizes, SHA-256) as recorded when the skill was vetted: the only bytes a script of
         it may run from. A bundle's manifest; a folder in dev mode, the file list of the resolution that vetted it."""
-        recorded = getattr(self.source, "verdict", None)
-        return recorded if isinstance(recorded, tuple) else self.source.files()
+        return self.source.verdict
 
     @property
     def folder(self) -> Path | None:
         """The folder on disk the skill's files are read from as they are now (dev mode), else None."""
-        return cast("Path | None", getattr(self.source, "directory", None))
+        return self.source.directory
 
     @property
     def resources(self) -> tuple[str, ...]:
@@ -211,15 +253,9 @@ class SkillReference:
         return self.source.read(self._listed(path))
 
     def open(self, path: str) -> tuple[BinaryIO, int]:
-        """One of the skill's files as a stream and its size: from the source's own `open` when it has one (a
-        workspace skill's file, read in pages), else its bytes in memory."""
-        clean = self._listed(path)
-        opener = getattr(self.source, "open", None)
-        if callable(opener):
-            handle, size = opener(clean)
-            return handle, size
-        data = self.source.read(clean)
-        return io.BytesIO(data), len(data)
+        """One of the skill's files as a stream and its size, as its source hands it out (`MountedSource.open`: a
+        workspace skill's file read in pages, any other's bytes in memory)."""
+        return self.source.open(self._listed(path))
 
     def _listed(self, path: str) -> str:
         clean = skill_path(path)

@@ -319,11 +319,8 @@ class _LoadedSource(MountedSource):
         return self._skill_md[self._body_offset :].decode("utf-8")
 
     def is_executable(self, path: str) -> bool:
-        check = getattr(self._source, "is_executable", None)
-        if check is None:
-            return False
-        try:
-            return check(path) is True
+        try:  # (optional: a source without it keeps no executable bit)
+            return self._source.is_executable(path) is True  # type: ignore[attr-defined]
         except Exception:
             return False
 

@@ -33,6 +33,7 @@ __all__ = [
     "SKILLS_ROOT",
     "SkillTree",
     "VirtualEntry",
+    "checked_identity",
     "identity_of",
     "shown_path",
     "skill_folder",
@@ -56,11 +57,14 @@ def identity_of(skill: SkillReference) -> str | None:
     """The key of the server a skill is served by (its source's `identity`, see `MountedSource`), None for a skill
     the application has itself: the one reading of it, for every path where the skill's files appear (this tree,
     script copies). A key that is not a folder name is a `FlueError`."""
-    identity = getattr(skill.source, "identity", None)
-    if identity is None:
-        return None
+    identity = skill.source.identity
+    return None if identity is None else checked_identity(identity)
+
+
+def checked_identity(identity: object) -> str:
+    """`identity` when it can name a folder (lowercase letters, digits, `-`: a server's identity); else `FlueError`."""
     if not (isinstance(identity, str) and _IDENTITY.fullmatch(identity)):
-        raise FlueError(f"the source's identity {identity!r} is not a folder name (lowercase letters, digits, -)")
+        raise FlueError(f"{identity!r} is not a server's identity: not a folder name (lowercase letters, digits, -)")
     return identity
 
 

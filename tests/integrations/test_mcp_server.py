@@ -18,7 +18,7 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from mcp import Client, types
@@ -204,3 +204,82 @@ def test_the_cli_leaves_an_oversize_skill_out_with_a_warning_unless_allow_oversi
 
     assert anyio.run(served) == ["skill://small/SKILL.md"]
     assert anyio.run(served, "--allow-oversize-skills") == ["skill://huge/SKILL.md", "skill://small/SKILL.md"]
+
+
+# --- the server's own gaps (issue 40 item 10) -----------------------------------------------------
+
+
+class ReadDirectoryParams(types.PaginatedRequestParams):
+    uri: str
+
+
+class ReadDirectory(types.Request[ReadDirectoryParams, Literal["resources/directory/read"]]):
+    method: Literal["resources/directory/read"] = "resources/directory/read"
+
+
+def test_the_server_gives_flue_skills_version_as_its_own() -> None:
+    """`serverInfo.version` is flue-skills' version (the SDK's default is empty: a host then records no version)."""
+    import flue_runtime
+
+    async def session() -> None:
+        async with Client(skills_server(many(1)), cache=None) as client:
+            assert client.server_info is not None
+            assert (client.server_info.name, client.server_info.version) == ("flue-skills", flue_runtime.__version__)
+
+    anyio.run(session)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_directory_read_lists_the_direct_children_of_every_folder_of_a_skill(mode: str) -> None:
+    """The extension's optional `resources/directory/read`, declared (`directoryRead: true`): every folder of a
+    skill served as files is a directory resource (the root `skill://<name>`, each subfolder, no trailing slash)
+    whose result lists its direct children, files with their resource metadata and folders as `inode/directory`;
+    a file, an unknown URI or a cursor this server never gave is -32602 (Invalid params)."""
+    refunds = define_skill(
+        name="refunds",
+        description="Refunds. Use when a refund is asked for.",
+        instructions="Pick a template from templates/.\n",
+        files={"policy.md": "30 days.\n", "templates/a.md": "A\n", "templates/regional/eu.md": "EU\n"},
+    )
+
+    async def read(client: Client, uri: str, cursor: str | None = None) -> dict[str, Any]:
+        request = ReadDirectory(params=ReadDirectoryParams(uri=uri, cursor=cursor))
+        return await client.session.send_request(request, TypeAdapter(dict[str, Any]))
+
+    def children(result: dict[str, Any]) -> list[tuple[str, str, str]]:
+        return [(r["uri"], r["name"], r["mimeType"]) for r in result["resources"]]
+
+    async def session() -> None:
+        server = skills_server([refunds, *many(1)])
+        async with Client(server, cache=None) as client:  # (the SDK's client shows extensions when it discovers)
+            assert client.server_capabilities.extensions == {"io.modelcontextprotocol/skills": {"directoryRead": True}}
+            assert client.server_capabilities.resources is not None
+        async with Client(server, mode=mode, cache=None) as client:
+            root = await read(client, "skill://refunds")
+            assert children(root) == [
+                ("skill://refunds/SKILL.md", "refunds", "text/markdown"),
+                ("skill://refunds/policy.md", "refunds/policy.md", "text/markdown"),
+                ("skill://refunds/templates", "templates", "inode/directory"),
+            ]
+            assert root["resources"][0]["description"] == refunds.description
+            assert "nextCursor" not in root
+            assert ("resultType" in root) == (mode != "legacy") and root.get("resultType", "complete") == "complete"
+            assert children(await read(client, "skill://refunds/templates")) == [
+                ("skill://refunds/templates/a.md", "refunds/templates/a.md", "text/markdown"),
+                ("skill://refunds/templates/regional", "regional", "inode/directory"),
+            ]
+            assert children(await read(client, "skill://refunds/templates/regional")) == [
+                ("skill://refunds/templates/regional/eu.md", "refunds/templates/regional/eu.md", "text/markdown")
+            ]
+            for uri, cursor, said in [
+                ("skill://refunds/SKILL.md", None, "is not a directory resource"),
+                ("skill://refunds/templates/a.md", None, "is not a directory resource"),
+                ("skill://refunds/", None, "is not a directory resource"),
+                ("skill://missing", None, "is not a directory resource"),
+                ("skill://refunds", "page-2", "Invalid cursor"),
+            ]:
+                with pytest.raises(MCPError) as refused:
+                    await read(client, uri, cursor)
+                assert refused.value.code == INVALID_PARAMS and said in refused.value.message, (uri, refused.value)
+
+    anyio.run(session)

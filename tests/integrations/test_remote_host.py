@@ -20,7 +20,7 @@ from support.scripted_mcp import entry, gets, reads, served, skill_md, uri, writ
 from flue_runtime import Harness, LocalSandbox, SkillWarning, agent, use_model, use_skill
 from flue_runtime.agents import approval
 from flue_runtime.agents.approval import ScriptRequest
-from flue_runtime.errors import RemoteSkillsError, SkillSourceError
+from flue_runtime.errors import FlueError, RemoteSkillsError, SkillSourceError
 from flue_runtime.format.records import content_id
 from flue_runtime.mcp import RemoteSkills, remote_skills
 from flue_runtime.models import ScriptedModel, ToolCall
@@ -158,12 +158,45 @@ def test_a_skill_is_loaded_by_uri_alone_through_skills_get_and_verified_as_a_lis
             _ = skills[1].instructions
 
 
-def test_uris_that_are_no_skill_uri_are_refused_before_connecting(tmp_path: Path) -> None:
+def test_uris_that_are_no_skill_md_uri_are_refused_before_connecting(tmp_path: Path) -> None:
     config = write_config(tmp_path, [[]], {})
-    for wrong in ("skill://refunds/SKILL.md", ["skill://refunds"], ["https://x/SKILL.md"]):
+    for wrong in ("skill://refunds/SKILL.md", ["skill://refunds"], ["refunds/SKILL.md"], ["/x/SKILL.md"], [7]):
         with pytest.raises(RemoteSkillsError, match="uris= "):
-            remote_skills(command(config), uris=wrong)
+            remote_skills(command(config), uris=wrong)  # type: ignore[arg-type]
     assert not (tmp_path / "server.pid").exists()
+
+
+def test_a_skill_is_loaded_by_any_absolute_uri_and_the_servers_answer_decides(tmp_path: Path) -> None:
+    """Issue 40 item 7 (final text, "Resource Mapping": no scheme is privileged; `skills/get` confirms a skill):
+    a `github://` URI is asked with `skills/get` and mounted; an `https://` URI the server does not serve as a skill
+    is asked too, and left out because the server said so; two skills of one name under another scheme get labels
+    from their own path segments."""
+    github = "github://acme/skills/refunds/SKILL.md"
+    other = "github://acme/archive/refunds/SKILL.md"
+    hidden = [
+        entry("acme/skills/refunds", REFUNDS, root="acme/skills/refunds"),
+        entry("acme/archive/refunds", REFUNDS, root="acme/archive/refunds"),
+    ]
+    for each in hidden:
+        each["uri"] = each["uri"].replace("skill://", "github://")
+        for resource in each["resources"]:
+            resource["uri"] = resource["uri"].replace("skill://", "github://")
+    files = {
+        key.replace("skill://", "github://"): value
+        for root in ("acme/skills/refunds", "acme/archive/refunds")
+        for key, value in served(REFUNDS, root).items()
+    }
+    config = write_config(tmp_path, [[]], files, unlisted=hidden)
+    asked = [github, "https://acme.example/skills/billing/SKILL.md", other]
+    skills, said = mounted(config, uris=asked)
+    with skills:
+        assert gets(tmp_path) == asked
+        assert [s.name for s in skills] == ["refunds-skills", "refunds-archive"]
+        assert [s.source.uri for s in skills] == [github, other]
+        [refused] = [m for m in said if "https://acme.example" in m]
+        assert "not mounted: skills/get: the server answered error -32602" in refused
+        assert "Read policy.md first." in skills[0].instructions
+        assert reads(tmp_path) == [github]
 
 
 def test_our_own_server_answers_skills_get_for_a_host_loading_by_uri(tmp_path: Path) -> None:
@@ -417,6 +450,116 @@ def test_an_approval_is_kept_per_server_never_for_the_same_uri_and_bytes_served_
     assert (asked[0].origin, asked[0].digest) == (asked[1].origin, asked[1].digest)
     assert asked[0].server is not None and asked[0].server != asked[1].server
     assert (tmp_path / "work" / "ran").read_text() == "same\nsame\n"
+
+
+def test_a_servers_script_copies_outlive_close_and_are_removed_when_it_is_forgotten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 40 item 8 (final text, "Cache integrity ...": hosts SHOULD remove a server's cached skill content when
+    the user removes that server): the verified copy a script ran from stays in the cache folder after `close()`
+    (it is checked again at the next run); `close(forget=True)` removes every copy of that server's skills and
+    nothing else (another server's, the application's own); `forget_server(identity)` does it without a connection
+    (after a restart), and is told a key that is not a server's."""
+    from flue_runtime import define_skill
+    from flue_runtime.mcp import forget_server
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "work").mkdir()
+    cache = tmp_path / "cache" / "flue-skills" / "skills"
+    own = define_skill(
+        name="own", description="Ours.", instructions="Run it.", files={"scripts/x.py": "open('own', 'w').close()\n"}
+    )
+
+    def run_one(skills: list[Any], name: str) -> None:
+        model = ScriptedModel([[ToolCall("run_skill_script", {"skill": name, "script": "x.py"})], "ok"])
+        sandbox = LocalSandbox(tmp_path / "work", allow_exec=True)
+        harness = Harness(mounting(skills, model), sandbox=sandbox, approve_scripts=approval.ask(lambda _: True))
+        harness.prompt_sync("go")
+        [result] = [m for m in model.requests[-1].messages if m["role"] == "tool"]
+        assert result["is_error"] is False, result
+
+    first = remote_skills(command(serve(tmp_path / "a", {"runner": hostile("a")})), timeout=TIMEOUT)
+    second = remote_skills(command(serve(tmp_path / "b", {"runner": hostile("b")})), timeout=TIMEOUT)
+    run_one([first[0]], "runner")
+    run_one([second[0]], "runner")
+    run_one([own], "own")
+
+    def copies() -> list[str]:
+        return sorted(p.name.split("-")[1] if p.name.startswith("mcp-") else "own" for p in cache.iterdir())
+
+    assert copies() == sorted([first.identity[4:], second.identity[4:], "own"])
+    first.close()
+    assert copies() == sorted([first.identity[4:], second.identity[4:], "own"])  # close() alone keeps them
+    second.close(forget=True)
+    assert copies() == sorted([first.identity[4:], "own"])
+    assert forget_server(first.identity) == 1
+    assert copies() == ["own"]
+    assert forget_server(first.identity) == 0
+    with pytest.raises(FlueError, match="not a server's identity"):
+        forget_server("../skills")
+
+
+def test_a_remote_skill_is_exported_only_when_asked_and_its_copy_stays_remote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 40 item 6 ("Origin travels with content": copies keep it): `export_skills` of a remote skill is refused
+    unless `allow_remote=True` (`flue-skills export --allow-remote`), and then lands under `DEST/<server identity>/
+    <name>/` beside an origin record; that folder mounted again from disk is the server's skill (its identity, the
+    kind of a source from elsewhere), so its script is refused under the default policy and an approval names the
+    server, as for the skill served live."""
+    from flue_build.cli import main
+    from flue_runtime.errors import ExportError
+    from flue_runtime.integrations.export import export_skills
+    from flue_runtime.mount.disk import load_skill_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "work").mkdir()
+    config = serve(tmp_path / "server", {"runner": hostile("copied")})
+    dest = tmp_path / "dest"
+    with mounted(config)[0] as skills:
+        with pytest.raises(ExportError, match=r"served by .*allow_remote=True"):
+            export_skills(skills, dest)
+        assert not dest.exists()
+        [done] = export_skills(skills, dest, allow_remote=True)
+        identity = skills.identity
+    assert done.folder == dest / identity / "runner"
+    assert sorted(p.name for p in (dest / identity).iterdir()) == [".flue-origin.json", "runner"]
+    assert (done.folder / "scripts" / "x.py").read_bytes() == hostile("copied")["scripts/x.py"]
+
+    again = load_skill_dir(done.folder)
+    assert (again.source.kind, again.source.identity) == ("source", identity)
+    assert again.source.uri == "skill://runner/SKILL.md"
+    model = ScriptedModel([[ToolCall("run_skill_script", {"skill": "runner", "script": "x.py"})], "ok"])
+    Harness(mounting([again], model), sandbox=LocalSandbox(tmp_path / "work", allow_exec=True)).prompt_sync("go")
+    [refused] = [m for m in model.requests[-1].messages if m["role"] == "tool"]
+    assert refused["is_error"] and "not approved by the application's script approval policy" in refused["content"]
+    assert not (tmp_path / "work" / "ran").exists()
+    asked: list[ScriptRequest] = []
+    model = ScriptedModel([[ToolCall("run_skill_script", {"skill": "runner", "script": "x.py"})], "ok"])
+    harness = Harness(
+        mounting([again], model),
+        sandbox=LocalSandbox(tmp_path / "work", allow_exec=True),
+        approve_scripts=approval.ask(lambda request: asked.append(request) or True),
+    )
+    harness.prompt_sync("go")
+    assert [(r.server, r.kind, r.bundled) for r in asked] == [(identity, "source", False)]
+
+    module = tmp_path / "exporting_agent.py"
+    module.write_text(
+        "from flue_runtime import agent, use_skill\n"
+        "from flue_runtime.mcp import remote_skills\n"
+        f"SKILLS = remote_skills({command(config)!r}, timeout={TIMEOUT})\n"
+        "@agent\n"
+        "def support():\n"
+        "    use_skill(SKILLS[0])\n"
+        "    return 'Answer.'\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cli_dest = tmp_path / "cli"
+    assert main(["export", "exporting_agent:support", str(cli_dest)]) == 1
+    assert "--allow-remote" in capfd.readouterr().err and not cli_dest.exists()
+    assert main(["export", "exporting_agent:support", str(cli_dest), "--allow-remote"]) == 0
+    assert (cli_dest / identity / "runner" / "SKILL.md").is_file()
 
 
 def test_spans_of_a_remote_skill_carry_its_skill_uri(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from store_backends import Backend
 from flue_runtime import Harness, agent, define_skill, use_model, use_skill
 from flue_runtime.agents.provenance import CatalogEntry, Served, Turn
 from flue_runtime.agents.stores import open_store
-from flue_runtime.agents.stores.contract import SessionRecord
+from flue_runtime.agents.stores.contract import SessionRecord, Store
 from flue_runtime.models import ScriptedModel, ToolCall
 
 REFUNDS = define_skill(
@@ -187,7 +187,7 @@ def test_a_store_of_the_previous_schema_is_migrated_and_its_sessions_read_and_go
 
 
 def test_a_store_without_turns_says_so(tmp_path: Path) -> None:
-    class Plain:
+    class Plain(Store):
         def __init__(self) -> None:
             self.records: dict[str, SessionRecord] = {}
 

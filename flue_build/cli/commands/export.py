@@ -31,6 +31,12 @@ def register(add_parser: AddParser) -> None:
         "dest", type=Path, metavar="DIR", help="the folder to write DIR/<name>/ into (created if missing)"
     )
     parser.add_argument("--force", action="store_true", help="replace folders in DIR that differ")
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="also export the skills a remote MCP server serves, to DIR/<server identity>/<name>/ beside an "
+        "origin record, so a copy mounted again is that server's skill (its scripts need approval)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -42,6 +48,6 @@ def run(args: argparse.Namespace) -> int:
     target = resolve_target(args.target)
     for note in target.skipped:
         print(f"flue-skills export: warning: {printable(note)}", file=sys.stderr)
-    for done in export_skills(target.skills, args.dest, force=args.force):
+    for done in export_skills(target.skills, args.dest, force=args.force, allow_remote=args.allow_remote):
         print(f"{done.outcome:<9} {done.folder}")
     return OK

@@ -68,7 +68,10 @@ class SessionRecord:
 
 class Store(Protocol):
     """Session records by id. `Session.prompt` calls these from a worker thread (so a store that waits,
-    for a lock or a network, never stalls the event loop): an implementation must be thread-safe."""
+    for a lock or a network, never stalls the event loop): an implementation must be thread-safe.
+
+    `load` and `save` every store defines; `turns` has a default (a store that keeps none says so), which a store
+    that subclasses `Store` inherits, as `importlib.resources.abc.Traversable`'s defaults are inherited."""
 
     def load(self, session_id: str) -> SessionRecord | None:
         """The session as its last save left it (one snapshot, never part of a save), or None."""
@@ -83,6 +86,7 @@ class Store(Protocol):
 
     def turns(self, session_id: str) -> list[Turn]:
         """Every saved model turn of the session, first first (none for an unknown session)."""
+        raise StoreError(f"the session store {type(self).__name__} keeps no turns (it has no turns method)")
 
 
 #: The longest session id, in characters.

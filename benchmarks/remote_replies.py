@@ -1,0 +1,158 @@
+"""What one reply of a remote Skills server costs the client in memory, by the JSON it holds (issue 40 item 9a).
+
+A real `MCPServer` (the official SDK's, `tests/support/scripted_mcp.py`) answers `skills/list` with one honest entry
+that carries SIZE bytes of JSON in an extra key: an array of zeros (`[0,0,...]`, the issue's case), an array of
+empty objects, an array of short strings, one long string; and, for comparison, an honest listing of that size (many
+entries, each with its files and digests). `remote_skills` runs in a child process of its own, once warmed up (its
+imports and a first client made), and reports how far its peak RSS grew (`resource.getrusage`) and what it said.
+Over stdio (the server a child process) and over streamable HTTP (the server on 127.0.0.1).
+
+    PYTHONPATH=.:tests .venv/bin/python benchmarks/remote_replies.py [--mib 16] [--transports stdio http]
+
+It prints a markdown table (BENCHMARKS.md, "A reply's memory"): the reply's bytes, the growth, and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from support import scripted_mcp
+from support.scripted_mcp import entry, served, skill_md, write_config
+
+MiB = 1024 * 1024
+
+CLIENT = """
+import json, resource, sys, time, warnings
+args = json.loads(sys.argv[1])
+from flue_runtime.mcp import remote_skills
+warnings.simplefilter("ignore")
+try:
+    remote_skills([sys.executable, "-c", "raise SystemExit(1)"], timeout=10)
+except Exception:
+    pass
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+started = time.monotonic()
+try:
+    with remote_skills(args["target"], timeout=300) as skills:
+        said = {"outcome": f"{len(skills)} mounted"}
+except Exception as exc:
+    said = {"outcome": type(exc).__name__}
+said["grew"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+said["seconds"] = time.monotonic() - started
+print(json.dumps(said))
+"""
+
+
+def honest_listing(size: int) -> list[dict[str, Any]]:
+    """Entries of skills with 40 files each, as an honest server lists them, SIZE bytes of JSON in all."""
+    entries, total, n = [], 0, 0
+    while total < size:
+        name = f"skill-{n:05d}"
+        resources = [
+            {
+                "uri": f"skill://{name}/references/f{k:03d}.md",
+                "digest": "sha256:" + hashlib.sha256(b"%d" % k).hexdigest(),
+                "size": 1234,
+            }
+            for k in range(40)
+        ]
+        front = {
+            "name": name,
+            "description": f"Do task {n}. Use when task {n} comes up.",
+            "metadata": {"team": "billing"},
+        }
+        made = {"uri": f"skill://{name}/SKILL.md", "frontmatter": front, "resources": resources}
+        entries.append(made)
+        total += len(json.dumps(made, separators=(",", ":")))
+        n += 1
+    return entries
+
+
+def listing(kind: str, size: int) -> list[dict[str, Any]]:
+    files = {"SKILL.md": skill_md("refunds", "Handle refunds.")}
+    one = entry("refunds", files)
+    extra = {
+        "array of zeros": lambda: [0] * (size // 2),
+        "array of empty objects": lambda: [{}] * (size // 3),
+        "array of short strings": lambda: ["ab"] * (size // 5),
+        "one string": lambda: "a" * size,
+    }
+    if kind == "honest listing":
+        return honest_listing(size)
+    return [{**one, "x": extra[kind]()}]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def measure(kind: str, transport: str, size: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as folder:
+        page = listing(kind, size)
+        config = write_config(
+            Path(folder), [page], served({"SKILL.md": skill_md("refunds", "Handle refunds.")}, "refunds")
+        )
+        reply = len(json.dumps(page, separators=(",", ":")))
+        command = [sys.executable, str(Path(scripted_mcp.__file__)), str(config)]
+        server = None
+        target: Any = command
+        if transport == "http":
+            port = free_port()
+            server = subprocess.Popen(
+                [*command, "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            target = f"http://127.0.0.1:{port}/mcp"
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    time.sleep(0.2)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", CLIENT, json.dumps({"target": target})],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                stdin=subprocess.DEVNULL,
+            )
+        finally:
+            if server is not None:
+                server.terminate()
+                server.wait(30)
+        said = json.loads(done.stdout.strip().splitlines()[-1])
+        return {"reply": reply, **said}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mib", type=int, default=16)
+    parser.add_argument("--transports", nargs="+", default=["stdio", "http"])
+    args = parser.parse_args()
+    kinds = ["array of zeros", "array of empty objects", "array of short strings", "one string", "honest listing"]
+    print("| transport | the reply holds | reply | client grew | ratio | outcome | seconds |")
+    print("|---|---|---|---|---|---|---|")
+    for transport in args.transports:
+        for kind in kinds:
+            said = measure(kind, transport, args.mib * MiB)
+            print(
+                f"| {transport} | {kind} | {said['reply'] / MiB:.1f} MiB | {said['grew'] / MiB:,.0f} MiB | "
+                f"{said['grew'] / said['reply']:.1f}× | {said['outcome']} | {said['seconds']:.1f} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
