@@ -12,14 +12,20 @@ import io
 import itertools
 import json
 import re
+import shlex
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from support import scripted_mcp
+from support.hosted_skills import StandIn, failure, stand_in
 from support.projects import copy_project
+from support.scripted_mcp import entry, served, skill_md, write_config
 
 from flue_build.cli import main
+
+__all__ = ["stand_in"]
 
 #: OSC 52 (the clipboard), clear screen, cursor up, erase line, a C1 CSI, NEL, BEL, a carriage return, bidi overrides.
 HOSTILE = "\x1b]52;c;ZXZpbA==\x07 \x1b[2J\x1b[1A\x1b[2K \x9b31m \x85 \r \u202egnp.exe\u202c \u2066x\u2069 \u200f end"
@@ -228,3 +234,36 @@ def test_mcp_on_stdio_sends_no_escape_byte(
     assert b"\x1b" not in out and b"\x1b" not in err
     assert b"\\u001b]52" in out  # the skill was served, escaped as JSON escapes it
     assert_clean(err.decode())
+
+
+def test_publish_prints_what_a_hosted_service_said_escaped(
+    stand_in: StandIn, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hosted service's error message (input, from a server), in the progress line and the error, for both
+    services and both formats."""
+    skill = tmp_path / "skills" / "refunds"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: refunds\ndescription: Handle refunds.\n---\nDo it well.\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'acme'\nversion = '1'\n")
+    monkeypatch.chdir(tmp_path)
+    for service in ("anthropic", "openai"):
+        stand_in.failure = failure(service, 500, f"the service says {HOSTILE}")
+        for form in ("text", "json"):
+            text = printed(capsys, "publish", str(tmp_path / "skills"), "--to", service, "--format", form)
+            assert_clean(text)
+            assert "the service says" in text  # the message is shown, escaped
+
+
+@pytest.mark.slow  # starts an MCP server as a child process
+def test_lock_prints_what_a_server_listed_escaped(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A server's skill URI (its prefix is the server's to choose) and the warnings about what it served (captured
+    at the file descriptors: the server, a child process, writes its stderr there)."""
+    files = {"SKILL.md": skill_md("refunds", "Handle refunds.")}
+    prefix = f"acme{HOSTILE}".replace("/", "")
+    listed = entry("refunds", files, root=f"{prefix}/refunds")
+    broken = {**entry("triage", {"SKILL.md": skill_md("triage", "Sort.")}), "uri": f"skill://{HOSTILE}/x/SKILL.md"}
+    config = write_config(tmp_path, [[listed, broken]], served(files, f"{prefix}/refunds"))
+    command = shlex.join([sys.executable, str(Path(scripted_mcp.__file__)), str(config)])
+    text = printed(capfd, "lock", command, "--lock", str(tmp_path / "flue-skills.lock"))
+    assert_clean(text)
+    assert "1 skill pinned" in text and "\\x1b]52" in text  # the URI is shown, escaped; the warning too

@@ -66,7 +66,11 @@ def run(args: argparse.Namespace) -> int:
         for warning in caught:
             print(f"flue-skills lock: warning: {printable(str(warning.message))}", file=sys.stderr)
         pinned = read_lock(path).servers[skills.identity]
-        print(printable(f"{pinned.shown} ({skills.identity}): {len(pinned.skills)} skills pinned in {path}"))
+        print(
+            printable(
+                f"{pinned.shown} ({skills.identity}): {len(pinned.skills)} skill{'' if len(pinned.skills) == 1 else 's'} pinned in {path}"
+            )
+        )
         for uri, pin in pinned.skills.items():
             print(printable(f"  {pin.name}  {pin.digest}  {uri}"))
     return OK
