@@ -178,9 +178,16 @@ class MountedSkills:
     @property
     def has_scripts(self) -> bool:
         """Whether a skill the application mounted ships scripts (a workspace skill's never run)."""
-        return any(
-            f.path.startswith(SCRIPTS_DIR) for m in self.mounted if m.workspace_folder is None for f in m.skill.files
-        )
+        return bool(self.with_scripts)
+
+    @property
+    def with_scripts(self) -> list[str]:
+        """The names of the skills the application mounted that ship scripts (a workspace skill's never run)."""
+        return [
+            m.skill.name
+            for m in self.mounted
+            if m.workspace_folder is None and any(f.path.startswith(SCRIPTS_DIR) for f in m.skill.files)
+        ]
 
     @property
     def folders(self) -> list[Path]:

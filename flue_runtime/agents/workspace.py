@@ -134,9 +134,10 @@ def discover_workspace_skills(sandbox: Sandbox) -> Workspace:
 _FLUE = os.path.dirname(os.path.dirname(__file__)) + os.sep
 
 
-def warn(message: str) -> None:
-    """A `WorkspaceSkillWarning` pointing at the first caller outside flue_runtime and asyncio (the line
-    that prompted, or the tool that did); what `warnings.warn(skip_file_prefixes=...)` does on 3.12."""
+def warn(message: str, category: type[Warning] = WorkspaceSkillWarning) -> None:
+    """A warning (a `WorkspaceSkillWarning` unless told) pointing at the first caller outside flue_runtime and
+    asyncio (the line that prompted, or the tool that did); what `warnings.warn(skip_file_prefixes=...)` does on
+    3.12."""
     internal = [_FLUE]
     loop = sys.modules.get("asyncio")  # (not imported here: the catalog's import path stays light)
     if loop is not None and loop.__file__:
@@ -145,7 +146,7 @@ def warn(message: str) -> None:
     frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(tuple(internal)):
         level, frame = level + 1, frame.f_back
-    warnings.warn(message, WorkspaceSkillWarning, stacklevel=level)
+    warnings.warn(message, category, stacklevel=level)
 
 
 def without_clashes(
