@@ -36,10 +36,18 @@ from flue_runtime.agents.catalog import (
     names_text,
 )
 from flue_runtime.agents.provenance import served
-from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, page_stream, quoted, text_window, utf8_size
+from flue_runtime.agents.reading import (
+    HINT_ROOM,
+    MAX_BYTES,
+    page_stream,
+    paths_page,
+    quoted,
+    text_window,
+    utf8_size,
+)
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.agents.workspace import WorkspaceSource
-from flue_runtime.errors import FlueError, ToolFailure
+from flue_runtime.errors import FlueError, PageError, ToolFailure
 from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.models.base import Message
@@ -249,6 +257,9 @@ class MountedSkills:
         """A page of a skill file: by its path under /.flue, or by one that `locate` resolves."""
         try:
             found = self.locate(path)
+            folder = self.tree.folder(found)
+            if folder is not None:
+                return self._listing(*folder, offset, limit, column)
             skill, inner = self.tree.file(found)
             handle, size = skill.open(inner)
             with handle:
@@ -257,6 +268,15 @@ class MountedSkills:
             return text
         except (FlueError, OSError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc
+
+    def _listing(self, name: str, folder: str, offset: int | None, limit: int | None, column: int | None) -> str:
+        """A page of the support files under `folder` of skill `name`, as its activation lists them (the skill's own
+        folder: the same order, so an activation's "more files" goes on at the offset it names)."""
+        if column is not None:
+            raise PageError(f"{self.tree.path(name, folder)} is a folder: its offset counts files; leave column out")
+        prefix = f"{folder}/" if folder else ""
+        paths = [self.tree.path(name, p) for p in sorted(self._by_name[name].skill.resources) if p.startswith(prefix)]
+        return paths_page(paths, self.tree.path(name, folder), "read_skill_resource", offset, limit)
 
     def activated(self) -> list[str]:
         """The mounted skills the model activated in its conversation (none where the host keeps no conversation)."""
@@ -376,7 +396,8 @@ class MountedSkills:
             used += utf8_size(line) + 1
             if used > FILES_BUDGET:
                 lines.append(
-                    f"[{len(resources) - count:,} more files under {self.tree.path(skill.name)}/ (the ls tool lists them)]"
+                    f"[{len(resources) - count:,} more files: call read_skill_resource with "
+                    f"path={self.tree.path(skill.name)} and offset={count + 1} to list them]"
                 )
                 break
             lines.append(line)
