@@ -181,9 +181,10 @@ def test_the_installing_section_shows_each_message_once() -> None:
 
 
 def _not_configured(**extra: str) -> dict[str, str]:
-    """A fresh user's environment: no pip or uv settings of ours, no pip configuration file."""
+    """A fresh user's environment: no pip or uv settings of ours, no pip configuration file, and a wide terminal
+    (uv and build wrap their lines to the terminal's width)."""
     env = {key: value for key, value in clean_env().items() if not key.startswith("UV_")}
-    return {**env, "PIP_CONFIG_FILE": os.devnull, **extra}
+    return {**env, "PIP_CONFIG_FILE": os.devnull, "COLUMNS": "1000", **extra}
 
 
 @pytest.mark.parametrize("heading", [PIP, UV])
@@ -209,7 +210,7 @@ def test_build_says_what_the_page_shows_where_the_index_has_no_hatch_flue_skills
     done = subprocess.run(
         [sys.executable, "-m", "build", "--wheel"],
         cwd=tmp_path,
-        env=_not_configured(COLUMNS="1000"),  # (a wide terminal: build wraps its lines to the terminal's width)
+        env=_not_configured(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,  # in the order a terminal shows them
         text=True,
