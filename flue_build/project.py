@@ -17,7 +17,7 @@ from typing import Any
 
 from flue_build.backends.dependency import missing_runtime_dependency, project_name, static_requirements
 from flue_build.backends.hatchling_rules import DYNAMIC
-from flue_build.backends.hook_setup import hook_problems
+from flue_build.backends.hook_setup import hook_problems, references_reason
 from flue_build.collect import Collection, ProjectCheck, collect
 from flue_build.errors import BackendNotInstalledError
 from flue_build.scan.found import find_skills
@@ -107,8 +107,7 @@ def _setup(root: Path, pyproject: dict[str, Any], collection: Collection, folder
     build would ship) and its configuration does not run it."""
     reasons = []
     if collection.references:
-        count = collection.references
-        reasons.append(f"the code makes {count} skill()/markdown() reference{'' if count == 1 else 's'}")
+        reasons.append(references_reason(collection.references))
     unreferenced = len(folders.unreferenced)
     if unreferenced:
         reasons.append(f"the build would ship {unreferenced} skill folder{'' if unreferenced == 1 else 's'}")

@@ -30,7 +30,7 @@ __all__ = [
     "HOOK",
     "SETUPTOOLS_REQUIREMENT",
     "hook_problems",
-    "misspelled_flue_tables",
+    "references_reason",
 ]
 
 
@@ -39,6 +39,11 @@ HATCH_REQUIREMENT = "hatch-flue-skills"
 SETUPTOOLS_REQUIREMENT = "flue-skills"
 #: The artifacts a hatchling build of a project makes, each of which must run the hook.
 HATCH_TARGETS = ("wheel", "sdist")
+
+
+def references_reason(count: int) -> str:
+    """Why a project needs the hook, as FLU501 says it: the references its code makes."""
+    return f"the code makes {count} skill()/markdown() reference{'' if count == 1 else 's'}"
 
 
 def hook_problems(root: Path, pyproject: dict[str, Any], why: str) -> list[Diagnostic]:
@@ -120,7 +125,7 @@ def _setuptools(
             )
         ]
     found = []
-    misspelled = misspelled_flue_tables(pyproject) if flue_table(pyproject) is None else []
+    misspelled = _misspelled_flue_tables(pyproject) if flue_table(pyproject) is None else []
     for table in misspelled:
         found.append(
             _problem(
@@ -143,7 +148,7 @@ def _setuptools(
     return found
 
 
-def misspelled_flue_tables(pyproject: dict[str, Any]) -> list[str]:
+def _misspelled_flue_tables(pyproject: dict[str, Any]) -> list[str]:
     """The `[tool.*]` tables of pyproject.toml that look meant as `[tool.flue]` (`[tool.flue-skills]`,
     `[tool.flue_skills]`, `[tool.Flue]`), which the setuptools plugin does not read."""
     tool = _table(pyproject, "tool")
