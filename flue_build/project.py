@@ -161,11 +161,7 @@ def _backend(root: Path, pyproject: dict[str, Any]) -> _Backend:
         if name not in _BACKENDS:
             return _Backend()  # a backend flue-skills has no hook for: FLU501 says so
         name = exc.name.split(".")[0]
-        raise BackendNotInstalledError(
-            f"{display_path(root)} builds with {name}, which is not installed here ({exc}): only {name} can say "
-            f"which files its build selects, so nothing was checked; install it where check runs "
-            f"(`pip install {name}`), as the pre-commit hook does, and check again"
-        ) from exc
+        raise BackendNotInstalledError(display_path(root), name, str(exc)) from exc
     except Exception as exc:  # a configuration the backend itself rejects: its build fails the same way
         first = str(exc).strip().split("\n", 1)[0]  # hatchling's messages go on with examples
         return _Backend(rejected=f"{type(exc).__name__}: {first}")
