@@ -160,9 +160,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def child_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"FLUE_SKILLS_MCP_TOKEN", "PYTHONPATH"}}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
+def child_env(*, write_bytecode: bool = False) -> dict[str, str]:
+    """A server's environment: measured starts write no bytecode (`warm_up` has written what they load)."""
+    dropped = {"FLUE_SKILLS_MCP_TOKEN", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE"}
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
+    if not write_bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
 
@@ -175,13 +178,14 @@ def initialize_body() -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}).encode()
 
 
-def start(server: Server, timeout: float = 600.0) -> float:
+def start(server: Server, timeout: float = 600.0, *, write_bytecode: bool = False) -> float:
     """Start `server` on a fresh port: the seconds from spawning it to its first `initialize` answered."""
     server.port = free_port()
     argv = [part.replace("{port}", str(server.port)) for part in server.argv]
     log = server.log.open("ab")
     began = time.perf_counter()
-    server.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=child_env())
+    env = child_env(write_bytecode=write_bytecode)
+    server.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env)
     log.close()
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
     body = initialize_body()
@@ -212,14 +216,15 @@ def stop(server: Server) -> None:
     server.process = None
 
 
-def stdio_start(server: Server, size: int, timeout: float = 1800.0) -> dict[str, Any]:
+def stdio_start(server: Server, size: int, timeout: float = 1800.0, *, write_bytecode: bool = False) -> dict[str, Any]:
     """A fresh process of `server` speaking stdio, as a host launches a local server: the seconds from spawning it
     to every page of its first `skills/list` answered, the CPU seconds the process used by then (on a loaded
     machine a steadier figure than the wall time), and a digest of the entries listed."""
     assert server.stdio is not None
     log = server.log.open("ab")
     began = time.perf_counter()
-    process = subprocess.Popen(server.stdio, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=child_env())
+    env = child_env(write_bytecode=write_bytecode)
+    process = subprocess.Popen(server.stdio, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env)
     log.close()
     assert process.stdin is not None and process.stdout is not None
     watchdog = threading.Timer(timeout, process.kill)  # a server that never answers ends the run, not the machine
@@ -471,15 +476,44 @@ def workload(entries: list[dict[str, Any]], count: int, seed: int) -> list[str]:
     ]
 
 
-def measure_size(size: int, servers: list[Server], scale: Scale, work: Path) -> dict[str, Any]:
+#: Skills of the folder each server warms up on (`warm_up`): what it imports does not depend on how many.
+WARM_UP_SKILLS = 3
+
+
+def serving(server: Server, size: int, work: Path) -> Server:
+    """`server` with its command lines naming the folder of `size` skills (made when missing)."""
     folder = work / f"skills-{size}"
     if not (folder / generate.skill_name(size - 1)).is_dir() or (folder / generate.skill_name(size)).exists():
         generate.make_serving_folder(folder, skills=size)
+    config = str(peer_config(folder, size, work)) if server.key == "peer" else ""
+
+    def filled(argv: list[str]) -> list[str]:
+        return [part.replace("{folder}", str(folder)).replace("{config}", config) for part in argv]
+
+    return replace(server, argv=filled(server.argv), stdio=filled(server.stdio) if server.stdio else None, process=None)
+
+
+def warm_up(servers: list[Server], work: Path) -> None:
+    """Each server once over HTTP (a listing and a read) and once over stdio on a few skills, writing bytecode; the
+    measured starts then write none (`PYTHONDONTWRITEBYTECODE=1`) and load compiled modules, every server alike.
+    Without it, from a fresh copy, flue's starts compiled its own modules each time (its tree has no bytecode)
+    while the pip-installed peer's were compiled at install."""
     for server in servers:
-        config = str(peer_config(folder, size, work)) if server.key == "peer" else ""
-        server.argv = [part.replace("{folder}", str(folder)).replace("{config}", config) for part in server.argv]
-        if server.stdio is not None:
-            server.stdio = [part.replace("{folder}", str(folder)).replace("{config}", config) for part in server.stdio]
+        warm = serving(server, WARM_UP_SKILLS, work)
+        if warm.argv:  # (a server of `serving_stdio.py` speaks stdio only)
+            start(warm, write_bytecode=True)
+            try:
+                entries = asyncio.run(listing(warm.url))["entries"]
+                asyncio.run(sequential(warm.url, [entries[0]["uri"]]))
+            finally:
+                stop(warm)
+        if warm.stdio is not None:
+            stdio_start(warm, WARM_UP_SKILLS, write_bytecode=True)
+
+
+def measure_size(size: int, servers: list[Server], scale: Scale, work: Path) -> dict[str, Any]:
+    warm_up(servers, work)
+    servers[:] = [serving(server, size, work) for server in servers]
     data: dict[str, Any] = {"skills": size, "servers": {s.key: {} for s in servers}}
     results = data["servers"]
 
@@ -815,6 +849,10 @@ def main(argv: list[str] | None = None) -> int:
     keys += list(extras)
     LABELS.update({key: f"flue-skills mcp {flags}" for key, flags in zip(extras, args.also)})
     context["client"] = f"httpx {httpx.__version__}, protocol {MODERN}, in this process"
+    context["bytecode"] = (
+        f"each server warmed up first (over HTTP and stdio, {WARM_UP_SKILLS} skills) writing the bytecode of what it "
+        "imports; measured starts load it and write none"
+    )
     context["started"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"inputs and logs: {work}", file=sys.stderr)
 

@@ -38,6 +38,10 @@ def command(key: str, folder: Path) -> list[str]:
 
 def measure(folder: Path, size: int, rounds: int, logs: Path) -> dict[str, dict[str, list[float]]]:
     """Every server started `rounds` times, interleaved: the wall and CPU seconds of each start."""
+    small = folder.parent / f"skills-{serving.WARM_UP_SKILLS}"
+    serving.warm_up(
+        [Server(key, [], logs / "warm-up.log", stdio=command(key, small)) for key in SERVERS], folder.parent
+    )
     servers = [Server(key, [], logs / f"{key.replace(' ', '')}.log", stdio=command(key, folder)) for key in SERVERS]
     results: dict[str, dict[str, list[float]]] = {s.key: {"wall_s": [], "cpu_s": []} for s in servers}
     listed: set[str] = set()

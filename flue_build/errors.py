@@ -47,8 +47,25 @@ class UsageError(FlueError):
 
 
 class BackendNotInstalledError(FlueError):
-    """`flue-skills check`/`ls PROJECT`: the project's build backend (hatchling, setuptools) is not importable
-    here, and only it can say what the build would select; checking less would pass what the build refuses."""
+    """`flue-skills check`/`ls PROJECT` (and `eval`, `mcp`, `export` of a project): the project's build backend
+    (hatchling, setuptools) is not importable here, and only it can say what the build would select; checking less
+    would pass what the build refuses. `project` is the folder as shown, `backend` the missing module, `reason`
+    the import's error; the message is `check`'s, `said_by(command)` another command's."""
+
+    def __init__(self, project: str, backend: str, reason: str) -> None:
+        self.project, self.backend, self.reason = project, backend, reason
+        super().__init__(self.said_by("check"))
+
+    def said_by(self, command: str) -> str:
+        """The message in `command`'s words: what to install where it runs (`check` is run from a pre-commit hook)."""
+        head = (
+            f"{self.project} builds with {self.backend}, which is not installed here ({self.reason}): only "
+            f"{self.backend} can say which files its build selects"
+        )
+        install = f"install it where {command} runs (`pip install {self.backend}`)"
+        if command == "check":
+            return f"{head}, so nothing was checked; {install}, as the pre-commit hook does, and check again"
+        return f"{head}, so {command} read nothing of the project; {install} and run {command} again"
 
 
 class ListError(FlueError):

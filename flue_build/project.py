@@ -17,7 +17,7 @@ from typing import Any
 
 from flue_build.backends.dependency import missing_runtime_dependency, project_name, static_requirements
 from flue_build.backends.hatchling_rules import DYNAMIC
-from flue_build.backends.hook_setup import hook_problems
+from flue_build.backends.hook_setup import hook_problems, references_reason
 from flue_build.collect import Collection, ProjectCheck, collect
 from flue_build.errors import BackendNotInstalledError
 from flue_build.scan.found import find_skills
@@ -107,8 +107,7 @@ def _setup(root: Path, pyproject: dict[str, Any], collection: Collection, folder
     build would ship) and its configuration does not run it."""
     reasons = []
     if collection.references:
-        count = collection.references
-        reasons.append(f"the code makes {count} skill()/markdown() reference{'' if count == 1 else 's'}")
+        reasons.append(references_reason(collection.references))
     unreferenced = len(folders.unreferenced)
     if unreferenced:
         reasons.append(f"the build would ship {unreferenced} skill folder{'' if unreferenced == 1 else 's'}")
@@ -162,11 +161,7 @@ def _backend(root: Path, pyproject: dict[str, Any]) -> _Backend:
         if name not in _BACKENDS:
             return _Backend()  # a backend flue-skills has no hook for: FLU501 says so
         name = exc.name.split(".")[0]
-        raise BackendNotInstalledError(
-            f"{display_path(root)} builds with {name}, which is not installed here ({exc}): only {name} can say "
-            f"which files its build selects, so nothing was checked; install it where check runs "
-            f"(`pip install {name}`), as the pre-commit hook does, and check again"
-        ) from exc
+        raise BackendNotInstalledError(display_path(root), name, str(exc)) from exc
     except Exception as exc:  # a configuration the backend itself rejects: its build fails the same way
         first = str(exc).strip().split("\n", 1)[0]  # hatchling's messages go on with examples
         return _Backend(rejected=f"{type(exc).__name__}: {first}")

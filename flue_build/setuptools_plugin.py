@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,11 +47,11 @@ _STATE = "_flue_skills_state"
 
 
 def finalize_distribution_options(dist: Any) -> None:
-    """Entry point: hook into `dist` when the project in the working folder opts in with `[tool.flue]`."""
-    if _opted_in(Path(dist.src_root or os.curdir)):
-        from flue_build.backends.reach_ins import wrap_command_classes
+    """Entry point: hook into `dist` when the project in the working folder opts in with `[tool.flue]`; otherwise
+    only watch its build_py, to warn when the code it builds calls `skill()` (`_Unconfigured`)."""
+    from flue_build.backends.reach_ins import wrap_command_classes
 
-        wrap_command_classes(dist, _MIXINS)
+    wrap_command_classes(dist, _MIXINS if _opted_in(Path(dist.src_root or os.curdir)) else {"build_py": _Unconfigured})
 
 
 def _opted_in(root: Path) -> bool:
@@ -336,6 +337,34 @@ class _Sdist(_Command):
                 origins[dest] = Origin(source, route)
         for archive in getattr(self, "archive_files", None) or []:
             _audit(state, Path(archive), origins, sdist=True)
+
+
+class _Unconfigured(_Command):
+    """A project without `[tool.flue]`: built as setuptools builds it, untouched; but when the modules it builds call
+    `skill()`/`markdown()`, a warning says the wheel ships no skills and which table to add (FLU501's words, which
+    `flue-skills check` gives as an error)."""
+
+    @exits()
+    def run(self) -> None:
+        _base(self, _Unconfigured).run()
+        if getattr(self, "editable_mode", False):
+            return  # an editable install reads its skills from the source tree: nothing is missing there
+        from flue_build.backends.hook_setup import hook_problems, references_reason
+        from flue_build.report import emit
+        from flue_build.scan.scanner import scan_file
+        from flue_build.scan.selection import setuptools_modules
+        from flue_runtime.errors import FlueError
+        from flue_runtime.format.config import read_pyproject
+        from flue_runtime.format.diagnostics import Severity
+
+        root = Path(os.path.abspath(self.distribution.src_root or os.curdir))
+        try:
+            sources = setuptools_modules(root, _base(self, _Unconfigured).find_all_modules())
+            count = sum(len(scan_file(source.path, source.module).calls) for source in sources)
+            found = hook_problems(root, read_pyproject(root), references_reason(count)) if count else []
+        except (FlueError, OSError):
+            return  # a project that did not opt in is not ours to fail: setuptools reports what is its own
+        emit([replace(problem, severity=Severity.WARNING) for problem in found])
 
 
 _MIXINS: dict[str, type] = {

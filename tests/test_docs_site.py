@@ -133,6 +133,19 @@ def test_every_readme_sample_is_a_sample_of_the_site() -> None:
         assert code in site or code in quick_start, code
 
 
+def test_the_readme_says_where_flue_skills_comes_from() -> None:
+    """`dependencies = ["flue-skills"]` and `requires = [..., "hatch-flue-skills"]` resolve only once pip and uv
+    are pointed at wheels built from a checkout: the README gives Getting started's two commands that do it, and
+    links to the messages of Troubleshooting."""
+    from support.site import blocks
+
+    setup = blocks(section("getting-started.md", "## Installation"))[0].code
+    text = readme()
+    assert "```bash\n" + setup + "```" in text
+    assert "not on the package index yet" in " ".join(text.split())
+    assert "(docs/troubleshooting.md#installing-flue-skills)" in text
+
+
 def section_of_readme(heading: str) -> str:
     text = readme()
     start = text.index(f"\n{heading}\n")

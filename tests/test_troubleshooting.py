@@ -1,6 +1,8 @@
 """The troubleshooting page (docs/troubleshooting.md) shows what `flue-skills check` prints: each output its "Before
 you build" part shows is made again here, from the tutorial's project (docs/tutorial.md, hatchling) with the
-section's one mistake, and compared; each section links the codes it names to the diagnostics reference."""
+section's one mistake, and compared; each section links the codes it names to the diagnostics reference. What pip,
+`python -m build` and uv print where the package index has neither of our distributions ("Installing flue-skills")
+is made again too."""
 
 from __future__ import annotations
 
@@ -15,8 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.envs import clean_env
 from support.site import blocks, headings, section
 from support.tutorial import project_files
+from uv import find_uv_bin
 
 PAGE = "troubleshooting.md"
 
@@ -140,3 +144,77 @@ def test_the_page_shows_what_check_prints(
             subprocess.run(["bash", "-euo", "pipefail", "-c", mistake], cwd=tmp_path, env=env, check=True)
         printed = check(tmp_path)
     assert printed == (status, shown()[heading][number])
+
+
+# --- installing: what pip, build and uv say of a distribution the index does not have ---------------------------
+
+INSTALLING = "## Installing flue-skills"
+PIP = "### pip: No matching distribution found for flue-skills"
+BUILD = "### python -m build: No matching distribution found for hatch-flue-skills"
+UV = "### uv: not found in the package registry"
+
+
+def installing_outputs() -> dict[str, str]:
+    """Each `###` section of "Installing flue-skills" and the output it shows (its one plain block)."""
+    text = section(PAGE, INSTALLING)
+    marks = headings(text)
+    return {
+        [line for index, level, line in marks if index < block.line and level == 3][-1]: block.code
+        for block in blocks(text)
+        if block.language == ""
+    }
+
+
+def shown_in(shown: str, printed: str) -> None:
+    """Every line the page shows is printed, in that order (`...` stands for lines left out)."""
+    position = 0
+    for line in shown.splitlines():
+        if line in ("", "..."):
+            continue
+        found = printed.find(line, position)
+        assert found >= 0, f"{line!r} not in what was printed after position {position}:\n{printed}"
+        position = found + len(line)
+
+
+def test_the_installing_section_shows_each_message_once() -> None:
+    assert sorted(installing_outputs()) == sorted([PIP, BUILD, UV])
+
+
+def _not_configured(**extra: str) -> dict[str, str]:
+    """A fresh user's environment: no pip or uv settings of ours, no pip configuration file, and a wide terminal
+    (uv and build wrap their lines to the terminal's width)."""
+    env = {key: value for key, value in clean_env().items() if not key.startswith("UV_")}
+    return {**env, "PIP_CONFIG_FILE": os.devnull, "COLUMNS": "1000", **extra}
+
+
+@pytest.mark.parametrize("heading", [PIP, UV])
+def test_pip_and_uv_say_what_the_page_shows_where_the_index_has_no_flue_skills(heading: str, tmp_path: Path) -> None:
+    """An index that is an empty folder has no flue-skills, as the package index has none yet."""
+    empty = tmp_path / "index"
+    empty.mkdir()
+    where = ["--target", str(tmp_path / "target"), "--index-url", empty.as_uri(), "flue-skills"]
+    if heading == PIP:
+        command = [sys.executable, "-m", "pip", "install", "--no-input", *where]
+    else:
+        command = [find_uv_bin(), "pip", "install", "--no-cache", "--python", sys.executable, *where]
+    done = subprocess.run(command, cwd=tmp_path, env=_not_configured(), capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    shown_in(installing_outputs()[heading], done.stdout + done.stderr)
+
+
+@pytest.mark.slow  # an isolated build environment, hatchling from the package index
+def test_build_says_what_the_page_shows_where_the_index_has_no_hatch_flue_skills(tmp_path: Path) -> None:
+    """The tutorial's project, built as the page says, with pip looking only at the package index: hatchling is
+    there, the hook is not (when it is published, this section goes)."""
+    tutorial_project(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel"],
+        cwd=tmp_path,
+        env=_not_configured(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # in the order a terminal shows them
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode != 0
+    shown_in(installing_outputs()[BUILD], done.stdout)

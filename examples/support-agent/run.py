@@ -20,6 +20,8 @@ import tempfile
 import venv
 from pathlib import Path
 
+from flue_runtime.models import ModelError, check_api_key
+
 EXAMPLE = Path(__file__).resolve().parent
 ROOT = EXAMPLE.parent.parent
 
@@ -37,6 +39,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", help="provider/model for a real provider; its API key must be set")
     args = parser.parse_args()
+    if args.model:
+        try:
+            check_api_key(args.model)  # before a minute of building, not after it
+        except ModelError as exc:
+            print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+            return 2
     with tempfile.TemporaryDirectory(prefix="support-agent-") as folder:
         work = Path(folder)
         wheels, dist, env_dir = work / "wheels", work / "dist", work / "venv"

@@ -15,6 +15,7 @@ them: the import fails only after installation. `flue-skills check PROJECT` says
 from __future__ import annotations
 
 import difflib
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,14 @@ from flue_build.backends.dependency import key_line, requirement_name
 from flue_runtime.format.config import PYPROJECT, flue_table
 from flue_runtime.format.diagnostics import Diagnostic
 
-__all__ = ["HATCH_REQUIREMENT", "HATCH_TARGETS", "HOOK", "SETUPTOOLS_REQUIREMENT", "hook_problems"]
+__all__ = [
+    "HATCH_REQUIREMENT",
+    "HATCH_TARGETS",
+    "HOOK",
+    "SETUPTOOLS_REQUIREMENT",
+    "hook_problems",
+    "references_reason",
+]
 
 
 HOOK = "flue-skills"
@@ -31,6 +39,11 @@ HATCH_REQUIREMENT = "hatch-flue-skills"
 SETUPTOOLS_REQUIREMENT = "flue-skills"
 #: The artifacts a hatchling build of a project makes, each of which must run the hook.
 HATCH_TARGETS = ("wheel", "sdist")
+
+
+def references_reason(count: int) -> str:
+    """Why a project needs the hook, as FLU501 says it: the references its code makes."""
+    return f"the code makes {count} skill()/markdown() reference{'' if count == 1 else 's'}"
 
 
 def hook_problems(root: Path, pyproject: dict[str, Any], why: str) -> list[Diagnostic]:
@@ -45,7 +58,7 @@ def hook_problems(root: Path, pyproject: dict[str, Any], why: str) -> list[Diagn
     if isinstance(backend, str) and backend.split(".", 1)[0] == "hatchling":
         return _hatchling(root, pyproject, names, requires, place, why)
     if backend is None or (isinstance(backend, str) and backend.split(".", 1)[0] == "setuptools"):
-        return _setuptools(pyproject, names, requires, place, why, backend is None)
+        return _setuptools(root, pyproject, names, requires, place, why, backend is None)
     return [
         _problem(
             f"{why}, but the project builds with `{backend}`, which runs no flue-skills hook: "
@@ -60,23 +73,37 @@ def _hatchling(
     root: Path, pyproject: dict[str, Any], names: set[str], requires: Any, place: int | None, why: str
 ) -> list[Diagnostic]:
     found = []
-    missing = [target for target in HATCH_TARGETS if not _hatch_hook(root, pyproject, target)]
+    hooks = {target: _hatch_hook(root, pyproject, target) for target in HATCH_TARGETS}
+    missing = [target for target, table in hooks.items() if table is None or table in _disabled(root, pyproject)]
+    outcome = "its wheel would ship no skills" if "wheel" in missing else "its skill folders would ship unvetted"
     misspelled = _misspelled_hooks(root, pyproject) if missing else []
     for table, line in misspelled:
+        name, _, hook = table.rpartition(".")
+        if name.endswith(".hook"):  # hatchling reads `hooks`, and ignores this table without a word
+            problem = f"`[{table}]` is not read by hatchling, whose hook tables are under `{name}s`: {outcome}"
+            table = f"{name}s.{hook}"
+        else:
+            problem = f"the hook table `[{table}]` names no hook hatchling knows: the hook is `{HOOK}`, "
+            problem += "and hatchling fails with `Unknown build hook`"
+            table = f"{name}.{HOOK}"
+        found.append(_problem(f"{why}, but {problem}", f"rename the table:\n[{table}]", line))
+    disabled = sorted({table for table in hooks.values() if table in _disabled(root, pyproject)})
+    for table in disabled if not misspelled else []:
+        which = " and ".join(target for target in HATCH_TARGETS if hooks[target] == table)
         found.append(
             _problem(
-                f"{why}, but the hook table `[{table}]` names no hook hatchling knows: the hook is `{HOOK}`, "
-                "and hatchling fails with `Unknown build hook`",
-                f"rename the table:\n[{table.rsplit('.', 1)[0]}.{HOOK}]",
-                line,
+                f"{why}, but `[{table}]` sets `enable-by-default = false`: hatchling runs the hook for the {which} "
+                "only when HATCH_BUILD_HOOKS_ENABLE (or HATCH_BUILD_HOOK_ENABLE_FLUE-SKILLS) is set, so a plain "
+                f"build does not: {outcome}",
+                f"delete the line from [{table}]:\nenable-by-default = false",
+                key_line(root / PYPROJECT, table, "enable-by-default"),
             )
         )
-    if missing and not misspelled:
+    if missing and not misspelled and not disabled:
         which = " and ".join(missing)
         found.append(
             _problem(
-                f"{why}, but hatchling runs no flue-skills hook for the {which}: "
-                + ("its wheel would ship no skills" if "wheel" in missing else "its skill folders would ship unvetted"),
+                f"{why}, but hatchling runs no flue-skills hook for the {which}: {outcome}",
                 f"add the hook's table to pyproject.toml (it may stay empty):\n[tool.hatch.build.hooks.{HOOK}]",
             )
         )
@@ -86,7 +113,7 @@ def _hatchling(
 
 
 def _setuptools(
-    pyproject: dict[str, Any], names: set[str], requires: Any, place: int | None, why: str, implicit: bool
+    root: Path, pyproject: dict[str, Any], names: set[str], requires: Any, place: int | None, why: str, implicit: bool
 ) -> list[Diagnostic]:
     if implicit and requires is None:
         return [
@@ -98,7 +125,17 @@ def _setuptools(
             )
         ]
     found = []
-    if flue_table(pyproject) is None:
+    misspelled = _misspelled_flue_tables(pyproject) if flue_table(pyproject) is None else []
+    for table in misspelled:
+        found.append(
+            _problem(
+                f"{why}, but the table `[{table}]` opts in to nothing: the flue-skills plugin reads `[tool.flue]`, and "
+                "leaves setuptools builds without it alone, so its wheel would ship no skills",
+                "rename the table:\n[tool.flue]",
+                key_line(root / PYPROJECT, table, None),
+            )
+        )
+    if flue_table(pyproject) is None and not misspelled:
         found.append(
             _problem(
                 f"{why}, but pyproject.toml has no [tool.flue] table: the flue-skills plugin leaves setuptools "
@@ -111,36 +148,58 @@ def _setuptools(
     return found
 
 
-def _hatch_hook(root: Path, pyproject: dict[str, Any], target: str) -> bool:
-    """Whether hatchling would run the hook for `target`: its table, global or the target's, not
-    disabled by default (`hatch.toml` beside pyproject.toml replaces `[tool.hatch]`'s top-level keys)."""
+def _misspelled_flue_tables(pyproject: dict[str, Any]) -> list[str]:
+    """The `[tool.*]` tables of pyproject.toml that look meant as `[tool.flue]` (`[tool.flue-skills]`,
+    `[tool.flue_skills]`, `[tool.Flue]`), which the setuptools plugin does not read."""
+    tool = _table(pyproject, "tool")
+    return [f"tool.{name}" for name in tool if name != "flue" and re.fullmatch(r"flue([-_.]?skills?)?", name.lower())]
+
+
+def _hatch_hook(root: Path, pyproject: dict[str, Any], target: str) -> str | None:
+    """The hook table hatchling reads for `target` (the target's own replaces the global one), as a pyproject.toml
+    table name; None without one (`hatch.toml` beside pyproject.toml replaces `[tool.hatch]`'s top-level keys)."""
+    build = _table(_hatch(root, pyproject), "build")
+    if HOOK in _table(_table(_table(build, "targets"), target), "hooks"):
+        return f"tool.hatch.build.targets.{target}.hooks.{HOOK}"
+    return f"tool.hatch.build.hooks.{HOOK}" if HOOK in _table(build, "hooks") else None
+
+
+def _disabled(root: Path, pyproject: dict[str, Any]) -> set[str]:
+    """The hook tables (as `_hatch_hook` names them) that set `enable-by-default = false`: hatchling leaves such a
+    hook out of a build unless an environment variable turns it on."""
+    build = _table(_hatch(root, pyproject), "build")
+    tables = {f"tool.hatch.build.hooks.{HOOK}": _table(_table(build, "hooks"), HOOK)}
+    for target in HATCH_TARGETS:
+        hooks = _table(_table(_table(build, "targets"), target), "hooks")
+        tables[f"tool.hatch.build.targets.{target}.hooks.{HOOK}"] = _table(hooks, HOOK)
+    return {name for name, table in tables.items() if table.get("enable-by-default", True) is False}
+
+
+def _hatch(root: Path, pyproject: dict[str, Any]) -> dict[str, Any]:
+    """`[tool.hatch]` as hatchling reads it: `hatch.toml` beside pyproject.toml replaces its top-level keys."""
     hatch = _table(_table(pyproject, "tool"), "hatch")
     try:
         with open(root / "hatch.toml", "rb") as handle:
-            hatch = {**hatch, **tomllib.load(handle)}
+            return {**hatch, **tomllib.load(handle)}
     except (OSError, tomllib.TOMLDecodeError):
-        pass  # hatchling reports a broken hatch.toml itself
-    build = _table(hatch, "build")
-    for hooks in (_table(_table(_table(build, "targets"), target), "hooks"), _table(build, "hooks")):
-        if HOOK in hooks:  # a target's own table replaces the global one
-            return _table(hooks, HOOK).get("enable-by-default", True) is not False
-    return False
+        return hatch  # hatchling reports a broken hatch.toml itself
 
 
 def _misspelled_hooks(root: Path, pyproject: dict[str, Any]) -> list[tuple[str, int | None]]:
-    """Hook tables of pyproject.toml whose name is close to the hook's (`flue_skills`, `flue-skill`), with their
-    header lines."""
+    """Hook tables of pyproject.toml whose name is close to the hook's (`flue_skills`, `flue-skill`), and the hook's
+    table under `hook` (singular), which hatchling does not read, with their header lines."""
     build = _table(_table(_table(pyproject, "tool"), "hatch"), "build")
-    places = [("tool.hatch.build.hooks", _table(build, "hooks"))]
     targets = _table(build, "targets")
-    places += [(f"tool.hatch.build.targets.{name}.hooks", _table(_table(targets, name), "hooks")) for name in targets]
+    places = [("tool.hatch.build", build)] + [(f"tool.hatch.build.targets.{name}", targets[name]) for name in targets]
     found = []
-    for prefix, hooks in places:
-        for name in hooks:
+    for prefix, table in places:
+        for name in _table(table, "hooks"):
             if name != HOOK and difflib.get_close_matches(name.lower(), [HOOK], n=1, cutoff=0.75):
-                table = f"{prefix}.{name}"
-                found.append((table, key_line(root / PYPROJECT, table, None)))
-    return found
+                found.append(f"{prefix}.hooks.{name}")
+        for name in _table(table, "hook"):
+            if difflib.get_close_matches(name.lower(), [HOOK], n=1, cutoff=0.75):
+                found.append(f"{prefix}.hook.{name}")
+    return [(table, key_line(root / PYPROJECT, table, None)) for table in found]
 
 
 def _requirement(name: str, backend: str, requires: Any, place: int | None, why: str) -> Diagnostic:

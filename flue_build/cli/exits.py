@@ -131,6 +131,8 @@ def report(command: str, exc: BaseException) -> None:
         message = exc.headline
     elif isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         message = f"{exc.filename}: {exc.strerror}"
+    elif isinstance(exc, BackendNotInstalledError):
+        message = exc.said_by(command)
     else:
         message = str(exc)
     print(error_line(command, message), file=sys.stderr)

@@ -39,6 +39,7 @@ from flue_runtime.agents.hooks import render
 from flue_runtime.agents.prompt import announcement, instructions_announcement
 from flue_runtime.agents.provenance import Served, Turn, catalog_of, recording
 from flue_runtime.agents.sandbox import Sandbox
+from flue_runtime.agents.scripts import cannot_run, cannot_run_warning
 from flue_runtime.agents.skill_tools import activated_skills
 from flue_runtime.agents.stores import open_store
 from flue_runtime.agents.stores.contract import MemoryStore, SessionRecord, Store, check_session_id
@@ -120,6 +121,7 @@ class Harness:
         check_telemetry(telemetry)
         self.telemetry = telemetry
         self._models: dict[str, Model] = {}
+        self._told_cannot_run: set[str] = set()  # the skills whose scripts cannot run, warned about once
 
     def resolved_model(self, chosen: Model | str) -> Model:
         """A model object; one per 'provider/model' name, so its client and connection pool are reused."""
@@ -181,7 +183,15 @@ class Harness:
             warn(message)
         if config.labelled is not None:
             warn(config.labelled, SkillWarning)
+        self.tell_cannot_run(config)
         return config
+
+    def tell_cannot_run(self, config: Configuration) -> None:
+        """Warn of the skills whose scripts cannot run in `config`, once per harness: not at every render."""
+        unrunnable = [name for name in cannot_run(config.skills, config.sandbox) if name not in self._told_cannot_run]
+        if unrunnable:
+            self._told_cannot_run.update(unrunnable)
+            warn(cannot_run_warning(unrunnable), SkillWarning)
 
 
 class Session:
@@ -378,6 +388,7 @@ class Session:
             if config.labelled is not None and config.labelled not in warned:
                 warned.add(config.labelled)
                 warn(config.labelled, SkillWarning)
+            self.harness.tell_cannot_run(config)
             if not working.messages:  # the conversation starts now: the system prompt says it all
                 _begin(working, config)
             tools = self._turn(working, config)

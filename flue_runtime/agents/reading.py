@@ -33,6 +33,7 @@ __all__ = [
     "is_text",
     "page",
     "page_stream",
+    "paths_page",
     "quoted",
     "text_window",
     "utf8_size",
@@ -275,28 +276,58 @@ def entries_page(
 ) -> str:
     """A page of a folder listing: `name/` for a folder, `name  (N bytes)` for a file; 1-based `offset`; `header`
     a line it starts with (as `page_stream`'s)."""
-    _check("offset", offset, 0)
-    _check("limit", limit, 1)
     lead = f"{header}\n" if header else ""
     if not entries:
+        _check("offset", offset, 0)
+        _check("limit", limit, 1)
         return f"{lead}(empty folder)"
-    first = max(offset or 1, 1)
-    if first > len(entries):
-        raise PageError(
-            f"offset {first} is past the end of {label} ({len(entries):,} entries); use an offset from 1 to {len(entries)}"
+    rows = [f"{name}/" if is_dir else f"{name}  ({size} bytes)" for name, is_dir, size in entries]
+    first, shown = _rows(rows, label, "entries", offset, limit, utf8_size(label) + utf8_size(lead))
+    last = first + len(shown) - 1
+    if last < len(rows):
+        shown.append(f"[{label}: entries {first}-{last} of {len(rows)}; call {tool} with offset={last + 1} to read on]")
+    return lead + "\n".join(shown)
+
+
+def paths_page(
+    paths: Sequence[str], label: str, tool: str, offset: int | None, limit: int | None, *, header: str = ""
+) -> str:
+    """A page of the files under folder `label` (full paths a model reads with `tool`, `- path` each), after a line
+    saying what they are; it ends with the call that lists the next page, the path and offset as they are to be
+    sent. 1-based `offset`, counting files; `header` a line it starts with (as `page_stream`'s)."""
+    lead = f"{header}\n" if header else ""
+    head = f"{lead}Support files under {label} ({len(paths):,}; read each with {tool}):"
+    if not paths:
+        return f"{lead}No support files under {label}."
+    room = 2 * utf8_size(label) + utf8_size(lead)
+    first, shown = _rows([f"- {path}" for path in paths], label, "files", offset, limit, room)
+    last = first + len(shown) - 1
+    if last < len(paths):
+        shown.append(
+            f"[{label}: files {first}-{last} of {len(paths):,}; call {tool} with path={label} and offset={last + 1} "
+            "to read on]"
         )
-    budget = MAX_BYTES - HINT_ROOM - 2 * utf8_size(label) - utf8_size(lead)
-    rows: list[str] = []
+    return "\n".join([head, *shown])
+
+
+def _rows(
+    rows: Sequence[str], label: str, what: str, offset: int | None, limit: int | None, hint: int
+) -> tuple[int, list[str]]:
+    """The 1-based number of the first row shown, and the rows from `offset` that fit a page (`MAX_ENTRIES` of them
+    at most, in `MAX_BYTES` with room for a closing hint naming `label` `hint` bytes long)."""
+    _check("offset", offset, 0)
+    _check("limit", limit, 1)
+    first = max(offset or 1, 1)
+    if first > len(rows):
+        raise PageError(
+            f"offset {first} is past the end of {label} ({len(rows):,} {what}); use an offset from 1 to {len(rows)}"
+        )
+    budget = MAX_BYTES - HINT_ROOM - utf8_size(label) - hint
+    shown: list[str] = []
     used = 0
-    for name, is_dir, size in entries[first - 1 : first - 1 + min(limit or MAX_ENTRIES, MAX_ENTRIES)]:
-        row = f"{name}/" if is_dir else f"{name}  ({size} bytes)"
+    for row in rows[first - 1 : first - 1 + min(limit or MAX_ENTRIES, MAX_ENTRIES)]:
         used += utf8_size(row) + 1
         if used > budget:
             break
-        rows.append(row)
-    last = first + len(rows) - 1
-    if last < len(entries):
-        rows.append(
-            f"[{label}: entries {first}-{last} of {len(entries)}; call {tool} with offset={last + 1} to read on]"
-        )
-    return lead + "\n".join(rows)
+        shown.append(row)
+    return first, shown

@@ -32,6 +32,7 @@ import signal
 import stat
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,8 @@ __all__ = [
     "STOP_GRACE",
     "Scripts",
     "cache_root",
+    "cannot_run",
+    "cannot_run_warning",
     "exec_root",
     "forget_copies",
     "guarded",
@@ -110,6 +113,22 @@ _AS_SCRIPT = (
 def exec_root(sandbox: Sandbox | None) -> LocalSandbox | None:
     """The sandbox when scripts may run in it."""
     return sandbox if isinstance(sandbox, LocalSandbox) and sandbox.allow_exec else None
+
+
+def cannot_run(skills: MountedSkills, sandbox: Sandbox | None) -> list[str]:
+    """The skills the application mounted whose scripts cannot run where the agent runs: no sandbox allows it."""
+    return [] if exec_root(sandbox) is not None else skills.with_scripts
+
+
+def cannot_run_warning(names: Sequence[str]) -> str:
+    """What the developer is told once about skills whose scripts cannot run (`cannot_run`)."""
+    which = ", ".join(repr(name) for name in names)
+    skills = f"skill {which} ships" if len(names) == 1 else f"skills {which} ship"
+    return (
+        f"{skills} scripts, but no script can run here: the agent has no sandbox that allows execution, so "
+        "run_skill_script is not offered and the model can only read them; to let them run, give the agent "
+        "LocalSandbox(path, allow_exec=True) (Harness(..., sandbox=...) or use_sandbox)"
+    )
 
 
 def cache_root() -> Path:

@@ -37,10 +37,18 @@ from flue_runtime.agents.catalog import (
     names_text,
 )
 from flue_runtime.agents.provenance import served
-from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, page_stream, quoted, text_window, utf8_size
+from flue_runtime.agents.reading import (
+    HINT_ROOM,
+    MAX_BYTES,
+    page_stream,
+    paths_page,
+    quoted,
+    text_window,
+    utf8_size,
+)
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.agents.workspace import WorkspaceSource
-from flue_runtime.errors import FlueError, ToolFailure
+from flue_runtime.errors import FlueError, PageError, ToolFailure
 from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.models.base import Message
@@ -180,9 +188,16 @@ class MountedSkills:
     @property
     def has_scripts(self) -> bool:
         """Whether a skill the application mounted ships scripts (a workspace skill's never run)."""
-        return any(
-            f.path.startswith(SCRIPTS_DIR) for m in self.mounted if m.workspace_folder is None for f in m.skill.files
-        )
+        return bool(self.with_scripts)
+
+    @property
+    def with_scripts(self) -> list[str]:
+        """The names of the skills the application mounted that ship scripts (a workspace skill's never run)."""
+        return [
+            m.skill.name
+            for m in self.mounted
+            if m.workspace_folder is None and any(f.path.startswith(SCRIPTS_DIR) for f in m.skill.files)
+        ]
 
     @property
     def folders(self) -> list[Path]:
@@ -263,6 +278,9 @@ class MountedSkills:
         """The skill, the path in it and the virtual path of the file `path` names (`locate`)."""
         try:
             found = self.locate(path)
+            folder = self.tree.folder(found)
+            if folder is not None:
+                return self._listing(*folder, offset, limit, column)
             skill, inner = self.tree.file(found)
         except (FlueError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc
@@ -310,6 +328,17 @@ class MountedSkills:
                 f"meanwhile {why}was not approved by the application's read policy {policy.name!r}; do not retry "
                 "it, answer without it"
             )
+
+    def _listing(self, name: str, folder: str, offset: int | None, limit: int | None, column: int | None) -> str:
+        """A page of the support files under `folder` of skill `name`, as its activation lists them (the skill's own
+        folder: the same order, so an activation's "more files" goes on at the offset it names)."""
+        if column is not None:
+            raise PageError(f"{self.tree.path(name, folder)} is a folder: its offset counts files; leave column out")
+        skill = self._by_name[name].skill
+        prefix = f"{folder}/" if folder else ""
+        paths = [self.tree.path(name, p) for p in sorted(skill.resources) if p.startswith(prefix)]
+        header = origin_line(skill, f"Folder {folder or '.'}") or ""  # (a remote skill's listing says its origin)
+        return paths_page(paths, self.tree.path(name, folder), "read_skill_resource", offset, limit, header=header)
 
     def activated(self) -> list[str]:
         """The mounted skills the model activated in its conversation (none where the host keeps no conversation)."""
@@ -437,7 +466,8 @@ class MountedSkills:
             used += utf8_size(line) + 1
             if used > FILES_BUDGET:
                 lines.append(
-                    f"[{len(resources) - count:,} more files under {self.tree.path(skill.name)}/ (the ls tool lists them)]"
+                    f"[{len(resources) - count:,} more files: call read_skill_resource with "
+                    f"path={self.tree.path(skill.name)} and offset={count + 1} to list them]"
                 )
                 break
             lines.append(line)

@@ -138,8 +138,9 @@ _FLUE = os.path.dirname(os.path.dirname(__file__)) + os.sep
 
 
 def warn(message: str, category: type[Warning] = WorkspaceSkillWarning) -> None:
-    """A `WorkspaceSkillWarning` (or `category`) pointing at the first caller outside flue_runtime and asyncio (the
-    line that prompted, or the tool that did); what `warnings.warn(skip_file_prefixes=...)` does on 3.12."""
+    """A warning (a `WorkspaceSkillWarning` unless told) pointing at the first caller outside flue_runtime and
+    asyncio (the line that prompted, or the tool that did); what `warnings.warn(skip_file_prefixes=...)` does on
+    3.12."""
     internal = [_FLUE]
     loop = sys.modules.get("asyncio")  # (not imported here: the catalog's import path stays light)
     if loop is not None and loop.__file__:

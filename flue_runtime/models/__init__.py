@@ -18,6 +18,7 @@ __all__ = [
     "ScriptExhaustedError",
     "ScriptedModel",
     "ToolCall",
+    "check_api_key",
     "resolve_model",
 ]
 
@@ -26,11 +27,24 @@ def resolve_model(model: Model | str) -> Model:
     """A model object, or one named `provider/model-id` (e.g. `anthropic/claude-haiku-4-5`)."""
     if not isinstance(model, str):
         return model
+    from flue_runtime.models import providers
+
+    return providers.create(*_named(model))
+
+
+def check_api_key(model: str) -> None:
+    """Raise the `ModelError` that making model `provider/model-id` would raise for want of an API key, without
+    importing the provider's SDK (nor needing it installed): a program checks this first, before work that only
+    the model would use, and says it in one line."""
+    from flue_runtime.models import providers
+
+    providers.check_key(*_named(model))
+
+
+def _named(model: str) -> tuple[str, str]:
     provider, _, name = model.partition("/")
     if not name:
         raise ModelError(
             f"model {model!r}: name a provider and a model, like 'anthropic/claude-haiku-4-5' or 'openai/gpt-5-mini'"
         )
-    from flue_runtime.models import providers
-
-    return providers.create(provider, name)
+    return provider, name

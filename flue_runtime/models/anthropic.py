@@ -17,7 +17,7 @@ from flue_runtime.models.sdk import LoopClients, Provider, client_options, model
 __all__ = ["AnthropicModel", "CACHE", "PROVIDER", "convert_messages", "convert_response", "convert_tool"]
 
 
-PROVIDER = Provider("Anthropic", "anthropic", "anthropic", "ANTHROPIC_API_KEY")
+PROVIDER = Provider("Anthropic", "anthropic", "anthropic", "ANTHROPIC_API_KEY", also=("ANTHROPIC_AUTH_TOKEN",))
 CACHE = {"type": "ephemeral"}
 
 
@@ -49,7 +49,7 @@ class AnthropicModel:
         self._sdk = PROVIDER.import_sdk()
         options: dict[str, Any] = {}
         if client is None:
-            key = PROVIDER.api_key(api_key, model, "ANTHROPIC_AUTH_TOKEN")
+            key = PROVIDER.api_key(api_key, model)
             options = client_options(api_key=key, base_url=base_url, max_retries=max_retries, timeout=timeout)
         self._clients = LoopClients(lambda: self._sdk.AsyncAnthropic(**options), client)
 

@@ -8,7 +8,7 @@ from importlib import import_module
 from flue_runtime.errors import ModelError
 from flue_runtime.models.base import Model
 
-__all__ = ["PROVIDERS", "create"]
+__all__ = ["PROVIDERS", "check_key", "create"]
 
 
 #: provider name -> (adapter module, model class)
@@ -20,10 +20,21 @@ PROVIDERS: dict[str, tuple[str, str]] = {
 
 def create(provider: str, name: str) -> Model:
     """The model `name` of `provider`, with the key and endpoint from the environment."""
+    module, cls = _adapter(provider, name)
+    model: Model = getattr(import_module(module), cls)(name)
+    return model
+
+
+def check_key(provider: str, name: str) -> None:
+    """A `ModelError` when `provider` finds no API key in the environment for model `name` (the adapter's module is
+    imported, never its SDK)."""
+    module, _ = _adapter(provider, name)
+    import_module(module).PROVIDER.api_key(None, name)
+
+
+def _adapter(provider: str, name: str) -> tuple[str, str]:
     found = PROVIDERS.get(provider)
     if found is None:
         known = ", ".join(sorted(PROVIDERS))
         raise ModelError(f"unknown model provider {provider!r} in {provider}/{name}; known providers: {known}")
-    module, cls = found
-    model: Model = getattr(import_module(module), cls)(name)
-    return model
+    return found

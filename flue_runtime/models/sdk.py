@@ -29,6 +29,7 @@ class Provider:
     module: str  # the SDK's import name
     extra: str  # the flue-skills extra that installs it
     key_variable: str  # where the API key is read from
+    also: tuple[str, ...] = ()  # other credential variables the SDK reads itself
 
     def import_sdk(self) -> ModuleType:
         """The SDK module, or a `ModelError` saying which extra to install."""
@@ -40,15 +41,16 @@ class Provider:
                 f"install it with: pip install 'flue-skills[{self.extra}]'"
             ) from exc
 
-    def api_key(self, explicit: str | None, model: str, *also: str) -> str | None:
+    def api_key(self, explicit: str | None, model: str) -> str | None:
         """The key passed in, else the key variable; `None` when only one of `also` is set
-        (another credential variable the SDK reads itself). No key at all is a `ModelError`."""
+        (another credential variable the SDK reads itself). No key at all is a `ModelError`.
+        Never imports the SDK: a program can check before it does anything that needs the model."""
         if explicit:
             return explicit
         key = os.environ.get(self.key_variable)
         if key:
             return key
-        if any(os.environ.get(name) for name in also):
+        if any(os.environ.get(name) for name in self.also):
             return None
         raise ModelError(
             f"{self.label} model {model!r}: no API key; set the {self.key_variable} environment variable "

@@ -47,12 +47,12 @@ from flue_runtime.mount.specs import Spec, parse_spec
 
 __all__ = ["markdown", "resolve_markdown", "resolve_skill", "skill"]
 
+#: How to add the build hook, a backend a line, after a message's first line (which says what is wrong).
 HOOK_HELP = (
-    "add the flue-skills build hook to the project's pyproject.toml, "
-    'for hatchling: `requires = ["hatchling", "hatch-flue-skills"]` in [build-system] and an empty '
-    '[tool.hatch.build.hooks.flue-skills] table; for setuptools: `requires = ["setuptools", "flue-skills"]` '
-    "in [build-system] and a [tool.flue] table; then rebuild and reinstall it "
-    "(while developing, `pip install -e .` reads skills from the source tree)"
+    "  To fix, add the flue-skills build hook to the project's pyproject.toml, then rebuild and reinstall:\n"
+    '    hatchling: "hatch-flue-skills" in [build-system] requires, and [tool.hatch.build.hooks.flue-skills]\n'
+    '    setuptools: "flue-skills" in [build-system] requires, and a [tool.flue] table\n'
+    "  While developing, `pip install -e .` reads skills from the source tree."
 )
 
 
@@ -228,8 +228,8 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
             )
         raise MissingBuildHookError(
             f"{spec.call} in {caller.where()}: package {top!r} (at {where}) has no bundled skills "
-            f"(no {bundle_name.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE}) and no such {what} on disk; "
-            f"it was built without the flue-skills build hook. {guess}In that package's project, {HOOK_HELP}"
+            f"(no {bundle_name.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE}) and no such {what} on disk: "
+            f"it was built without the flue-skills build hook\n{_guessed(guess)}{HOOK_HELP}"
         )
     if bundle is not None:
         prefix = bundle.package.replace(".", "/")
@@ -297,13 +297,18 @@ def _relative_not_found(
         )
     if bundle is None:
         return MissingBuildHookError(
-            f"{head}: not bundled (package {package!r} has no {package.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE}: "
-            f"it was built without the flue-skills build hook) and no {what} on disk; {guess}To fix, {HOOK_HELP}"
+            f"{head}: not bundled and no {what} on disk: package {package!r} was built without the flue-skills "
+            f"build hook (it has no {package.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE})\n{_guessed(guess)}{HOOK_HELP}"
         )
     return SkillNotFoundError(
         f"{head}: the bundle of package {package!r} lists no such call for {caller.module!r} and there is no {what} on disk; "
         f"{guess}the installed package is older than its code, or the call is not visible to the build (rebuild and reinstall)"
     )
+
+
+def _guessed(guess: str) -> str:
+    """A "did you mean" (`_guess`) as a line of its own, after a message's first line; "" for none."""
+    return f"  {guess.rstrip()}\n" if guess else ""
 
 
 def _guess(base: str, parts: list[str], prefix: list[str] | None = None) -> str:
@@ -330,7 +335,7 @@ def _warn_if_installed(package: str, spec: Spec, caller: Caller) -> None:
         f"{found.describe()} (package {package!r} at {found.location}) was built without the flue-skills build "
         f"hook: {spec.call} in {caller.where()} is read from the installed files, as from a source tree. Its wheel "
         "ships the skill folders as they are, not vetted by its build (a secret in one is published with it), "
-        f"and every import vets them again. To fix, in that distribution's project, {HOOK_HELP}",
+        f"and every import vets them again.\n{HOOK_HELP}",
         MissingBuildHookWarning,
         stacklevel=_outside_flue(),
     )

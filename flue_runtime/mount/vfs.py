@@ -245,6 +245,17 @@ class SkillTree:
         skill, inner = self._file(path)
         return skill.open(inner)
 
+    def folder(self, path: str) -> tuple[str, str] | None:
+        """(skill name, folder inside the skill, '' for its own) when `path` is a folder of a mounted skill; None for
+        anything else (a file, a folder above the skills' own, nothing: reading it says which)."""
+        try:
+            skill, inner = self._split(path)
+        except FlueError:
+            return None
+        if skill is None or (inner and not self._is_folder(skill, inner)):
+            return None
+        return skill.name, inner
+
     def file(self, path: str) -> tuple[SkillReference, str]:
         """The skill and the path inside it of the file at `path` (`ResourceNotFoundError` when none is there)."""
         return self._file(path)

@@ -329,7 +329,11 @@ def test_audit_catches_originals_changes_and_missing_files(
     )
 
 
-def test_setuptools_projects_without_a_flue_table_are_left_alone(project: ProjectFactory, tmp_path: Path) -> None:
+def test_setuptools_projects_without_a_flue_table_are_left_alone_with_a_warning(
+    project: ProjectFactory, tmp_path: Path
+) -> None:
+    """The wheel is what setuptools makes, untouched; but the code calls `skill()`, so the plugin, present in the build
+    environment, warns that the wheel ships no skills and names the table to add (issue 44 item 5: it was silent)."""
     tree = project("setuptools-src")
     pyproject = tree / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace("[tool.flue]\n", ""))
@@ -339,4 +343,11 @@ def test_setuptools_projects_without_a_flue_table_are_left_alone(project: Projec
     names = payload(wheel_files(result.wheel))
     assert not [n for n in names if "_flue_skills" in n]
     assert "setuptools_src_demo/skills/refunds/SKILL.md" in names  # plain package data, as setuptools ships it
-    assert "FLU" not in result.output
+    [warning] = [line for line in result.output.splitlines() if "FLU" in line]
+    assert warning.startswith("pyproject.toml: FLU501 warning: the code makes 3 skill()/markdown() references, but")
+    assert "no [tool.flue] table" in warning and "its wheel would ship no skills" in warning
+    hint = result.output.split(warning, 1)[1].splitlines()[1:3]
+    assert [line.strip() for line in hint] == [
+        "hint: add the table to pyproject.toml (it may stay empty):",
+        "[tool.flue]",
+    ]

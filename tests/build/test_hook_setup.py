@@ -88,13 +88,54 @@ def test_a_hook_on_the_wheel_target_only_leaves_the_sdist_unvetted(
     assert "would ship unvetted" in problem["message"]
 
 
-def test_a_hook_disabled_by_default_counts_as_missing(
+def test_a_hook_disabled_by_default_is_named_with_its_key(
     project: ProjectFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Issue 44 item 5: the table is there; the hint is about the key that turns it off, not "add the table"."""
     tree = project("hatch-flat")
     edit(tree, HATCH_TABLE, HATCH_TABLE + "enable-by-default = false\n")
+    line = (tree / "pyproject.toml").read_text().splitlines().index("enable-by-default = false") + 1
     code, [problem] = check(capsys, tree)
-    assert code == 1 and "for the wheel and sdist" in problem["message"]
+    assert code == 1 and (problem["line"], problem["column"]) == (line, 1)
+    assert "sets `enable-by-default = false`" in problem["message"] and "wheel and sdist" in problem["message"]
+    assert "add the hook's table" not in problem["hint"] and "enable-by-default = false" in problem["hint"]
+    edit(tree, "enable-by-default = false\n", "")
+    assert check(capsys, tree) == (0, [])
+
+
+@pytest.mark.parametrize("where", ["tool.hatch.build.hook", "tool.hatch.build.targets.wheel.hook"])
+def test_a_hook_table_under_hook_singular_is_named_with_its_line(
+    where: str, project: ProjectFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44 item 5: hatchling ignores `[tool.hatch.build.hook.flue-skills]` (it reads `hooks`) and builds with
+    the raw folders; check names the table, its line, and the name hatchling reads."""
+    tree = project("hatch-src")
+    edit(tree, HATCH_TABLE, f"[{where}.flue-skills]\n")
+    line = (tree / "pyproject.toml").read_text().splitlines().index(f"[{where}.flue-skills]") + 1
+    code, [problem] = check(capsys, tree)
+    assert code == 1 and (problem["line"], problem["column"]) == (line, 1)
+    assert f"`[{where}.flue-skills]` is not read by hatchling" in problem["message"]
+    renamed = str(problem["hint"]).split("\n", 1)[1]
+    assert renamed == f"[{where}s.flue-skills]"
+    if where == "tool.hatch.build.hook":
+        edit(tree, f"[{where}.flue-skills]\n", renamed + "\n")
+        assert check(capsys, tree) == (0, [])
+
+
+@pytest.mark.parametrize("misspelled", ["flue-skills", "flue_skills", "Flue"])
+def test_a_misspelled_flue_table_of_a_setuptools_project_is_named(
+    misspelled: str, project: ProjectFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44 item 5: `[tool.flue-skills]` does not opt in; check names it, its line, and `[tool.flue]`."""
+    tree = project("setuptools-src")
+    edit(tree, "\n[tool.flue]\n", f"\n[tool.{misspelled}]\n")
+    line = (tree / "pyproject.toml").read_text().splitlines().index(f"[tool.{misspelled}]") + 1
+    code, [problem] = check(capsys, tree)
+    assert code == 1 and (problem["line"], problem["column"]) == (line, 1)
+    assert f"`[tool.{misspelled}]`" in problem["message"] and "reads `[tool.flue]`" in problem["message"]
+    renamed = str(problem["hint"]).split("\n", 1)[1]
+    edit(tree, f"\n[tool.{misspelled}]\n", f"\n{renamed}\n")
+    assert check(capsys, tree) == (0, [])
 
 
 def test_the_hook_table_in_hatch_toml_counts(project: ProjectFactory, capsys: pytest.CaptureFixture[str]) -> None:

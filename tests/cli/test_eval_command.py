@@ -261,3 +261,48 @@ def test_a_project_folder_is_evaluated_as_check_finds_its_skills(
     assert "- **refunds** — Handle refunds questions." in catalog and "- **shipping** —" in catalog
     assert report["skills"]["refunds"]["all"]["trigger_rate"] == 1.0
     assert report["skills"]["shipping"]["all"]["confusions"] == {"refunds": 1}
+
+
+def test_the_guides_offline_example_runs_as_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44 item 10: the eval guide's "Trying it without a key": its `triage.py`, its command as written in the
+    folder holding it, and the table it shows (the wall time aside); the counts on stderr in plain English."""
+    import contextlib
+    import io
+    import re
+    import shlex
+    import sys
+
+    from support.site import blocks, section
+
+    found = blocks(section("guides/eval.md", "## Trying it without a key"))
+    [module] = [block for block in found if block.title == "triage.py"]
+    [command] = [block.code.strip().removeprefix("$ ") for block in found if block.language == "console"]
+    [shown] = [block.code for block in found if block.language == "text"]
+    (tmp_path / "triage.py").write_text(module.code)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "triage", raising=False)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(shlex.split(command)[1:]) == 0
+    timed = re.compile(r"\d+\.\ds$")
+    assert [timed.sub("Ns", line) for line in out.getvalue().splitlines()] == [
+        timed.sub("Ns", line) for line in shown.splitlines()
+    ]
+    assert "flue-skills eval: 3 queries × 1 run = 3 requests" in err.getvalue().splitlines()
+
+
+def test_counts_of_one_are_said_in_the_singular(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One run is "1 run", not "1 runs"; and a target without eval sets has no "a evals/triggers.json" but an."""
+    module = project(tmp_path, monkeypatch, "model")
+    assert main(["eval", f"{module}:support", "--runs", "1", "--skill", "shipping"]) == 0
+    assert "flue-skills eval: 2 queries × 1 run = 2 requests" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes").mkdir()
+    (tmp_path / "empty" / "notes" / "SKILL.md").write_text(
+        "---\nname: notes\ndescription: Notes. Use when asked.\n---\nx\n"
+    )
+    assert main(["eval", str(tmp_path / "empty"), "--model", "anthropic/claude-haiku-4-5"]) == 2
+    assert "no skill has an evals/triggers.json to evaluate" in capsys.readouterr().err

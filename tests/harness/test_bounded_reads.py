@@ -259,8 +259,69 @@ def test_an_activation_lists_a_bounded_number_of_support_files() -> None:
     listed = [line for line in result["content"].splitlines() if line.startswith("- /.flue/skills/many/")]
     assert 300 < len(listed) < 2000 and listed[0] == "- /.flue/skills/many/docs/chapter-00000/section.md"
     assert result["content"].endswith(
-        f"[{2000 - len(listed):,} more files under /.flue/skills/many/ (the ls tool lists them)]"
+        f"[{2000 - len(listed):,} more files: call read_skill_resource with path=/.flue/skills/many and "
+        f"offset={len(listed) + 1} to list them]"
     )
+
+
+#: The call a result ends with, as a model sends it: the tool, then its arguments.
+NEXT_CALL = re.compile(r"call (\w+) with path=(\S+) and offset=(\d+) to (?:list them|read on)\]$")
+
+
+def test_every_file_of_a_large_skill_is_reached_with_the_tools_offered() -> None:
+    """Issue 44 item 6: 1,500 support files and no sandbox. A model that sends only the calls the results end with,
+    through tools it was offered, is shown every file's path, and reads each one."""
+    files = {f"docs/part-{i // 100:02d}/section-{i:04d}.md": f"section {i}\n" for i in range(1500)}
+    big = define_skill(name="big", description="A large skill.", instructions="Read what you need.", files=files)
+    shown: list[str] = []
+
+    def walk(request: ModelRequest) -> ModelResponse:
+        offered = {tool["name"] for tool in request.tools}
+        last = request.messages[-1]
+        if last["role"] == "user":
+            return ModelResponse(tool_calls=(ToolCall("activate_skill", {"name": "big"}),))
+        assert last["role"] == "tool" and not last.get("is_error"), last
+        if last["name"] == "read_skill_resource" and not last["content"].startswith(("- ", "Support files")):
+            return ModelResponse(text="done")  # (the reads of every file came back)
+        shown.extend(line[2:] for line in last["content"].splitlines() if line.startswith("- /.flue/skills/big/"))
+        following = NEXT_CALL.search(last["content"])
+        if following is None:
+            reads = [ToolCall("read_skill_resource", {"path": path}) for path in shown]
+            return ModelResponse(tool_calls=tuple(reads))
+        tool, path, offset = following.groups()
+        assert tool in offered, (tool, offered)
+        return ModelResponse(tool_calls=(ToolCall(tool, {"path": path, "offset": int(offset)}),))
+
+    model = run([walk] * 10, skills=(big,))
+    assert sorted(shown) == sorted(f"/.flue/skills/big/{path}" for path in files)
+    results = tool_results(model)[-1500:]
+    assert [r["content"] for r in results] == [f"     1\tsection {i}" for i in range(1500)]
+    assert all(utf8_size(r["content"]) <= MAX_BYTES for r in tool_results(model))
+
+
+def test_a_folder_of_a_skill_is_listed_in_pages() -> None:
+    """read_skill_resource on a folder of a skill lists the support files under it, a page at a time, each page
+    ending with the call that lists the next; past the end, it says where the list ends."""
+    files = {f"refs/{i:04d}.md": "x" for i in range(1200)} | {"notes.md": "y"}
+    many = define_skill(name="many", description="Many files.", instructions="Pick one.", files=files)
+    calls = [
+        ToolCall("read_skill_resource", {"path": "/.flue/skills/many/refs/"}),
+        ToolCall("read_skill_resource", {"path": "/.flue/skills/many/refs", "offset": 1001, "limit": 5}),
+        ToolCall("read_skill_resource", {"path": "/.flue/skills/many", "offset": 1201}),
+        ToolCall("read_skill_resource", {"path": "/.flue/skills/many/refs", "offset": 1201}),
+    ]
+    first, second, last, past = (r["content"] for r in tool_results(run([calls, "ok"], skills=(many,))))
+    assert first.splitlines()[1] == "- /.flue/skills/many/refs/0000.md"
+    assert first.endswith(
+        "[/.flue/skills/many/refs: files 1-1000 of 1,200; call read_skill_resource with "
+        "path=/.flue/skills/many/refs and offset=1001 to read on]"
+    )
+    assert second.splitlines()[1:] == [f"- /.flue/skills/many/refs/{i:04d}.md" for i in range(1000, 1005)] + [
+        "[/.flue/skills/many/refs: files 1001-1005 of 1,200; call read_skill_resource with "
+        "path=/.flue/skills/many/refs and offset=1006 to read on]"
+    ]
+    assert last.splitlines()[1:] == ["- /.flue/skills/many/refs/1199.md"]  # (notes.md is the first of 1,201)
+    assert "offset 1201 is past the end of /.flue/skills/many/refs (1,200 files)" in past
 
 
 #: 44 MB of text in 440,000 lines: the size of the file one `MemorySandbox` read once returned whole.

@@ -111,12 +111,113 @@ def test_importing_flue_runtime_imports_no_opentelemetry_and_tracing_off_imports
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_the_guide_runs_as_shown(tmp_path: Path) -> None:
-    from support.site import page
+def _guide_samples() -> list[tuple[str, str]]:
+    """Each Python sample of the guide and the output shown after it."""
+    from support.site import blocks, page
 
-    found = re.search(r"```python\n(.*?)```\n\n```\n(.*?)```", page("guides/opentelemetry.md"), re.DOTALL)
-    assert found is not None, "a python block followed by its output"
-    (tmp_path / "snippet.py").write_text(found.group(1), encoding="utf-8")
-    out = subprocess.run([sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout == found.group(2)
+    found = blocks(page("guides/opentelemetry.md"))
+    return [
+        (block.code, after.code)
+        for block, after in zip(found, found[1:], strict=False)
+        if block.language == "python" and after.language == ""
+    ]
+
+
+def test_the_guide_runs_as_shown(tmp_path: Path) -> None:
+    """The first sample prints exactly what the guide shows; the console recipe prints each line the guide shows of
+    it, in order (`...` stands for lines left out: ids and times change from run to run)."""
+    samples = _guide_samples()
+    assert len(samples) == 2, "the in-memory sample and the console recipe, each followed by its output"
+    for number, (code, shown) in enumerate(samples):
+        (tmp_path / "snippet.py").write_text(code, encoding="utf-8")
+        out = subprocess.run([sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert out.returncode == 0, out.stderr
+        if number == 0:
+            assert out.stdout == shown
+            continue
+        position = 0
+        for line in (line for line in shown.splitlines() if line.strip() != "..."):
+            found = out.stdout.find(line + "\n", position)
+            assert found >= 0, (line, out.stdout)
+            position = found + len(line)
+
+
+def _provided_by(module: str) -> str:
+    """The distribution that installed `module` (found by the file Python would import it from)."""
+    import importlib.metadata
+    import importlib.util
+
+    if module.split(".")[0] == "flue_runtime":
+        return "flue-skills"  # (installed editable here: its files are the checkout's)
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None, module
+    origin = Path(spec.origin).resolve()
+    for dist in importlib.metadata.distributions():
+        if any(Path(str(dist.locate_file(file))).resolve() == origin for file in dist.files or ()):
+            return _normal(dist.metadata["Name"])
+    raise AssertionError(f"no distribution installed {module}")
+
+
+def _module_of(module: str, name: str) -> str:
+    """The module `from MODULE import NAME` loads: `MODULE.NAME` when that is a module (`from opentelemetry import
+    trace`: the namespace package `opentelemetry` is no one's), else `MODULE`."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    if spec is not None and spec.submodule_search_locations is not None:
+        if importlib.util.find_spec(f"{module}.{name}") is not None:
+            return f"{module}.{name}"
+    return module
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _installed_by(requirements: list[str]) -> set[str]:
+    """The distributions `pip install REQUIREMENTS` brings: each named one with its extras, and what they require."""
+    import importlib.metadata
+
+    from packaging.requirements import Requirement
+
+    seen: set[tuple[str, frozenset[str]]] = set()
+    pending = [Requirement(text) for text in requirements]
+    while pending:
+        requirement = pending.pop()
+        key = (_normal(requirement.name), frozenset(requirement.extras))
+        if key in seen:
+            continue
+        seen.add(key)
+        extras = sorted(requirement.extras) or [""]
+        for text in importlib.metadata.distribution(key[0]).requires or []:
+            needed = Requirement(text)
+            if needed.marker is None or any(needed.marker.evaluate({"extra": extra}) for extra in extras):
+                pending.append(needed)
+    return {name for name, _ in seen}
+
+
+def test_the_guides_install_line_brings_what_its_samples_import() -> None:
+    """`pip install 'flue-skills[otel]'` brings the API only: the SDK the samples import is on the line too."""
+    import ast
+    import shlex
+
+    from support.site import blocks, page
+
+    [line] = [
+        line
+        for block in blocks(page("guides/opentelemetry.md"))
+        if block.language == "bash"
+        for line in block.code.splitlines()
+        if line.startswith("pip install ")
+    ]
+    installed = _installed_by(shlex.split(line)[2:])
+    imported = {
+        _module_of(node.module, alias.name)
+        for code, _ in _guide_samples()
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    assert {module: _provided_by(module) in installed for module in sorted(imported)} == dict.fromkeys(
+        sorted(imported), True
+    )

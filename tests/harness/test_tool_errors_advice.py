@@ -166,8 +166,6 @@ TREE_ERRORS: dict[str, dict[str, Any]] = {
     "a skill that is not mounted": {"path": "/.flue/skills/ghost/notes.md"},
     "a misspelt file": {"path": "/.flue/skills/refunds/polcy.md"},
     "a file the skill lacks": {"path": "/.flue/skills/refunds/zzzz"},
-    "a folder of the skill": {"path": "/.flue/skills/refunds/forms"},
-    "the skill's folder": {"path": "/.flue/skills/refunds"},
     "the tree's root": {"path": "/.flue/skills"},
     "dot-dot": {"path": "/.flue/skills/refunds/../tax/guide.md"},
     "percent-encoded dot-dot": {"path": "/.flue/skills/refunds/%2e%2e/x"},
@@ -177,6 +175,13 @@ TREE_ERRORS: dict[str, dict[str, Any]] = {
     "a column past the end of a line": {"path": POLICY, "offset": 1, "column": 500},
     "a column in a binary file": {"path": CLAIM, "column": 2},
     "a negative offset": {"path": POLICY, "offset": -1},
+}
+
+#: Folders of a skill: the sandbox `read` fails on them; `read_skill_resource` lists their files
+#: (tests/harness/test_bounded_reads.py).
+FOLDER_ERRORS: dict[str, dict[str, Any]] = {
+    "a folder of the skill": {"path": "/.flue/skills/refunds/forms"},
+    "the skill's folder": {"path": "/.flue/skills/refunds"},
 }
 
 #: Paths not under /.flue/skills that `read_skill_resource` cannot read: (arguments, skills activated before).
@@ -193,10 +198,13 @@ RELATIVE_ERRORS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
 }
 
 
-@pytest.mark.parametrize("tool", ["read_skill_resource", "read"])
-@pytest.mark.parametrize("case", TREE_ERRORS)
+@pytest.mark.parametrize(
+    ("tool", "case"),
+    [(tool, case) for case in TREE_ERRORS for tool in ("read_skill_resource", "read")]
+    + [("read", case) for case in FOLDER_ERRORS],
+)
 def test_every_tree_error_advice_works(tool: str, case: str) -> None:
-    error, followed = through_harness(ToolCall(tool, TREE_ERRORS[case]), sandbox=MemorySandbox())
+    error, followed = through_harness(ToolCall(tool, {**TREE_ERRORS, **FOLDER_ERRORS}[case]), sandbox=MemorySandbox())
     assert_advice_works(error, followed)
 
 

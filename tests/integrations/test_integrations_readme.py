@@ -74,17 +74,20 @@ def test_the_mcp_snippet_is_a_stdio_server(tmp_path: Path) -> None:
 def test_the_command_lines_and_the_host_configuration_are_what_the_cli_takes() -> None:
     lines = [line.split("#")[0].split() for block in blocks("MCP server", "bash") for line in block.splitlines()]
     lines += [line.split("#")[0].split() for block in blocks("Skills on disk", "bash") for line in block.splitlines()]
-    commands = [words[1:] for words in lines if words and words[0] == "flue-skills"]
+    commands = [
+        words[1:-1] if words[-1] == "&" else words[1:] for words in lines if words and words[0] == "flue-skills"
+    ]
     parsed = [_parser().parse_args(words) for words in commands]
     assert [(a.command, a.target) for a in parsed] == [
         ("mcp", "acme_support"),
         ("mcp", "acme_support.agents:support"),
         ("mcp", "./skills"),
+        ("mcp", "./skills"),  # (in the background, for the MCP Inspector)
         ("mcp", "acme_support"),
         ("export", "acme_support"),
     ]
-    assert parsed[2].http == ("127.0.0.1", 8000) and parsed[0].http is None
-    assert parsed[3].http == ("10.0.0.5", 8000) and parsed[3].allow_remote and not parsed[2].allow_remote
+    assert parsed[2].http == ("127.0.0.1", 8000) == parsed[3].http and parsed[0].http is None
+    assert parsed[4].http == ("10.0.0.5", 8000) and parsed[4].allow_remote and not parsed[2].allow_remote
     [config] = [block for block in blocks("MCP server", "json") if "mcpServers" in block]
     [(name, server)] = json.loads(config)["mcpServers"].items()
     assert server["command"].endswith("/bin/flue-skills")

@@ -143,13 +143,36 @@ def test_our_host_passes_the_suites_skills_client_scenarios(npm: Path, tmp_path:
         assert all("skill://pdf-processing/SKILL.md: " + refusal in result for result in results), results
 
 
+def guide_inspector() -> tuple[str, list[str]]:
+    """The MCP guide's Inspector command: the version it pins, and the options it gives before `--method`."""
+    import shlex
+
+    from support.site import section
+
+    text = section("guides/mcp.md", "## MCP server")
+    [line] = [line for line in text.splitlines() if line.startswith("npx @modelcontextprotocol/inspector@")]
+    words = shlex.split(line)
+    version = words[1].rpartition("@")[2]
+    url = next(index for index, word in enumerate(words) if word.startswith("http://"))
+    return version, words[url + 1 : words.index("--method")]
+
+
+def test_the_guide_runs_the_inspector_the_tests_run() -> None:
+    """Issue 44 item 10: the guide's command pins the Inspector these tests run, with the options they give it (the
+    Inspector sees the extension only with `--protocol-era modern`)."""
+    version, options = guide_inspector()
+    assert version == npmtools.PINS["@modelcontextprotocol/inspector"]
+    assert options == ["--protocol-era", "modern"]
+
+
 def test_the_mcp_inspector_lists_reads_and_verifies_every_skill(
     npm: Path, installed: Installed, demo: dict[str, SkillReference], tmp_path: Path
 ) -> None:
     env = {**os.environ, "HOME": str(tmp_path), "MCP_CATALOG_PATH": str(tmp_path / "catalog.json")}
+    _, options = guide_inspector()  # the guide's options: what a reader of it runs
 
     def inspector(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-        command = [*npmtools.inspector_cli(), url, "--protocol-era", "modern", "--format", "json", "--quiet", *args]
+        command = [*npmtools.inspector_cli(), url, *options, "--format", "json", "--quiet", *args]
         return subprocess.run(command, capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
 
     async def session() -> None:

@@ -431,6 +431,12 @@ def test_missing_build_hook(tmp_path: Path, pkg_name: str, imports: ImportSandbo
         "pip install -e",
     ):
         assert words in message, message
+    # Issue 44 item 10: what is wrong on the first line, then how to fix it, a backend a line, each fitting a
+    # terminal (it was one line of some 700 characters).
+    first, *fix = message.splitlines()
+    assert f"module '{pkg_name}.agent'" in first and "built without the flue-skills build hook" in first
+    assert [line.split(":", 1)[0].strip() for line in fix if line.startswith("    ")] == ["hatchling", "setuptools"]
+    assert fix and all(len(line) <= 110 for line in fix), fix
 
 
 def test_missing_hook_in_a_package_spec_target(tmp_path: Path, pkg_name: str, imports: ImportSandbox) -> None:

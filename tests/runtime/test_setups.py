@@ -211,9 +211,9 @@ def test_a_wheel_built_without_the_hook_says_how_to_add_it(builds: Builds, tmp_p
     setup = Setup("nohook", python, tmp_path, [wheel, builds.lib])
     out = setup.code("import runtime_agent_demo", check=False)
     assert out.returncode == 1
-    last = out.stderr.strip().splitlines()[-1]
-    assert last.startswith(
-        "flue_runtime.errors.MissingBuildHookError: skill('./skills/billing/SKILL.md') in module 'runtime_agent_demo'"
+    assert (
+        "\nflue_runtime.errors.MissingBuildHookError: skill('./skills/billing/SKILL.md') in module 'runtime_agent_demo'"
+        in out.stderr
     )
     for words in (
         "built without the flue-skills build hook",

@@ -6,8 +6,9 @@ and three times, backslashes, absolute and Windows paths, `//`, NUL and other co
 characters, Unicode dots and slashes, another skill's name, the package and bundle around
 the skill, case variants. Each goes to `read_skill_resource` and the sandbox `read` tool
 (through the harness, as a model calls them, with decoys in the sandbox) and to
-`SkillReference.read_bytes`: every one is refused with a documented error class, and no
-result holds a byte of anything but the mounted skill. Writes in every spelling of the tree
+`SkillReference.read_bytes`: every one is refused with a documented error class (but the skill's
+own folder, which `read_skill_resource` lists: its files' paths), and no result holds a byte of
+anything but the mounted skill. Writes in every spelling of the tree
 (`./.flue/skills/...`, `.flue/./skills/...`, case variants) are refused and leave the sandbox
 as it was: no sandbox file can shadow a skill file.
 """
@@ -53,7 +54,15 @@ def check(found: dict[str, Any]) -> None:
         for result in results:
             leaked = [m for m in [*table.MARKERS, "SHADOW"] if m in result["content"]]
             expected = table.SERVED.get(result["path"])
-            if expected is None:
+            if tool == "read_skill_resource" and result["path"] in table.LISTS_FOLDER:
+                listed = result["content"].splitlines()[1:]
+                if (
+                    result["is_error"]
+                    or leaked
+                    or listed != [f"- {table.PREFIX}{f}" for f in sorted(files) if f != "SKILL.md"]
+                ):
+                    escaped.append((tool, result["path"], "not the skill's own files: " + result["content"][:200]))
+            elif expected is None:
                 if not result["is_error"] or leaked:
                     escaped.append((tool, result["path"], result["content"][:200]))
             elif result["is_error"] or result["content"] != page(files[expected], result["path"], tool):

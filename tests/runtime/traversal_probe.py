@@ -127,6 +127,10 @@ TOOL_ONLY = [
     "\\.flue\\skills\\data-tools\\SKILL.md",
 ]
 
+#: The skill's own folder, spelled as RELATIVE's "" and as TOOL_ONLY has it: `read_skill_resource` lists its support
+#: files (issue 44: a folder is listed, a page at a time), the sandbox `read` refuses it (a folder is no file).
+LISTS_FOLDER = {PREFIX, f"/.flue/skills/{SKILL}"}
+
 #: Tool paths the tree normalises (surrounding blanks, leading or trailing slashes, the `./` and
 #: empty segments a sandbox path may start with): each serves exactly the mounted file named.
 SERVED = {

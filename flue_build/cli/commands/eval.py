@@ -335,6 +335,11 @@ def _subject(args: argparse.Namespace) -> tuple[Callable[[], object], list[Skill
     return skills_only, skills
 
 
+def _counted(count: int, one: str, many: str = "") -> str:
+    """`1 run`, `3 runs`: a count and its noun, singular for one."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
 def run(args: argparse.Namespace) -> int:
     from flue_build.cli.commands.prompt import first_turn
     from flue_build.cli.targets import agent_code
@@ -346,7 +351,7 @@ def run(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"flue-skills eval: {printable(note)}", file=sys.stderr)
     if not cases:
-        raise UsageError(f"{args.target}: no skill has a {TRIGGERS_FILE} to evaluate")
+        raise UsageError(f"{args.target}: no skill has an {TRIGGERS_FILE} to evaluate")
     state = dict(args.state)
     with agent_code(args.target):
         turn = first_turn(function, state)
@@ -355,7 +360,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--model: name the model to ask, like anthropic/claude-haiku-4-5 (the target has none)")
     model = resolve_model(chosen)
     total = len(cases) * args.runs
-    print(f"flue-skills eval: {len(cases)} queries × {args.runs} runs = {total} requests", file=sys.stderr)
+    counts = f"{_counted(len(cases), 'query', 'queries')} × {_counted(args.runs, 'run')} = {_counted(total, 'request')}"
+    print(f"flue-skills eval: {counts}", file=sys.stderr)
 
     def progress(outcome: Outcome, done: int, count: int) -> None:
         case = outcome.case

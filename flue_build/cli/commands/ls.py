@@ -60,7 +60,8 @@ def register(add_parser: AddParser) -> None:
         "ls",
         help="list the skills a wheel, an installed package or a project ships",
         description="List each skill TARGET ships: name, number and size of files, bundle package, description. "
-        "TARGET is a .whl file, a project folder (holding a pyproject.toml) or an installed package or distribution name.",
+        "TARGET is a .whl file, a project folder (holding a pyproject.toml) or an installed package or distribution name; "
+        "a name that is both names what is installed (./NAME names the folder).",
     )
     parser.add_argument(
         "target", metavar="TARGET", help="a .whl file, a project folder, or an installed package or distribution name"
@@ -115,15 +116,26 @@ def _list(target: str, notes: list[str]) -> list[ListedSkill]:
         if not path.is_file():
             raise UnknownTargetError(f"{target}: no such wheel")
         return from_wheel(path)
-    if path.is_dir() and (path / PYPROJECT).is_file():
-        return from_project(path)
-    if _NAME.match(target):
+    project = path.is_dir() and (path / PYPROJECT).is_file()
+    if _NAME.match(target):  # a bare name names what is installed; `./NAME` names the folder
         try:
             listed, _ = installed(target, notes)
-            return listed
         except NotInstalledError:
             if not path.exists():
                 raise
+        except ListError:
+            if not project:
+                raise
+        else:
+            if path.is_dir():
+                folder = "a project folder" if project else "a folder"
+                notes.append(
+                    f"{target}: listed the installed distribution; {folder} of that name is here too: "
+                    f"`flue-skills ls ./{target}` lists {'what its build would ship' if project else 'it'}"
+                )
+            return listed
+    if project:
+        return from_project(path)
     if path.is_dir():
         raise UnknownTargetError(
             f"{target}: a folder must be a project (holding a pyproject.toml); give a wheel or a package name otherwise"

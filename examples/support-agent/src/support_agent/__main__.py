@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 from pathlib import Path
 
 from flue_runtime import Harness
-from flue_runtime.models import ScriptedModel, ToolCall
+from flue_runtime.models import ModelError, ScriptedModel, ToolCall, check_api_key
 
 from . import agent
 
@@ -39,6 +40,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--model", help="provider/model, e.g. anthropic/claude-haiku-4-5 or openai/gpt-5-mini")
     args = parser.parse_args(argv)
+    if args.model:
+        try:
+            check_api_key(args.model)
+        except ModelError as exc:
+            print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+            return 2
     scripted = ScriptedModel(SCRIPT)
     agent.MODEL = args.model or scripted
 
