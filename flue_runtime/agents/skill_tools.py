@@ -229,9 +229,11 @@ class MountedSkills:
         async def read_resource(
             path: str, offset: int | None = None, limit: int | None = None, column: int | None = None
         ) -> str:
-            skill, inner, label = self._found(path)
-            await self.approve_read(reads, skill, inner)
-            return self._page(skill, inner, label, offset, limit, column)
+            found = self._found(path, offset, limit, column)
+            if isinstance(found, str):  # a folder's listing: names only, no file's content
+                return found
+            await self.approve_read(reads, found[0], found[1])
+            return self._page(*found, offset, limit, column)
 
         return read_resource
 
@@ -271,11 +273,16 @@ class MountedSkills:
     def read_resource(
         self, path: str, offset: int | None = None, limit: int | None = None, column: int | None = None
     ) -> str:
-        """A page of a skill file: by its path under /.flue, or by one that `locate` resolves."""
-        return self._page(*self._found(path), offset, limit, column)
+        """A page of a skill file, or of a folder's listing: by its path under /.flue, or by one that `locate`
+        resolves."""
+        found = self._found(path, offset, limit, column)
+        return found if isinstance(found, str) else self._page(*found, offset, limit, column)
 
-    def _found(self, path: str) -> tuple[SkillReference, str, str]:
-        """The skill, the path in it and the virtual path of the file `path` names (`locate`)."""
+    def _found(
+        self, path: str, offset: int | None, limit: int | None, column: int | None
+    ) -> tuple[SkillReference, str, str] | str:
+        """The skill, the path in it and the virtual path of the file `path` names (`locate`); or, when it names a
+        folder of a skill, that page of its listing."""
         try:
             found = self.locate(path)
             folder = self.tree.folder(found)

@@ -342,16 +342,18 @@ def test_every_page_of_remote_content_the_model_receives_carries_its_origin(
         ToolCall("read_skill_resource", {"path": f"{folder}/guide.md", "offset": 1, "limit": 1}),
         ToolCall("read", {"path": f"{folder}/guide.md"}),
         ToolCall("ls", {"path": folder}),
+        ToolCall("read_skill_resource", {"path": folder}),
         ToolCall("read_skill_resource", {"path": "/.flue/skills/local/local.md"}),
     ]
     local = define_skill(name="local", description="Ours.", instructions="Ours.", files={"local.md": "LOCAL FILE\n"})
     model, _, _ = prompt([named(a, "alpha"), local], [calls], sandbox=MemorySandbox())
     pages = results(model)
     assert not any(failed for _, failed in pages), pages
-    for text, _ in pages[:5]:
+    for text, _ in pages[:6]:
         assert origin in text, text
     assert "ALPHA GUIDE" in pages[1][0] and "ALPHA GUIDE" in pages[3][0] and "guide.md" in pages[4][0]
-    assert pages[5][0] == "     1\tLOCAL FILE"
+    assert f"- {folder}/guide.md" in pages[5][0]  # the folder's listing through read_skill_resource
+    assert pages[6][0] == "     1\tLOCAL FILE"
 
 
 def test_an_origin_a_server_words_cannot_add_lines_to_what_the_model_reads(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from support.site import section
 from flue_runtime import SkillWarning
 from flue_runtime.errors import RemoteSkillsError
 from flue_runtime.mcp import remote_skills
+from flue_runtime.mcp.remote_connection import server_identity, server_of
 from flue_runtime.mount.reference import SkillReference
 
 TOKEN = "t0k3n-" + "x" * 40
@@ -121,4 +122,11 @@ def test_the_readme_snippet_prints_what_it_shows(tmp_path: Path) -> None:
         [sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.replace(bin_folder, "/path/to/venv/bin") == shown
+    # The server's identity is of its whole command, so of where flue-skills is installed: the guide shows the one of
+    # its /path/to/venv/bin/flue-skills.
+    here, there = (identity(f"{folder}/flue-skills") for folder in (bin_folder, "/path/to/venv/bin"))
+    assert out.stdout.replace(bin_folder, "/path/to/venv/bin").replace(here, there) == shown
+
+
+def identity(program: str) -> str:
+    return server_identity(server_of([program, "mcp", "skills"], None)[0])
