@@ -23,7 +23,7 @@ from enum import Enum
 from typing import NamedTuple
 
 from flue_runtime.errors import SkillPathError, UnsafeFileError
-from flue_runtime.format.diagnostics import Diagnostic, diagnostic, printable
+from flue_runtime.format.diagnostics import Diagnostic, bounded, diagnostic, printable
 from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import PackedFile as PackedFile
@@ -312,6 +312,7 @@ class _Walking:
             )
         result.files.sort(key=lambda f: f.path)
         _case_clashes(result, self.shown)
+        result.diagnostics = bounded(result.diagnostics)
         return result
 
 
