@@ -285,7 +285,7 @@ def bounded(found: Iterable[Diagnostic | Deferred]) -> list[Diagnostic]:
     hidden: dict[tuple[str, str], tuple[int, Diagnostic | Deferred, int]] = {}  # → (place in `shown`, first, count)
     for item in found:
         key = (printable(item.path) if isinstance(item, Deferred) else item.path, item.code)
-        extra = item.count if isinstance(item, More) else 1
+        extra = item.count if isinstance(item, More) else item.problems if isinstance(item, Deferred) else 1
         if not isinstance(item, More) and kept.get(key, 0) < PER_FILE:
             kept[key] = kept.get(key, 0) + 1
             shown.append(item.worded() if isinstance(item, Deferred) else item)
