@@ -860,6 +860,7 @@ class ContentScan:
 
     def __init__(self) -> None:
         self._kept: list[Finding] = []  # the first `_KEPT` of each code, in the file's order
+        self._kept_of: dict[str, int] = {}  # how many of `_kept` each code has
         self._counts: dict[str, int] = {}  # every finding, by code
         self._pending = b""
         self._from = 0  # where in `_pending` the bytes not yet searched start
@@ -936,7 +937,7 @@ class ContentScan:
         """Count a secret at `at`, and hold it among the first few of its code met in this search."""
         code = "FLU303" if what in (KEY, BASE64_KEY) else "FLU315"
         self._counts[code] = self._counts.get(code, 0) + 1
-        room = _KEPT - sum(found.code == code for found in self._kept)
+        room = _KEPT - self._kept_of.get(code, 0)
         if room > 0:
             near = first.setdefault(code, [])
             heapq.heappush(near, (-at, what))
@@ -950,6 +951,7 @@ class ContentScan:
         for back, what in reversed(first):
             at = -back
             code = "FLU303" if what in (KEY, BASE64_KEY) else "FLU315"
+            self._kept_of[code] = self._kept_of.get(code, 0) + 1
             if not lines or self._lines is None:
                 self._kept.append(Finding(code, what))
                 continue
