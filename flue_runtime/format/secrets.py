@@ -921,7 +921,8 @@ class ContentScan:
         for met, at, what in self._credentials(data, settled) if text else ():
             if self._from <= met < settled:
                 self._met(first, at, what)
-        self._keep(data, sorted(found for near in first.values() for found in near), lines=text)
+        if first:
+            self._keep(data, sorted(found for near in first.values() for found in near), lines=text)
         if not final:
             cut = max(0, settled - _LOOKBEHIND)
             # Lines are counted in text only: a binary file has none to point to.
