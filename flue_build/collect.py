@@ -22,7 +22,7 @@ from flue_build.scan.selection import project_sources
 from flue_build.scan.sources import INIT, Source, package_folders, sort_sources
 from flue_runtime.errors import BundleError
 from flue_runtime.format.config import PYPROJECT, FlueConfig, load_config, project_config, read_pyproject
-from flue_runtime.format.diagnostics import Diagnostic, apply_strict, has_errors
+from flue_runtime.format.diagnostics import Diagnostic, apply_strict, bounded, has_errors
 from flue_runtime.format.exports import export_kind, not_exported
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest
 from flue_runtime.format.markdown_file import MarkdownFile, vet_markdown
@@ -93,7 +93,7 @@ def collect(config: FlueConfig, sources: Sequence[Source]) -> Collection:
         collector.exports(config.exports, sources)
     result.diagnostics.extend(_bundle_size(result, config.limits))
     result.diagnostics.sort(key=lambda d: (d.path, d.line or 0, d.column or 0))
-    result.diagnostics = apply_strict(result.diagnostics, config.strict)
+    result.diagnostics = apply_strict(bounded(result.diagnostics), config.strict)
     return result
 
 

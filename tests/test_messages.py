@@ -52,7 +52,7 @@ def keys_of(node: ast.expr) -> list[str] | None:
 
 
 def worded_calls() -> Iterator[tuple[str, int, str, ast.Call]]:
-    """Every call that names a table entry: `diagnostic(key, ...)`, `piece(key, ...)`, and the field
+    """Every call that names a table entry: `diagnostic(key, ...)`, `deferred(key, ...)`, `piece(key, ...)`, and the field
     checks' `fields.problem(key, ...)` and the frontmatter reader's `_Refused.at(where, key, ...)`."""
     for path in SOURCES:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -63,7 +63,8 @@ def worded_calls() -> Iterator[tuple[str, int, str, ast.Call]]:
             where = f"{path.relative_to(ROOT)}:{node.lineno}"
             owner = ast.unparse(func.value) if isinstance(func, ast.Attribute) else ""
             if node.args and (
-                name in ("diagnostic", "piece") or (name, owner) in (("problem", "fields"), ("at", "_Refused"))
+                name in ("diagnostic", "deferred", "piece")
+                or (name, owner) in (("problem", "fields"), ("at", "_Refused"))
             ):
                 yield where, node.lineno, name, node
 
@@ -73,7 +74,8 @@ def test_every_key_reported_exists_and_gets_exactly_its_templates_fields() -> No
     for where, _, name, call in worded_calls():
         key_arg = call.args[1] if name == "at" else call.args[0]
         keys = keys_of(key_arg)
-        passed = {keyword.arg for keyword in call.keywords if keyword.arg not in (None, "field")}
+        ignored = ("field", "problems") if name == "deferred" else ("field",)  # (a `Deferred`'s own)
+        passed = {keyword.arg for keyword in call.keywords if keyword.arg is not None and keyword.arg not in ignored}
         if keys is None or any(keyword.arg is None for keyword in call.keywords):
             continue  # a computed key or `**values`: the tests of each surface's words cover those
         for key in keys:

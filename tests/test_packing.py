@@ -160,7 +160,7 @@ def test_allow_covers_a_key_or_token_in_content_and_says_what_it_holds(skill: Pa
     vetted = vet_skill(skill, display="s", allow=[skill / "recorded.json", skill / "test-key.txt"])
     assert vetted.ok
     assert [d.format().splitlines()[0] for d in vetted.diagnostics] == [
-        "s/recorded.json:3:1: FLU306 warning: packed although it holds a Slack token: allowed by [tool.flue] allow",
+        "s/recorded.json:3:15: FLU306 warning: packed although it holds a Slack token: allowed by [tool.flue] allow",
         "s/test-key.txt:1:1: FLU306 warning: packed although it holds a PEM private key: allowed by [tool.flue] allow",
     ]
     assert {"recorded.json", "test-key.txt"} <= {f.path for f in vetted.files}

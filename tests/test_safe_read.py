@@ -21,14 +21,14 @@ def test_bytes_hash_and_key_scan_in_one_read(tmp_path: Path) -> None:
     data = os.urandom(CHUNK + 123) + KEY
     (tmp_path / "f").write_bytes(data)
     found = read_regular(tmp_path / "f", digest=True, scan=True)
-    assert (found.size, found.data, found.sha256, found.secret is not None) == (
+    assert (found.size, found.data, found.sha256, len(found.secrets)) == (
         len(data),
         data,
         hashlib.sha256(data).hexdigest(),
-        True,
+        1,
     )
     light = read_regular(tmp_path / "f", keep=False)
-    assert (light.size, light.data, light.sha256, light.secret) == (len(data), None, "", None)
+    assert (light.size, light.data, light.sha256, light.secrets) == (len(data), None, "", ())
 
 
 def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 from support.hostile import planted
 from support.paths import ROOT
 
+from flue_runtime.format.diagnostics import PER_FILE
 from flue_runtime.format.safe_read import CHUNK
 from flue_runtime.format.secrets import (
     ContentScan,
@@ -348,9 +349,10 @@ def test_an_aws_pair_is_found_with_its_slashes_escaped_and_in_a_kubernetes_secre
     for seed in range(5):
         escaped = planted.escaped_aws_pair(random.Random(seed))
         assert "\\/" in escaped
-        assert scan_content(escaped.encode()) == Finding("FLU315", "an AWS access key pair", 1)
+        value = escaped.index('"secret": "') + len('"secret": "') + 1  # (the secret's column)
+        assert scan_content(escaped.encode()) == Finding("FLU315", "an AWS access key pair", 1, value)
         found = scan_content(planted.kubernetes_aws_pair(random.Random(seed)).encode())
-        assert found == Finding("FLU315", "an AWS access key pair, base64-encoded", 5)
+        assert found == Finding("FLU315", "an AWS access key pair, base64-encoded", 5, 26)
     # one half alone is still not a pair, escaped or encoded
     lone = planted.escaped_aws_pair(random.Random(1)).replace("AK" + "IA", "NOTA")
     assert scan_content(lone.encode()) is None
@@ -365,7 +367,7 @@ def test_a_placeholder_word_inside_a_random_body_leaves_it_a_token(word: str) ->
     for seed in range(20):
         key = planted.random_body_with(word, random.Random(seed))
         assert not placeholder(key.encode()), key
-        assert scan_content(f"KEY={key}\n".encode()) == Finding("FLU315", "an Anthropic API key", 1)
+        assert scan_content(f"KEY={key}\n".encode()) == Finding("FLU315", "an Anthropic API key", 1, 5)
 
 
 @pytest.mark.parametrize("kind", ["GitHub token", "Stripe live key", "Anthropic key", "Google API key", "npm token"])
@@ -391,7 +393,7 @@ def test_a_token_cut_short_is_not_a_token(kind: str) -> None:
 def test_an_aws_key_pair_needs_both_halves_near_each_other() -> None:
     pair = token("AWS key pair")
     key_id, secret = (line.split(" = ")[1] for line in pair.splitlines()[1:])
-    assert scan_content(pair.encode()) == Finding("FLU315", "an AWS access key pair", 3)  # the secret's line
+    assert scan_content(pair.encode()) == Finding("FLU315", "an AWS access key pair", 3, 25)  # where the secret is
     assert scan_content(f"AWS_ACCESS_KEY_ID={key_id}\n".encode()) is None  # an id names a key; it opens nothing
     assert scan_content(f"AWS_SECRET_ACCESS_KEY={secret}\n".encode()) is None  # 40 characters alone: anything
     far = f"AWS_ACCESS_KEY_ID={key_id}\n" + "filler line of prose\n" * 100 + f"AWS_SECRET_ACCESS_KEY={secret}\n"
@@ -585,3 +587,115 @@ def test_a_file_read_in_one_chunk_is_searched_once(monkeypatch: pytest.MonkeyPat
     for _ in range(3):
         scan.feed(page)
     assert scan.finish() is None and len(searched) == 3
+
+
+# --- every finding, at its line and column (issue 44, item 8) -------------------------------------
+
+
+def scan_chunked(data: bytes, size: int = CHUNK) -> ContentScan:
+    scan = ContentScan()
+    for at in range(0, len(data), size):
+        scan.feed(data[at : at + size])
+    scan.finish()
+    return scan
+
+
+def positions(scan: ContentScan) -> list[tuple[str, int | None, int | None]]:
+    return [(found.what, found.line, found.column) for found in scan.findings]
+
+
+def test_a_token_pasted_mid_line_is_reported_at_its_line_and_column(tmp_path: Path) -> None:
+    """The issue's case: a token at column 15 of line 3 of `notes.md` was reported at 3:None."""
+    github, stripe = token("GitHub token"), token("Stripe live key")
+    notes = f"# Notes\n\nOur CI token: {github} (rotate it)\n\n- é and {stripe}\n"
+    skill = tmp_path / "notes-skill"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: notes-skill\ndescription: Notes. Use for notes.\n---\nBody.\n")
+    (skill / "notes.md").write_text(notes, encoding="utf-8")
+    from flue_runtime.format.skill_folder import vet_skill
+
+    found = [d for d in vet_skill(skill, display="notes-skill").diagnostics if d.code == "FLU315"]
+    assert [(d.location, d.message) for d in found] == [
+        ("notes-skill/notes.md:3:15", "holds a GitHub token; refused"),
+        ("notes-skill/notes.md:5:9", "holds a Stripe live key; refused"),  # (columns count characters: `é` is one)
+    ]
+
+
+def test_every_token_and_key_of_a_file_is_found_in_order(keys: dict[str, str]) -> None:
+    lines = [
+        f"first = '{token('GitHub token')}'",
+        "prose",
+        keys["ec sec1"].rstrip("\n"),
+        f"  then {token('Slack bot token')} and {token('npm token')}",
+        f"URL: https://{token('GitHub token', 2)}@github.com/acme/repo",
+    ]
+    data = "\n".join(lines).encode()
+    key_line = 3
+    after = key_line + keys["ec sec1"].count("\n")
+    expected = [
+        ("a GitHub token", 1, 10),
+        ("a PEM private key", key_line, 1),
+        ("a Slack token", after, 8),
+        ("an npm access token", after, 8 + len(token("Slack bot token")) + 5),
+        ("a GitHub token", after + 1, 14),
+    ]
+    assert positions(scan_chunked(data)) == expected
+    assert scan_content(data) == Finding("FLU315", "a GitHub token", 1, 10)  # (the first)
+    for size in (7, 100, 333, 4096):  # in chunks of any size: the same findings at the same places
+        assert positions(scan_chunked(data, size)) == expected, size
+
+
+def test_positions_hold_across_chunks_a_token_split_between_two_too() -> None:
+    """Three chunks; a token on a line that starts in the chunk before (columns counted across it), one split
+    between two chunks, and lines counted on."""
+    long_line = "x " * (CHUNK // 2 + 100)  # a line of more than a chunk
+    first, second, third = token("GitHub token"), token("Hugging Face token"), token("Stripe live key")
+    data = (
+        f"a\nb {first}\n" + long_line + second + "\n" + "filler line\n" * 40_000 + "c" * 11 + " " + third + "\n"
+    ).encode()
+    cut = data.index(third.encode()) + 10
+    scan = ContentScan()
+    for piece in (data[:CHUNK], data[CHUNK:cut], data[cut:]):  # the third token split between two feeds
+        scan.feed(piece)
+    scan.finish()
+    assert positions(scan) == [
+        ("a GitHub token", 2, 3),
+        ("a Hugging Face token", 3, len(long_line) + 1),
+        ("a Stripe live key", 40_004, 13),
+    ]
+
+
+def test_past_the_first_few_of_a_kind_the_rest_are_counted() -> None:
+    """A file of 40 tokens: each of the first `PER_FILE` at its place, then one saying how many more; the scan keeps
+    no more than that, whatever the file holds."""
+    from flue_runtime.format.secrets import found_secrets
+
+    data = "".join(f"line {i:02}: {token('GitHub token', i)}\n" for i in range(40)).encode()
+    scan = scan_chunked(data)
+    assert len(scan.findings) == PER_FILE + 1 and scan.findings[-1].count == 40 - PER_FILE
+    said = found_secrets("s/tokens.txt", scan.findings, in_project=False)
+    assert [d.location for d in said] == [f"s/tokens.txt:{i + 1}:10" for i in range(PER_FILE + 1)]
+    assert said[-1].message == f"and {40 - PER_FILE} more FLU315 in this file, not shown"
+
+
+def test_memory_stays_bounded_by_the_chunk_with_a_token_on_every_line() -> None:
+    """1 MiB of tokens, a line each, fed in chunks of 16 KiB: what the scan keeps is bounded by a chunk (and what
+    it carries to the next), not by the 20,000 tokens it counts, which would take a megabyte or more to keep."""
+    line = f"TOKEN={token('GitHub token')}\n".encode()
+    chunk = (line * (16 * 1024 // len(line) + 1))[: 16 * 1024]
+    scan = ContentScan()
+    tracemalloc.start()
+    try:
+        for _ in range(64):
+            scan.feed(chunk)
+        scan.finish()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert scan.findings[-1].count > 20_000 - PER_FILE
+    assert peak < 256 * 1024, peak
+
+
+def test_a_key_in_utf_16_has_no_line_to_point_to(keys: dict[str, str]) -> None:
+    found = scan_chunked(("x\n" + keys["rsa pkcs1"]).encode("utf-16-le")).findings
+    assert [(f.code, f.line, f.column) for f in found] == [("FLU303", None, None)]

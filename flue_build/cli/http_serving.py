@@ -2,9 +2,10 @@
 
 One process or many, each serves the same app: the SDK's streamable HTTP app for the skills server
 (stateful, or stateless where no request depends on an earlier one), a health endpoint beside it,
-the guard in front of both (`http_guard`: `Host`, `Origin`, the token), and, when stateful, the
-books of its sessions behind the guard (`http_sessions`: a cap, a share per client address, an
-idle timeout). With `--workers N`
+the guard in front of both (`http_guard`: `Host`, `Origin`, the token), each request's body read
+whole within a bound behind it (`http_bodies`: 408 past it), and, when stateful, the books of its
+sessions behind that (`http_sessions`: a cap, a share per client address, an idle timeout). With
+`--workers N`
 uvicorn starts N processes from an import string, so each worker builds its app itself:
 `worker_app` reads what the command was asked (`Serving`, handed over in the environment) and
 resolves TARGET again. Nothing is shared between workers or between replicas behind a load
@@ -22,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from flue_build.cli.http_bodies import BODY_TIMEOUT
 from flue_build.cli.http_sessions import SessionLimits
 
 if TYPE_CHECKING:
@@ -53,6 +55,7 @@ class Serving:
     max_sessions_per_client: int = SessionLimits.per_client
     session_idle_timeout: float = SessionLimits.idle_timeout
     allow_oversize: bool = False  # --allow-oversize-skills
+    body_timeout: float = BODY_TIMEOUT  # --body-timeout
 
     @property
     def sessions(self) -> SessionLimits:
@@ -91,10 +94,11 @@ def catalog_digest(skills: Sequence[SkillReference]) -> str:
 
 
 def http_app(serving: Serving, skills: Sequence[SkillReference]) -> ASGIApp:
-    """The app one process serves: MCP at `PATH`, `GET HEALTH`, every request through the guard first, then (when
-    stateful) through the books of the sessions."""
+    """The app one process serves: MCP at `PATH`, `GET HEALTH`, every request through the guard first, its body
+    read within `serving.body_timeout`, then (when stateful) through the books of the sessions."""
     from starlette.responses import JSONResponse
 
+    from flue_build.cli.http_bodies import Bodies
     from flue_build.cli.http_guard import Guard
     from flue_build.cli.http_sessions import Sessions
     from flue_runtime.mcp.entries import servable
@@ -118,7 +122,9 @@ def http_app(serving: Serving, skills: Sequence[SkillReference]) -> ASGIApp:
         session_idle_timeout=limits.idle_timeout,
     )
     app.add_route(HEALTH, healthz, methods=["GET"], include_in_schema=False)
-    return guard.wrap(app if serving.stateless else Sessions(app, limits, PATH))
+    if serving.stateless:  # (no session to open: every request has the one bound)
+        return guard.wrap(Bodies(app, serving.body_timeout, opening=serving.body_timeout))
+    return guard.wrap(Bodies(Sessions(app, limits, PATH), serving.body_timeout))
 
 
 def worker_app() -> ASGIApp:

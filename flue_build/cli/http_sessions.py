@@ -23,7 +23,9 @@ the server only ever ends its own sessions, or, under a sustained flood, those o
 that sat idle the longest: that client's next request gets 404, and it opens a new session, which is
 served (the protocol says a client must, on 404). A session is ended as its client would end it: a DELETE
 with its id, sent through the SDK's own app. Only when every session that could make room is answering a
-request is a new one refused (503), and only until one of those requests ends.
+request, or being opened, is a new one refused (503, saying how many of each), and only until one of those
+requests ends. A request's body has arrived whole before it comes here (`http_bodies`): one whose body
+stalls holds no place.
 """
 
 from __future__ import annotations
@@ -216,9 +218,14 @@ class Sessions:
         from starlette.responses import Response
 
         if self.count(address) + self._opening[address] >= self.limits.per_client:
-            why = f"all {self.limits.per_client} sessions of this client address are answering requests"
+            whose = [kept for kept in self._kept.values() if kept.address == address]
+            opening = self._opening[address]
+            why = f"all {self.limits.per_client} sessions of this client address are busy"
         else:
-            why = f"all {self.limits.total} sessions are answering requests"
+            whose, opening = list(self._kept.values()), sum(self._opening.values())
+            why = f"all {self.limits.total} sessions are busy"
+        answering = sum(1 for kept in whose if kept.busy)
+        why += f": {answering} answering a request, {opening} being opened"
         body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": f"Too many open sessions: {why}"}}
         response = Response(json.dumps(body), status_code=503, media_type="application/json")
         response.headers["Retry-After"] = "1"

@@ -12,18 +12,23 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
-from flue_runtime.format.messages import words
+from flue_runtime.format.messages import piece, words
 
 __all__ = [
     "CODES",
+    "PER_FILE",
     "Code",
+    "Deferred",
     "Diagnostic",
     "E",
+    "More",
     "Severity",
     "W",
     "apply_strict",
+    "bounded",
+    "deferred",
     "diagnostic",
     "format_json",
     "has_errors",
@@ -232,6 +237,83 @@ def diagnostic(
     its code is the key's first word (`FLU304 folder` is a FLU304)."""
     message, hint = words(key, **values)
     return Diagnostic.make(key.partition(" ")[0], path, message, hint, line, column, field=field)
+
+
+class Deferred(NamedTuple):
+    """`diagnostic(key, path, line, column, **values)` not worded yet: `bounded` words it only if it is reported,
+    so a file of 100,000 problems costs their count, not 100,000 messages. `problems`: how many problems of its
+    code it stands for, itself first (a scan that keeps the first few and counts the rest)."""
+
+    key: str
+    path: str
+    line: int | None
+    column: int | None
+    values: dict[str, Any]
+    problems: int = 1
+
+    @property
+    def code(self) -> str:
+        return self.key.partition(" ")[0]
+
+    def worded(self) -> Diagnostic:
+        return diagnostic(self.key, self.path, self.line, self.column, **self.values)
+
+
+def deferred(
+    key: str, path: str, line: int | None = None, column: int | None = None, /, *, problems: int = 1, **values: Any
+) -> Deferred:
+    """`diagnostic`'s arguments, for `bounded` to word if it reports the problem."""
+    return Deferred(key, path, line, column, values, problems)
+
+
+#: Of each rule's diagnostics about one file, this many are reported, then one `More` says how many others
+#: there are (issue 41: every problem of an eval set's every entry was a warning of its own, and `check` printed
+#: hundreds of times the file's size).
+PER_FILE = 5
+
+
+@dataclass(frozen=True)
+class More(Diagnostic):
+    """The diagnostics of one code about one file past the first `PER_FILE`: how many there are, said at the
+    first of them (with its severity)."""
+
+    count: int = 0
+
+
+def bounded(found: Iterable[Diagnostic | Deferred]) -> list[Diagnostic]:
+    """`found` in order, at most `PER_FILE` of each code about each file, then a `More` in place of the rest.
+
+    The one owner of the bound, for every rule: whatever gathers a file's diagnostics (the walk, a SKILL.md's
+    check, an eval set's, a skill's vetting, a build's collection) passes them through here. A `More` met in
+    `found` adds its count, so bounding lists that were bounded before bounds their union; a `Deferred` is
+    worded only when it is shown.
+    """
+    shown: list[Diagnostic | None] = []
+    kept: dict[tuple[str, str], int] = {}
+    hidden: dict[tuple[str, str], tuple[int, Diagnostic | Deferred, int]] = {}  # → (place in `shown`, first, count)
+    for item in found:
+        key = (printable(item.path) if isinstance(item, Deferred) else item.path, item.code)
+        extra = item.count if isinstance(item, More) else item.problems if isinstance(item, Deferred) else 1
+        if not isinstance(item, More) and kept.get(key, 0) < PER_FILE:
+            kept[key] = kept.get(key, 0) + 1
+            shown.append(item.worded() if isinstance(item, Deferred) else item)
+            extra = item.problems - 1 if isinstance(item, Deferred) else 0  # (the rest it stands for, after it)
+            if not extra:
+                continue
+        place, first, count = hidden.get(key) or (len(shown), item, 0)
+        if place == len(shown):
+            shown.append(None)  # (the `More`, once every one is counted)
+        hidden[key] = (place, first, count + extra)
+    for (path, code), (place, first, count) in hidden.items():
+        shown[place] = _more(path, code, first, count)
+    return [d for d in shown if d is not None]
+
+
+def _more(path: str, code: str, first: Diagnostic | Deferred, count: int) -> More:
+    severity = first.severity if isinstance(first, Diagnostic) else CODES[code].severity
+    message = piece("more: message", count=count, code=code)
+    hint = piece("more: hint", shown=PER_FILE)
+    return More(path, code, message, hint, first.line, first.column, severity, count=count)
 
 
 def apply_strict(diagnostics: Iterable[Diagnostic], strict: bool) -> list[Diagnostic]:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flue_runtime.errors import UnsafeFileError
-from flue_runtime.format.diagnostics import Diagnostic, diagnostic, has_errors
+from flue_runtime.format.diagnostics import Diagnostic, bounded, diagnostic, has_errors
 from flue_runtime.format.frontmatter import decode
 from flue_runtime.format.safe_read import read_regular
-from flue_runtime.format.secrets import allowed_secret, found_secret, is_secret_file, secret_file
+from flue_runtime.format.secrets import allowed_secret, found_secrets, is_secret_file, secret_file
 from flue_runtime.format.vetting import (
     DEFAULT_LIMITS,
     LARGE_FILE,
@@ -63,7 +63,7 @@ def vet_markdown(
     problems: list[Diagnostic] = []
 
     def done(size: int = 0, digest: str = "", text: str | None = None, crc32: int = 0) -> MarkdownFile:
-        return MarkdownFile(path, size, digest, tuple(problems), text, crc32)
+        return MarkdownFile(path, size, digest, tuple(bounded(problems)), text, crc32)
 
     try:
         info = os.lstat(path)
@@ -94,11 +94,11 @@ def vet_markdown(
     except OSError as exc:
         problems.append(unreadable(display, exc))
         return done()
-    if found.secret is not None and not allowed:
-        problems.append(found_secret(display, found.secret, in_project=in_project))
+    if found.secrets and not allowed:
+        problems.extend(found_secrets(display, found.secrets, in_project=in_project))
         return done()
-    if allowed and (secret_name or found.secret is not None):
-        problems.append(allowed_secret(display, found.secret))
+    if allowed and (secret_name or found.secrets):
+        problems.append(allowed_secret(display, found.secrets[0] if found.secrets else None))
     if info.st_nlink > 1:
         problems.append(hard_linked(display, info.st_nlink))
     data = found.data or b""

@@ -338,6 +338,9 @@ PIECES: dict[str, str] = {
     # FLU308: how a source's bytes differ from its listing (`trees.listing_mismatch`)
     "listing: size": "the source gave {given:,} bytes where its listing says {listed:,}",
     "listing: digest": "the source gave bytes whose SHA-256 differs from its listing",
+    # any code: what `diagnostics.bounded` says in place of a rule's diagnostics about one file past the first few
+    "more: message": "and {count:,} more {code} in this file, not shown",
+    "more: hint": "each rule reports the first {shown} of its problems in a file; fix those and the others show",
     # FLU3xx of `define_skill(files=...)`: the walk's words, said of the argument
     "define: file": "files[{path!r}]: {message}",
     "define: files": "files: {message}",

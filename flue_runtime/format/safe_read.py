@@ -46,8 +46,8 @@ class FileBytes:
     sha256: str = ""
     #: CRC-32, computed with the SHA-256: what a zip records of an entry, so a built wheel is checked without inflating it.
     crc32: int = 0
-    #: The private key or credential token in the bytes; None if none, or unless asked for (`scan`).
-    secret: Finding | None = None
+    #: The private keys and credential tokens in the bytes (`ContentScan.findings`); none unless asked for (`scan`).
+    secrets: tuple[Finding, ...] = ()
     #: (mtime in ns, size, inode) when opened: tells a later read whether the file changed.
     stamp: tuple[int, int, int] = (0, 0, 0)
     #: Permission bits when opened (`stat.S_IMODE`); 0 for bytes that were not read from a file.
@@ -75,12 +75,14 @@ class _Reader:
             self._scan.feed(chunk)
 
     def result(self, stamp: tuple[int, int, int] = (0, 0, 0), mode: int = 0) -> FileBytes:
+        if self._scan is not None:
+            self._scan.finish()
         return FileBytes(
             self.size,
             None if self._chunks is None else b"".join(self._chunks),
             "" if self._digest is None else self._digest.hexdigest(),
             self._crc,
-            None if self._scan is None else self._scan.finish(),
+            () if self._scan is None else self._scan.findings,
             stamp,
             mode,
         )
@@ -165,7 +167,7 @@ def inspect_bytes(data: bytes, *, digest: bool = False, scan: bool = False) -> F
     for start in range(0, len(data), CHUNK):  # in chunks, as from disk: the scan's memory is a chunk's, not the file's
         reader.feed(data[start : start + CHUNK])
     found = reader.result()
-    return FileBytes(found.size, data, found.sha256, found.crc32, found.secret)
+    return FileBytes(found.size, data, found.sha256, found.crc32, found.secrets)
 
 
 def _is_link(path: str | os.PathLike[str]) -> bool:

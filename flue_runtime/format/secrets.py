@@ -27,15 +27,18 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import dataclasses
 import fnmatch
 import functools
+import heapq
 import re
 import string
 import unicodedata
 import urllib.parse
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from flue_runtime.format.diagnostics import Diagnostic, diagnostic
+from flue_runtime.format.diagnostics import PER_FILE, Diagnostic, bounded, deferred, diagnostic
 
 __all__ = [
     "BACKUP_SUFFIXES",
@@ -54,13 +57,14 @@ __all__ = [
     "TOKENS",
     "allowed_secret",
     "fold",
-    "found_secret",
+    "found_secrets",
     "is_env_template",
     "is_secret_dir",
     "is_secret_file",
     "key_follows",
     "placeholder",
     "scan_content",
+    "scan_findings",
     "secret_file",
     "secret_folder",
     "template_refused",
@@ -213,6 +217,10 @@ class Finding:
     what: str
     #: The line it starts on (1-based), where it was found in ASCII-compatible text.
     line: int | None = None
+    #: The column it starts at (1-based, in characters), with `line`.
+    column: int | None = None
+    #: How many findings of its code it stands for: itself, and those after it the scan only counted.
+    count: int = 1
 
 
 KEY = "a PEM private key"
@@ -638,10 +646,10 @@ def _aws_pair(data: bytes, start: int, end: int) -> bool:
     return any(not placeholder(match.group()) for match in _AWS_ID.finditer(data, *near))
 
 
-def _escaped_aws_pair(data: bytes) -> int:
-    """Where (as a count of the line ends before it) an AWS key pair's secret starts when its `/` are
-    written `\\/` (PHP's `json_encode`, some JSON encoders), or -1: the run of secret characters around
-    each `\\/` within `_LOOKBEHIND` of a key id, unescaped, read as a secret would be."""
+def _escaped_aws_pairs(data: bytes) -> Iterator[int]:
+    """Where each AWS key pair's secret starts whose `/` are written `\\/` (PHP's `json_encode`, some JSON
+    encoders): the run of secret characters around each `\\/` within `_LOOKBEHIND` of a key id, unescaped,
+    read as a secret would be."""
     ids = sorted(at for prefix in (b"AKIA", b"ASIA") for at in _finds(data, prefix) if _aws_id_at(data, at))
     at = data.find(b"\\/")
     while at != -1 and ids:
@@ -656,9 +664,8 @@ def _escaped_aws_pair(data: bytes) -> int:
         end = _ESCAPED_RUN.match(data, at).end()  # type: ignore[union-attr]
         value = data[start:end].replace(b"\\/", b"/") if start != -1 else b""
         if len(value) == 40 and _AWS_SECRET.fullmatch(value) and not placeholder(value):
-            return data.count(b"\n", 0, start)
+            yield start
         at = data.find(b"\\/", end)
-    return -1
 
 
 #: A run of the characters of an AWS secret key written with its `/` escaped, and how far back it can start.
@@ -723,40 +730,44 @@ for _format in _FORMATS:
         _BY_START.setdefault(_start, []).append(_format)
 
 
-def _gitlab(data: bytes, start: int, stop: int) -> int:
-    """Where the first GitLab token starting between `start` and `stop` is (-1 if none): the first format's,
-    26 characters, is shorter than the runs `_RUN` finds, so its prefix is looked for."""
+def _gitlab(data: bytes, start: int, stop: int) -> Iterator[int]:
+    """Where each GitLab token starting between `start` and `stop` is: the first format's, 26 characters, is
+    shorter than the runs `_RUN` finds, so its prefix is looked for."""
     at = data.find(b"glpat-", start, stop)
     while at != -1:
         if (at == 0 or not data[at - 1 : at].isalnum()) and _token_at(data, at) == "gitlab":
-            return at
+            yield at
         at = data.find(b"glpat-", at + 6, stop)
-    return -1
 
 
-def _openai_in(data: bytes, start: int, end: int) -> bool:
-    """Whether the run at `start`-`end` holds an OpenAI key, at its start or after punctuation. Each key holds
-    `T3BlbkFJ`: the search starts there and looks back for the `sk-` it follows, so a run of `sk-` decoys
-    costs a pass, not a match at each."""
+def _openai_in(data: bytes, start: int, end: int) -> int:
+    """Where an OpenAI key starts in the run at `start`-`end` (-1 if none), at its start or after punctuation.
+    Each key holds `T3BlbkFJ`: the search starts there and looks back for the `sk-` it follows, so a run of
+    `sk-` decoys costs a pass, not a match at each."""
     at = data.find(b"T3BlbkFJ", start, end)
     while at != -1:
         sk = data.rfind(b"sk-", max(start, at - _TOKEN_SPAN), at - 16)
         if sk != -1 and (sk == start or data[sk - 1] in _PUNCTUATION):
             match = _OPENAI.match(data, sk, sk + _TOKEN_SPAN)
             if match and not placeholder(match.group()):
-                return True
+                return sk
         at = data.find(b"T3BlbkFJ", at + 8, end)
-    return False
+    return -1
 
 
-def _token_in_run(data: bytes, start: int, end: int) -> str:
-    """The kind of the first token in the run at `start`-`end`: at its start, or after a `-`, `_`, `+` or `/`."""
-    kind = _token_at(data, start)
+def _token_in_run(data: bytes, start: int, end: int) -> tuple[str, int]:
+    """The kind of the first token in the run at `start`-`end` (at its start, or after a `-`, `_`, `+` or `/`)
+    and where it starts (a webhook: at its host); ("", -1) if none."""
+    at, kind = start, _token_at(data, start)
     for match in _INNER.finditer(data, start, end + _PAST_RUN) if not kind and end - start <= _INNER_RUN else ():
-        kind = _token_at(data, match.start() + 1)
+        at = match.start() + 1
+        kind = _token_at(data, at)
         if kind:
             break
-    return kind or ("openai" if _openai_in(data, start, end) else "")
+    if not kind:
+        at = _openai_in(data, start, end)
+        kind = "openai" if at != -1 else ""
+    return kind, at - len(_WEBHOOK_HOST) if kind == "slack_webhook" else at
 
 
 def _decoded(value: bytes) -> bytes:
@@ -777,11 +788,11 @@ def _base64_token(data: bytes, start: int, end: int) -> str:
     at = runs.find(_RUN)
     while at != -1:
         stop = runs.find(b" ", at)
-        what = _credential_at(text, at, stop, nested=True)
+        what, _ = _credential_at(text, at, stop, nested=True)
         if what:
             return what + IN_BASE64
         at = runs.find(_RUN, stop)
-    return TOKENS["gitlab"] + IN_BASE64 if _gitlab(text, 0, len(text)) != -1 else ""
+    return TOKENS["gitlab"] + IN_BASE64 if next(_gitlab(text, 0, len(text)), -1) != -1 else ""
 
 
 def _base64_aws_secret(data: bytes, start: int, end: int) -> bool:
@@ -797,30 +808,40 @@ def _base64_aws_secret(data: bytes, start: int, end: int) -> bool:
 _BASE64_AWS_SECRET = -(-40 * 4 // 3)
 
 
-def _credential_at(data: bytes, start: int, end: int, *, nested: bool = False) -> str:
-    """What credential the run at `start`-`end` is ("" if none): a base64-encoded key, a token (at its start
-    or after punctuation in it), a base64 value holding a token, an AWS key pair. `nested`: `data` was
-    decoded from base64 already, and is not decoded again."""
+def _credential_at(data: bytes, start: int, end: int, *, nested: bool = False) -> tuple[str, int]:
+    """What credential the run at `start`-`end` is, and where it starts ("", -1 if none): a base64-encoded
+    key, a token (at its start or after punctuation in it), a base64 value holding a token, an AWS key pair.
+    `nested`: `data` was decoded from base64 already, and is not decoded again."""
     if not nested:
         head = min(end, start + _LOOKBEHIND)
         for marker, back in _BASE64_MARKERS:
             at = data.find(marker, start, head)
             if at != -1 and _base64_key_at(data, max(0, at - back)):
-                return BASE64_KEY
-    kind = _token_in_run(data, start, end)
+                return BASE64_KEY, start
+    kind, at = _token_in_run(data, start, end)
     if kind:
-        return TOKENS[kind]
+        return TOKENS[kind], at
     if not nested and (data.startswith(_BASE64_TOKEN_STARTS, start) or _base64_aws_secret(data, start, end)):
         what = _base64_token(data, start, end)
         if what:
-            return what
+            return what, start
     if end - start == 40 and _aws_pair(data, start, end):
-        return TOKENS["aws"]
-    return ""
+        return TOKENS["aws"], start
+    return "", -1
+
+
+def _base64_keys(data: bytes, start: int, stop: int) -> Iterator[int]:
+    """Where each base64-encoded private key's header is between `start` and `stop` (a block of base64 lines)."""
+    for marker, back in _BASE64_MARKERS:
+        at = data.find(marker, start, stop)
+        while at != -1:
+            if _base64_key_at(data, max(0, at - back)):
+                yield at
+            at = data.find(marker, at + len(marker), stop)
 
 
 class ContentScan:
-    """What secret a file's bytes hold, read in chunks: a private key or a token split between two is found.
+    """Every secret a file's bytes hold, read in chunks: a private key or a token split between two is found.
 
     Private keys in any common text encoding (UTF-8, Latin-1, UTF-16 and UTF-32 in either byte
     order, with or without a BOM), in base64 too; tokens in ASCII-compatible text. Memory is
@@ -829,18 +850,42 @@ class ContentScan:
     chunk is searched by `finish`, with what came before it: a file of one chunk (nearly every
     file) is searched once, not its last `_CARRY` bytes twice (BENCHMARKS.md, "Serving over MCP
     at 10,000 skills", after f484bfe).
+
+    Each search reports what starts between where the one before stopped and where it settles (what
+    starts later, the next search sees whole), so every finding is met once, whatever the chunks.
+    `findings` keeps the first few of each kind (`PER_FILE`, and the next, where the count of the
+    rest is said) at their line and column, and counts the others: a file of a million tokens costs
+    their count, not a million records (issue 44).
     """
 
     def __init__(self) -> None:
-        self.found: Finding | None = None
+        self._kept: list[Finding] = []  # the first `_KEPT` of each code, in the file's order
+        self._kept_of: dict[str, int] = {}  # how many of `_kept` each code has
+        self._counts: dict[str, int] = {}  # every finding, by code
         self._pending = b""
         self._from = 0  # where in `_pending` the bytes not yet searched start
         self._lines: int | None = 0  # line breaks in the bytes before `_pending`; None past a binary chunk
+        self._column = 0  # characters of the line `_pending` starts in that come before it
         self._held = b""  # the latest chunk: searched when the next comes, or by finish() if none does
 
+    @property
+    def found(self) -> Finding | None:
+        """The first secret in the file (None: none so far)."""
+        return self._kept[0] if self._kept else None
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """The secrets found, in the file's order: the first `PER_FILE` of each code, then one more of a code
+        that has more, whose `count` says how many it stands for (itself and those after it)."""
+        seen: dict[str, int] = {}
+        out = []
+        for found in self._kept:
+            seen[found.code] = seen.get(found.code, 0) + 1
+            more = self._counts[found.code] - PER_FILE if seen[found.code] == _KEPT else 1
+            out.append(found if more == 1 else dataclasses.replace(found, count=more))
+        return tuple(out)
+
     def feed(self, chunk: bytes) -> None:
-        if self.found is not None:
-            return
         held, self._held = self._held, chunk
         if not held:
             return
@@ -851,61 +896,98 @@ class ContentScan:
             self._search(data, final=False)
 
     def finish(self) -> Finding | None:
-        if self.found is None:
-            self._search(self._pending + self._held if self._pending else self._held, final=True)
+        """The first secret of the file (every one: `findings`), once its last chunk is searched."""
+        self._search(self._pending + self._held if self._pending else self._held, final=True)
         self._pending = self._held = b""
         return self.found
-
-    def _line(self, data: bytes, at: int) -> int | None:
-        return None if self._lines is None else self._lines + data.count(b"\n", 0, at) + 1
 
     def _search(self, data: bytes, *, final: bool) -> None:
         """Look at every header and run starting before `settled` (all of them once `final`)."""
         settled = len(data) if final else len(data) - _CARRY
         text = b"\0" not in data
+        first: dict[str, list[tuple[int, str]]] = {}  # code → the first few met here (a heap: the last on top)
         # Only the ASCII-compatible marker can be in bytes without a NUL (most text files): the
         # others would each be searched for in vain.
+        keys: set[int] = set()
         for marker, codec in _MARKERS[:1] if text else _MARKERS:
             start = data.find(marker, self._from, settled + len(marker) - 1)
             while start != -1:
-                if _key_at(data, start, codec):
-                    self.found = Finding("FLU303", KEY, self._line(data, start) if text else None)
-                    return
+                # (UTF-16 read as its other byte order is the same text a byte on; UTF-32 three)
+                if not (keys and keys.intersection(range(start - 3, start + 4))) and _key_at(data, start, codec):
+                    keys.add(start)
+                    self._met(first, start, KEY)
                 start = data.find(marker, start + 1, settled + len(marker) - 1)
         # Tokens (and base64) are looked for in text only.
-        if text:
-            self.found = self._credential(data, settled)
-            if self.found is not None:
-                return
+        for met, at, what in self._credentials(data, settled) if text else ():
+            if self._from <= met < settled:
+                self._met(first, at, what)
+        if first:
+            self._keep(data, sorted(found for near in first.values() for found in near), lines=text)
         if not final:
             cut = max(0, settled - _LOOKBEHIND)
             # Lines are counted in text only: a binary file has none to point to.
-            self._lines = self._lines + data.count(b"\n", 0, cut) if text and self._lines is not None else None
+            if text and self._lines is not None:
+                self._lines += data.count(b"\n", 0, cut)
+                end = data.rfind(b"\n", 0, cut)
+                self._column = _characters(data[end + 1 : cut]) + (self._column if end == -1 else 0)
+            else:
+                self._lines = None
             self._pending, self._from = data[cut:], settled - cut
 
-    def _credential(self, data: bytes, settled: int) -> Finding | None:
-        """The first credential in a run of token characters starting before `settled`.
+    def _met(self, first: dict[str, list[tuple[int, str]]], at: int, what: str) -> None:
+        """Count a secret at `at`, and hold it among the first few of its code met in this search."""
+        code = "FLU303" if what in (KEY, BASE64_KEY) else "FLU315"
+        self._counts[code] = self._counts.get(code, 0) + 1
+        room = _KEPT - self._kept_of.get(code, 0)
+        if room > 0:
+            near = first.setdefault(code, [])
+            heapq.heappush(near, (-at, what))
+            if len(near) > room:
+                heapq.heappop(near)
+
+    def _keep(self, data: bytes, first: list[tuple[int, str]], *, lines: bool) -> None:
+        """Keep the first few secrets of each code met in a search (`first`: the heaps' entries, sorted from the
+        last), at their line and column."""
+        counted, line = 0, self._lines or 0  # (line breaks counted up to `counted`)
+        for back, what in reversed(first):
+            at = -back
+            code = "FLU303" if what in (KEY, BASE64_KEY) else "FLU315"
+            self._kept_of[code] = self._kept_of.get(code, 0) + 1
+            if not lines or self._lines is None:
+                self._kept.append(Finding(code, what))
+                continue
+            line += data.count(b"\n", counted, at)
+            counted = at
+            start = data.rfind(b"\n", 0, at)
+            column = _characters(data[start + 1 : at]) + (self._column if start == -1 else 0) + 1
+            self._kept.append(Finding(code, what, line + 1, column))
+
+    def _credentials(self, data: bytes, settled: int) -> Iterator[tuple[int, int, str]]:
+        """Each credential in a run of token characters starting before `settled`: where the search met it
+        (the start of its run), where it starts, and what it is.
 
         Most long runs are paths, identifiers, hashes or base64 data: how a run starts and how
         long it is rule them out before any pattern is tried. Where runs come one a line (base64
         wrapped at 76, a list of digests), looking at each costs more than the reading: past
-        `_DENSE` runs, a block of lines made of base64's alphabet is looked at once, for the one
-        credential it can hold (a base64-encoded key; an AWS pair sends it back to run by run).
+        `_DENSE` runs, a block of lines made of base64's alphabet is looked at once, for what it can
+        hold (base64-encoded keys; an AWS pair sends it back to run by run).
         Text whose runs can hold none at all (`_no_candidate`) is not looked at run by run. An AWS
         key pair whose secret has its `/` escaped (`\\/`) is looked for in the text unescaped.
         """
         runs = data.translate(_RUN_TABLE)
         if _no_candidate(data, runs, self._from):
-            return None
+            return
         escaped = data.find(b"\\", self._from) != -1 and data.find(b"\\/", self._from) != -1  # (`\\` is rare: memchr)
         if escaped and (data.find(b"AKIA") != -1 or data.find(b"ASIA") != -1):
-            lines = _escaped_aws_pair(data)
-            if lines != -1:
-                return Finding("FLU315", TOKENS["aws"], None if self._lines is None else self._lines + lines + 1)
+            for at in _escaped_aws_pairs(data):
+                yield at, at, TOKENS["aws"]
         blocks = b""
         limit = settled + len(_RUN) - 1
         seen = 0
         start = runs.find(_RUN, self._from, limit)
+        if start == self._from and start and runs[start - 1] == _RUN[0]:  # the rest of a run the search before met
+            rest = runs.find(b" ", start)
+            start = -1 if rest == -1 else runs.find(_RUN, rest, limit)
         while start != -1:
             end = runs.find(b" ", start)
             end = len(data) if end == -1 else end
@@ -921,10 +1003,9 @@ class ContentScan:
                     and data.find(b"AKIA", *near) == data.find(b"ASIA", *near) == -1
                     and data.find(b"AIza", start, block) == -1  # (a Google key can be letters and digits alone)
                 ):
-                    for marker, back in _BASE64_MARKERS:
-                        at = data.find(marker, start, block)
-                        if at != -1 and _base64_key_at(data, max(0, at - back)):
-                            return Finding("FLU303", BASE64_KEY, self._line(data, at))
+                    for at in _base64_keys(data, start, block):
+                        run = runs.rfind(b" ", 0, at) + 1  # (where a search run by run meets it)
+                        yield run, run, BASE64_KEY
                     # On from the start of the run the block ends in (`ghp` of `ghp_...`: `_` ends a block).
                     start = runs.find(_RUN, runs.rfind(b" ", end, block) + 1, limit)
                     continue
@@ -934,12 +1015,23 @@ class ContentScan:
                 or data.find(_BASE64_DASHES, start, min(end, start + _LOOKBEHIND)) != -1
                 or (end - start <= _INNER_RUN and _INNER.search(data, start, end + _PAST_RUN) is not None)
             ):
-                what = _credential_at(data, start, end)
-                if what:
-                    return Finding("FLU303" if what == BASE64_KEY else "FLU315", what, self._line(data, start))
+                what, at = _credential_at(data, start, end)
+                if what and what != TOKENS["gitlab"]:  # (every GitLab token is met by its prefix, below)
+                    yield start, at, what
             start = runs.find(_RUN, end, limit)
-        at = _gitlab(data, self._from, settled)
-        return None if at == -1 else Finding("FLU315", TOKENS["gitlab"], self._line(data, at))
+        for at in _gitlab(data, self._from, settled):
+            yield at, at, TOKENS["gitlab"]
+
+
+#: How many findings of each code a scan keeps: the ones reported, and the next, where the count of the rest is said.
+_KEPT = PER_FILE + 1
+#: UTF-8's continuation bytes: a line's characters are its bytes less these (a column counts characters).
+_NOT_CONTINUATION = bytes(c for c in range(256) if not 0x80 <= c < 0xC0)
+
+
+def _characters(data: bytes) -> int:
+    """How many characters the UTF-8 bytes `data` hold (cut anywhere: what starts a character is counted)."""
+    return len(data) - len(data.translate(None, _NOT_CONTINUATION))
 
 
 def scan_content(data: bytes) -> Finding | None:
@@ -947,6 +1039,14 @@ def scan_content(data: bytes) -> Finding | None:
     scan = ContentScan()
     scan.feed(data)
     return scan.finish()
+
+
+def scan_findings(data: bytes) -> tuple[Finding, ...]:
+    """Every private key and credential token in `data`, as `ContentScan.findings` keeps them."""
+    scan = ContentScan()
+    scan.feed(data)
+    scan.finish()
+    return scan.findings
 
 
 # --- .env templates ----------------------------------------------------------------------
@@ -1005,10 +1105,20 @@ def secret_folder(shown: str, name: str, *, in_project: bool) -> Diagnostic:
 _FOUND = {"FLU303": ("FLU303", "FLU303 no project"), "FLU315": ("FLU315", "FLU315 no project")}
 
 
-def found_secret(shown: str, found: Finding, *, in_project: bool) -> Diagnostic:
-    """FLU303 for a private key, FLU315 for a credential token, at the line it starts on."""
-    in_one, in_none = _FOUND[found.code]
-    return diagnostic(in_one if in_project else in_none, shown, found.line, what=found.what)
+def found_secrets(shown: str, findings: tuple[Finding, ...], *, in_project: bool) -> list[Diagnostic]:
+    """FLU303 for each private key, FLU315 for each credential token, at the line and column it starts at;
+    past the first few of a code, how many more (`diagnostics.bounded`)."""
+    return bounded(
+        deferred(
+            _FOUND[found.code][0 if in_project else 1],
+            shown,
+            found.line,
+            found.column,
+            problems=found.count,
+            what=found.what,
+        )
+        for found in findings
+    )
 
 
 def template_refused(shown: str, name: str, variable: str, line: int, *, in_project: bool) -> Diagnostic:
@@ -1021,4 +1131,4 @@ def allowed_secret(shown: str, found: Finding | None = None) -> Diagnostic:
     """FLU306: a file packed although its name or content looks like a secret, because `allow` lists it."""
     if found is None:
         return diagnostic("FLU306 name", shown)
-    return diagnostic("FLU306 content", shown, found.line, what=found.what)
+    return diagnostic("FLU306 content", shown, found.line, found.column, what=found.what)

@@ -15,7 +15,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from flue_runtime.format.diagnostics import Diagnostic, apply_strict, diagnostic, has_errors
+from flue_runtime.format.diagnostics import Diagnostic, apply_strict, bounded, diagnostic, has_errors
 from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata, content_id
 from flue_runtime.format.trees import DiskTree, Tree
 from flue_runtime.format.triggers import TRIGGERS_FILE, trigger_diagnostics
@@ -106,7 +106,7 @@ def vet_tree(
     triggers = walked.kept.get(TRIGGERS_FILE)
     if triggers is not None:  # FLU316: the eval set `flue-skills eval` reads
         diagnostics.extend(trigger_diagnostics(triggers, f"{display}/{TRIGGERS_FILE}"))
-    diagnostics = apply_strict(diagnostics, strict)
+    diagnostics = apply_strict(bounded(diagnostics), strict)
     if has_errors(diagnostics):
         metadata = None
     return VettedSkill(directory, metadata, tuple(walked.files), body_offset, tuple(diagnostics))

@@ -194,7 +194,7 @@ class ListedTree:
         if keep:
             self.kept[path] = data
             return found
-        return FileBytes(found.size, None, found.sha256, found.crc32, found.secret)
+        return FileBytes(found.size, None, found.sha256, found.crc32, found.secrets)
 
     def link_target(self, path: str) -> str:
         return ""

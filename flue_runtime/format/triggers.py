@@ -13,10 +13,11 @@ and the build say what is wrong with it before `flue-skills eval` refuses it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from flue_runtime.format.diagnostics import Diagnostic, diagnostic
+from flue_runtime.format.diagnostics import PER_FILE, Deferred, Diagnostic, More, bounded, deferred, diagnostic
 
 __all__ = ["SPLITS", "TRIGGERS_FILE", "TriggerQuery", "parse_triggers", "trigger_diagnostics", "trigger_problems"]
 
@@ -41,34 +42,34 @@ def trigger_problems(data: Any) -> list[str]:
     return [f"entry {index}: {problem}" if index is not None else problem for index, problem in _problems(data)]
 
 
-def _problems(data: Any) -> list[tuple[int | None, str]]:
-    """Each problem with the index of the entry it is about (None: the whole file)."""
+def _problems(data: Any) -> Iterator[tuple[int | None, str]]:
+    """Each problem with the index of the entry it is about (None: the whole file), in the entries' order."""
     if not isinstance(data, list):
-        return [(None, f"the file must hold a JSON list of queries, not {_kind(data)}")]
+        yield None, f"the file must hold a JSON list of queries, not {_kind(data)}"
+        return
     if not data:
-        return [(None, "the list holds no queries")]
-    problems: list[tuple[int | None, str]] = []
+        yield None, "the list holds no queries"
     for index, entry in enumerate(data):
         if not isinstance(entry, dict):
-            problems.append((index, f"must be an object with `query` and `should_trigger`, not {_kind(entry)}"))
+            yield index, f"must be an object with `query` and `should_trigger`, not {_kind(entry)}"
             continue
         query = entry.get("query")
         if not isinstance(query, str) or not query.strip():
-            problems.append((index, "`query` must be a non-empty string"))
+            yield index, "`query` must be a non-empty string"
         if not isinstance(entry.get("should_trigger"), bool):
-            problems.append((index, "`should_trigger` must be true or false"))
+            yield index, "`should_trigger` must be true or false"
         if "split" in entry and entry["split"] not in SPLITS:
-            problems.append((index, f"`split` must be one of {', '.join(map(repr, SPLITS))}"))
+            yield index, f"`split` must be one of {', '.join(map(repr, SPLITS))}"
         unknown = sorted(set(entry) - _KEYS)
         if unknown:
             known = ", ".join(sorted(_KEYS))
-            problems.append((index, f"unknown key {', '.join(map(repr, unknown))} (known: {known})"))
-    return problems
+            yield index, f"unknown key {', '.join(map(repr, unknown))} (known: {known})"
 
 
 def trigger_diagnostics(data: bytes, path: str) -> list[Diagnostic]:
     """FLU316: what is wrong with the bytes of a skill's eval set at `path` (as shown), each at its line:
-    a JSON syntax error where the decoder stopped, a schema problem where its entry starts."""
+    a JSON syntax error where the decoder stopped, a schema problem where its entry starts. In time linear
+    in the file's size, and bounded (`diagnostics.bounded`): a file of 100,000 problems words the first few."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -79,29 +80,40 @@ def trigger_diagnostics(data: bytes, path: str) -> list[Diagnostic]:
         return [diagnostic("FLU316 json", path, exc.lineno, exc.colno, problem=exc.msg)]
     except (ValueError, RecursionError) as exc:  # a number past int's digit limit; nesting past the stack
         return [diagnostic("FLU316", path, problem=f"not readable as JSON: {_reason(exc)}")]
-    problems = _problems(parsed)
-    starts = _entry_starts(text) if problems and isinstance(parsed, list) else []
-    found = []
-    for index, problem in problems:
+    return bounded(_found(text, parsed, path))
+
+
+def _found(text: str, parsed: Any, path: str) -> Iterator[Deferred]:
+    """Each problem of the parsed eval set, at its entry's start: made one at a time, for `bounded` to count."""
+    starts = _entry_starts(text) if isinstance(parsed, list) else iter(())
+    at, position = -1, (0, 0)
+    for index, problem in _problems(parsed):
         if index is None:
-            found.append(diagnostic("FLU316", path, problem=problem))
-        else:
-            line, column = starts[index]
-            found.append(diagnostic("FLU316", path, line, column, problem=f"entry {index}: {problem}"))
-    return found
+            yield deferred("FLU316", path, problem=problem)
+            continue
+        while at < index:  # (the problems come in the entries' order)
+            at, position = at + 1, next(starts)
+        yield deferred("FLU316", path, *position, problem=f"entry {index}: {problem}")
 
 
-def _entry_starts(text: str) -> list[tuple[int, int]]:
-    """The line and column (1-based) where each entry of the JSON list `text` starts (`text` is valid JSON)."""
+def _entry_starts(text: str) -> Iterator[tuple[int, int]]:
+    """The line and column (1-based) where each entry of the JSON list `text` starts (`text` is valid JSON).
+
+    The line breaks are counted from one entry to the next, never from the start again: counted from the
+    start for each entry, the time grew with the square of the file's size (issue 41; BENCHMARKS.md)."""
     decoder = json.JSONDecoder()
     at = _blank(text, _blank(text, 0) + 1)  # past the `[`
-    starts: list[tuple[int, int]] = []
+    line, line_start, counted = 1, 0, 0  # the line of `counted`, where that line starts
     while text[at] != "]":
-        starts.append((text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)))
+        breaks = text.count("\n", counted, at)
+        if breaks:
+            line += breaks
+            line_start = text.rfind("\n", counted, at) + 1
+        counted = at
+        yield line, at - line_start + 1
         _, end = decoder.raw_decode(text, at)
         at = _blank(text, end)
         at = _blank(text, at + 1) if text[at] == "," else at
-    return starts
 
 
 def _blank(text: str, at: int) -> int:
@@ -118,8 +130,9 @@ def parse_triggers(text: str) -> list[TriggerQuery]:
     except (ValueError, RecursionError) as exc:
         raise ValueError(f"not valid JSON: {_reason(exc)}") from None
     problems = trigger_problems(data)
-    if problems:
-        raise ValueError("; ".join(problems))
+    if problems:  # the first few, and how many more (`bounded`'s words)
+        said = bounded(deferred("FLU316", TRIGGERS_FILE, problem=problem) for problem in problems)
+        raise ValueError("; ".join(problems[:PER_FILE] + [d.message for d in said if isinstance(d, More)]))
     return [TriggerQuery(e["query"], e["should_trigger"], e.get("split", SPLITS[0])) for e in data]
 
 

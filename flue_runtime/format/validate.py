@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from flue_runtime.format import schema
-from flue_runtime.format.diagnostics import Diagnostic, apply_strict, diagnostic, has_errors
+from flue_runtime.format.diagnostics import Diagnostic, apply_strict, bounded, diagnostic, has_errors
 from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT, Frontmatter, Span, parse
 from flue_runtime.format.messages import piece
 from flue_runtime.format.naming import NAME_MAX, is_valid_name, name_problems, suggest_name
@@ -54,7 +54,7 @@ def check_skill_md(
     if front.data is not None:
         diagnostics.extend(check_fields(front.data, path, directory, front))
     diagnostics.sort(key=lambda d: (d.line or 0, d.column or 0))
-    diagnostics = apply_strict(diagnostics, strict)
+    diagnostics = apply_strict(bounded(diagnostics), strict)
     if front.data is not None and not has_errors(diagnostics):
         metadata = SkillMetadata.from_dict(front.data)
     return SkillFile(path, metadata, front.body, tuple(diagnostics), front.body_offset)

@@ -23,7 +23,7 @@ from enum import Enum
 from typing import NamedTuple
 
 from flue_runtime.errors import SkillPathError, UnsafeFileError
-from flue_runtime.format.diagnostics import Diagnostic, diagnostic, printable
+from flue_runtime.format.diagnostics import Diagnostic, bounded, diagnostic, printable
 from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import PackedFile as PackedFile
@@ -31,7 +31,7 @@ from flue_runtime.format.safe_read import FileBytes, kind
 from flue_runtime.format.secrets import (
     NAME_CACHE,
     allowed_secret,
-    found_secret,
+    found_secrets,
     is_env_template,
     is_secret_dir,
     is_secret_file,
@@ -312,6 +312,7 @@ class _Walking:
             )
         result.files.sort(key=lambda f: f.path)
         _case_clashes(result, self.shown)
+        result.diagnostics = bounded(result.diagnostics)
         return result
 
 
@@ -447,9 +448,10 @@ def _read(walking: _Walking, entry: Entry) -> Verdict | None:
 def _secret_content(walking: _Walking, entry: Entry) -> Verdict | None:
     """FLU303, FLU315: a private key or credential token in the bytes; FLU302: a `.env` template whose
     credential variable holds a value rather than a placeholder; unless `allow` lists the file."""
-    secret = entry.read.secret
-    if secret is not None and entry.rel not in walking.allow:
-        return _refuse(found_secret(walking.shown(entry.rel), secret, in_project=walking.in_project))
+    secrets = entry.read.secrets
+    if secrets and entry.rel not in walking.allow:
+        found = found_secrets(walking.shown(entry.rel), secrets, in_project=walking.in_project)
+        return Verdict(Action.REFUSE, tuple(found))
     valued = template_value(entry.read.data or b"") if entry.template else None
     if valued is not None:
         entry.secret_name = True  # (packed only when `allow` lists it, with FLU306 saying so)
@@ -467,9 +469,9 @@ def _kept(walking: _Walking, entry: Entry) -> Verdict:
 
 def _allowed_secret(walking: _Walking, entry: Entry) -> Diagnostic | None:
     """FLU306: packed although it looks like a secret, because `allow` lists it."""
-    secret = entry.read.secret
-    if (entry.secret_name or secret is not None) and entry.rel in walking.allow:
-        return allowed_secret(walking.shown(entry.rel), secret)
+    secrets = entry.read.secrets
+    if (entry.secret_name or secrets) and entry.rel in walking.allow:
+        return allowed_secret(walking.shown(entry.rel), secrets[0] if secrets else None)
     return None
 
 

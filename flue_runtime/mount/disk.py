@@ -25,7 +25,7 @@ from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.paths import display_path
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.safe_read import read_regular
-from flue_runtime.format.secrets import Finding, found_secret
+from flue_runtime.format.secrets import Finding, found_secrets
 from flue_runtime.format.skill_folder import VettedSkill
 from flue_runtime.format.validate import check_skill_md
 from flue_runtime.format.vet_cache import VetCache
@@ -146,9 +146,9 @@ class DiskSource(MountedSource):
         return _load(self._vetted.directory, self._shown, self._context)
 
     def read(self, path: str) -> bytes:
-        data, secret, _ = self._read(path)
-        if secret is not None and path not in self._allow:
-            raise SkillError([found_secret(self._where(path), secret, in_project=self._in_project)])
+        data, secrets, _ = self._read(path)
+        if secrets and path not in self._allow:
+            raise SkillError(found_secrets(self._where(path), secrets, in_project=self._in_project))
         return data
 
     def instructions(self) -> str:
@@ -175,8 +175,8 @@ class DiskSource(MountedSource):
     def _where(self, path: str) -> str:
         return f"{self._shown}/{path}"
 
-    def _read(self, path: str) -> tuple[bytes, Finding | None, tuple[int, int, int]]:
-        """The bytes of a vetted file as they are now, the key or token they hold, and the file's stamp.
+    def _read(self, path: str) -> tuple[bytes, tuple[Finding, ...], tuple[int, int, int]]:
+        """The bytes of a vetted file as they are now, the keys and tokens they hold, and the file's stamp.
 
         A link anywhere below the skill folder is refused, as is a file that is no longer
         regular or has grown past the bundle limit.
@@ -205,7 +205,7 @@ class DiskSource(MountedSource):
         except (UnsafeFileError, OSError) as exc:
             raise SkillError([refused(shown, exc)]) from None
         assert found.data is not None
-        return found.data, found.secret, found.stamp
+        return found.data, found.secrets, found.stamp
 
 
 def read_markdown_file(path: Path, context: str = "") -> str:

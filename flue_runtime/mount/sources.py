@@ -39,7 +39,7 @@ from flue_runtime.format.diagnostics import Diagnostic, diagnostic, has_errors
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
 from flue_runtime.format.safe_read import inspect_bytes
-from flue_runtime.format.secrets import found_secret
+from flue_runtime.format.secrets import found_secrets
 from flue_runtime.format.skill_folder import vet_tree
 from flue_runtime.format.trees import ListedTree, listing_mismatch
 from flue_runtime.format.validate import check_fields
@@ -308,8 +308,8 @@ class _LoadedSource(MountedSource):
         if problem:
             raise SkillSourceError(self._shown, [diagnostic("FLU308 changed", self._where(path), problem=problem)])
         assert found is not None
-        if found.secret is not None:
-            raise SkillSourceError(self._shown, [found_secret(self._where(path), found.secret, in_project=False)])
+        if found.secrets:
+            raise SkillSourceError(self._shown, found_secrets(self._where(path), found.secrets, in_project=False))
         if scan:
             with self._lock:
                 self._unscanned.discard(path)

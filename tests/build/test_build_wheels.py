@@ -212,12 +212,12 @@ def test_allow_covers_a_token_in_content_and_the_build_says_what_it_holds(
     (tree / fixture).write_text(planted.TOKEN_CONTEXTS["JSON"](planted.TOKENS["GitHub token"](random.Random(2))))
     refused = build(tree, outdir=tmp_path / "refused")
     assert refused.returncode != 0
-    assert f"{fixture}:3:1: FLU315 error: holds a GitHub token; refused" in refused.output
+    assert f"{fixture}:3:15: FLU315 error: holds a GitHub token; refused" in refused.output
     pyproject = tree / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace("[tool.flue]", f'[tool.flue]\nallow = ["{fixture}"]'))
     result = build(tree, outdir=tmp_path / "out")
     assert result.returncode == 0, result.output
-    notice = f"{fixture}:3:1: FLU306 warning: packed although it holds a GitHub token: allowed by [tool.flue] allow"
+    notice = f"{fixture}:3:15: FLU306 warning: packed although it holds a GitHub token: allowed by [tool.flue] allow"
     assert notice in result.output
     assert [n for n in wheel_files(result.wheel) if n.endswith("/tests/recorded.json")] != []
     assert [n for n in sdist_names(result.sdist) if n.endswith("/tests/recorded.json")] != []

@@ -4,7 +4,7 @@ Each file is pieces of what makes the scan work hardest (prose, long identifiers
 lists of digests, wrapped base64, key headers quoted in prose, placeholders) around one
 planted secret (a key in one of `planted.CONTAINERS`, or a token in one of its contexts),
 or around none. Read whole and fed in random chunks, the scan must report the same
-finding: the secret when there is one, nothing when there is none.
+findings at the same lines and columns: the secret when there is one, nothing when there is none.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support.hostile import planted
 
-from flue_runtime.format.secrets import ContentScan, Finding, scan_content
+from flue_runtime.format.secrets import ContentScan, Finding, scan_content, scan_findings
 
 pytestmark = pytest.mark.slow  # hypothesis campaigns
 
@@ -53,14 +53,15 @@ def secret(rng: random.Random, kind: int) -> str:
     return list(planted.TOKEN_CONTEXTS.values())[kind // len(planted.TOKENS)](token)
 
 
-def chunked(data: bytes, rng: random.Random) -> Finding | None:
+def chunked(data: bytes, rng: random.Random) -> tuple[Finding, ...]:
     scan = ContentScan()
     at = 0
     while at < len(data):
         step = rng.randrange(1, 40_000)
         scan.feed(data[at : at + step])
         at += step
-    return scan.finish()
+    scan.finish()
+    return scan.findings
 
 
 KINDS = len(planted.CONTAINERS) + len(planted.TOKENS) * len(planted.TOKEN_CONTEXTS)
@@ -80,4 +81,14 @@ def test_a_secret_anywhere_is_found_whole_or_chunked_and_nothing_else_is(
     data = (filler(rng, before) + planted_here + filler(rng, after)).encode()
     whole = scan_content(data)
     assert (whole is not None) == bool(planted_here), (kind, whole)
+    assert chunked(data, rng) == scan_findings(data)  # every finding, at the same line and column
+
+
+@given(seed=st.integers(0, 2**32), kinds=st.lists(st.integers(0, KINDS - 1), min_size=2, max_size=8))
+def test_every_secret_of_a_file_is_found_once_whole_or_chunked(seed: int, kinds: list[int]) -> None:
+    """Several secrets in one file (issue 44, item 8): each found once, at the same place read whole or in chunks."""
+    rng = random.Random(seed)
+    data = "".join(filler(rng, rng.randrange(0, 20_000)) + secret(rng, kind) for kind in kinds).encode()
+    whole = scan_findings(data)
+    assert sum(found.count for found in whole) == len(kinds), (kinds, whole)
     assert chunked(data, rng) == whole

@@ -176,7 +176,7 @@ def test_a_skill_the_scanner_cannot_see_still_cannot_ship_a_secret(
         if named:
             assert f"{folder}: FLU410 warning" in build.output
     for path, (code, _) in artifacts.REFUSED_CONTENT.items():  # a key in a notebook cell, a token (issue 20)
-        assert re.search(rf"^{re.escape(path)}:\d+:1: {code} error: holds ", build.output, re.MULTILINE), path
+        assert re.search(rf"^{re.escape(path)}:\d+:\d+: {code} error: holds ", build.output, re.MULTILINE), path
     assert "FLU302" in build_summary(build.output)
     assert list(build.outdir.iterdir()) == []
 

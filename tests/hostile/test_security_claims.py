@@ -61,7 +61,7 @@ def test_dev_mode_refuses_a_token_added_after_loading(tmp_path: Path) -> None:
     skill = load_skill_dir(claim_skill(tmp_path / "later", {"notes.md": b"fine\n"}))
     token = planted.TOKENS["OpenAI project key"](random.Random(1))
     (tmp_path / "later" / "notes.md").write_text(planted.TOKEN_CONTEXTS["markdown"](token))
-    with pytest.raises(SkillError, match=r"notes\.md:6:1: FLU315 holds an OpenAI API key; refused"):
+    with pytest.raises(SkillError, match=r"notes\.md:6:14: FLU315 holds an OpenAI API key; refused"):
         skill.read_bytes("notes.md")
 
 

@@ -53,6 +53,15 @@ def skills(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="module")
+def large(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A skill with a file of 8 MiB: a reply that does not fit the sockets' buffers, so a client that never reads
+    it keeps its request answering."""
+    folder = tmp_path_factory.mktemp("large")
+    write_skill(folder / "greet", "Greet people. Use when they say hello.", files={"big.txt": "hello\n" * (8 << 17)})
+    return folder
+
+
 @contextmanager
 def serving(skills: Path, *args: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
     environ = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
@@ -173,12 +182,29 @@ def test_a_flood_on_one_address_never_reaches_a_client_on_another_while_it_works
         assert set(admitted) == {200}, admitted
 
 
-def test_the_limits_are_flags_and_a_session_answering_a_request_is_never_ended(skills: Path) -> None:
+def unread(port: int, session: str, source: str) -> socket.socket:
+    """A request in `session` for the 8 MiB file whose reply the client never reads: it stays answering."""
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    held.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # (before connecting: the window stays small)
+    held.bind((source, 0))
+    held.connect(("127.0.0.1", port))
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "skill://greet/big.txt"}}
+    )
+    held.sendall(
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\n"
+        f"MCP-Protocol-Version: {VERSION}\r\nContent-Length: {len(body)}\r\n\r\n{body}".encode()
+    )
+    return held
+
+
+def test_the_limits_are_flags_and_a_session_answering_a_request_is_never_ended(large: Path) -> None:
     """`--max-sessions 6 --max-sessions-per-client 3 --session-idle-timeout 3`: an address's fourth session ends its
     least recently used; past six in all, the address holding the most gives one up; a session idle for longer
-    than the timeout is ended; sessions busy answering are never ended, so a new one is refused (503) only while
-    every session that could make room is busy."""
-    with serving(skills, "--max-sessions", "6", "--max-sessions-per-client", "3", "--session-idle-timeout", "3") as (
+    than the timeout is ended; sessions busy answering are never ended, so a new one is refused (503, saying what
+    each is doing) only while every session that could make room is busy."""
+    with serving(large, "--max-sessions", "6", "--max-sessions-per-client", "3", "--session-idle-timeout", "3") as (
         _,
         port,
     ):
@@ -196,25 +222,18 @@ def test_the_limits_are_flags_and_a_session_answering_a_request_is_never_ended(s
         [i] = flood(port, 1, "127.0.0.5")
         assert alive(port, [a, c, d, e, f, g, h, i]) == [i]
 
-        # Three sessions of 127.0.0.6, each answering a request whose body never comes: none can be ended.
+        # Three sessions of 127.0.0.6, each answering a request whose reply is never read: none can be ended.
         six = flood(port, 3, "127.0.0.6")
-        stuck = []
-        for session in six:
-            held = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.6", 0))
-            held.sendall(
-                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-                f"Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\n"
-                f"MCP-Protocol-Version: {VERSION}\r\nContent-Length: 100\r\n\r\n{{".encode()
-            )
-            stuck.append(held)
-        time.sleep(0.5)
+        stuck = [unread(port, session, "127.0.0.6") for session in six]
+        time.sleep(1)
         conn = connection(port, "127.0.0.6")
         conn.request("POST", "/mcp", "{}", HEADERS)
         refused = conn.getresponse()
         body = json.loads(refused.read())
         assert refused.status == 503 and refused.getheader("Retry-After") == "1"
         assert body["error"]["message"] == (
-            "Too many open sessions: all 3 sessions of this client address are answering requests"
+            "Too many open sessions: all 3 sessions of this client address are busy: 3 answering a request, "
+            "0 being opened"
         )
         assert initialize(connection(port, "127.0.0.7"))[0] == 200  # another address: served
         for held in stuck:

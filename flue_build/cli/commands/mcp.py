@@ -5,7 +5,8 @@ addressed to it (`Host`/`Origin`: no DNS rebinding). Another host is refused unl
 with `--allow-remote` and a token every request must carry (`flue_build.cli.http_guard`).
 `--stateless` serves without sessions, so any number of processes behind a load balancer serve
 alike; `--workers N` runs N of them on one port (`flue_build.cli.http_serving`). Stateful, the
-sessions kept are bounded in all, per client address and in idle time (`flue_build.cli.http_sessions`).
+sessions kept are bounded in all, per client address and in idle time (`flue_build.cli.http_sessions`), and
+a request's body must arrive within `--body-timeout` seconds (`flue_build.cli.http_bodies`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 from flue_build.cli.agent_args import add_target_argument
 from flue_build.cli.counts import count
 from flue_build.cli.exits import OK, USAGE
+from flue_build.cli.http_bodies import BODY_TIMEOUT, OPENING_TIMEOUT
 from flue_build.cli.http_sessions import SessionLimits
 from flue_build.errors import UsageError
 
@@ -113,6 +115,14 @@ def register(add_parser: AddParser) -> None:
         "may keep a listing); its client opens another when it comes back",
     )
     parser.add_argument(
+        "--body-timeout",
+        metavar="SECONDS",
+        type=seconds,
+        help=f"answer 408 to a request whose body has not arrived within SECONDS (default {BODY_TIMEOUT:g}; a request "
+        f"outside a session, such as the one that opens it, within {OPENING_TIMEOUT:g} at most); a request holds no "
+        "session while its body arrives",
+    )
+    parser.add_argument(
         "--allow-oversize-skills",
         action="store_true",
         help="serve skills of more than 512 files or 16 MiB in all too, which the Skills extension says a server "
@@ -174,6 +184,8 @@ def session_limits(args: argparse.Namespace) -> SessionLimits:
 def run(args: argparse.Namespace) -> int:
     if args.http is None and (args.stateless or args.workers > 1):
         raise UsageError("--stateless and --workers serve HTTP: add --http HOST:PORT")
+    if args.http is None and args.body_timeout is not None:
+        raise UsageError("--body-timeout bounds how long --http reads a request: add --http HOST:PORT")
     sessions = session_limits(args)
     if args.http is not None:
         from flue_build.cli.http_guard import bind_problem
@@ -215,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         max_sessions_per_client=sessions.per_client,
         session_idle_timeout=sessions.idle_timeout,
         allow_oversize=args.allow_oversize_skills,
+        body_timeout=args.body_timeout or BODY_TIMEOUT,
     )
     count = len(served)
 
