@@ -15,7 +15,6 @@ It prints a markdown table (BENCHMARKS.md, "A reply's memory"): the reply's byte
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import socket
 import subprocess
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from support import scripted_mcp
-from support.scripted_mcp import entry, served, skill_md, write_config
+from support.scripted_mcp import entry, honest_listing, served, skill_md, write_config
 
 MiB = 1024 * 1024
 
@@ -50,31 +49,6 @@ said["grew"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - befor
 said["seconds"] = time.monotonic() - started
 print(json.dumps(said))
 """
-
-
-def honest_listing(size: int) -> list[dict[str, Any]]:
-    """Entries of skills with 40 files each, as an honest server lists them, SIZE bytes of JSON in all."""
-    entries, total, n = [], 0, 0
-    while total < size:
-        name = f"skill-{n:05d}"
-        resources = [
-            {
-                "uri": f"skill://{name}/references/f{k:03d}.md",
-                "digest": "sha256:" + hashlib.sha256(b"%d" % k).hexdigest(),
-                "size": 1234,
-            }
-            for k in range(40)
-        ]
-        front = {
-            "name": name,
-            "description": f"Do task {n}. Use when task {n} comes up.",
-            "metadata": {"team": "billing"},
-        }
-        made = {"uri": f"skill://{name}/SKILL.md", "frontmatter": front, "resources": resources}
-        entries.append(made)
-        total += len(json.dumps(made, separators=(",", ":")))
-        n += 1
-    return entries
 
 
 def listing(kind: str, size: int) -> list[dict[str, Any]]:

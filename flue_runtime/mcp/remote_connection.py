@@ -37,7 +37,6 @@ import mcp_types as types
 from anyio.abc import TaskStatus
 from mcp import Client, StdioServerParameters
 from mcp.client import advertise
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 from pydantic import ValidationError
@@ -45,6 +44,7 @@ from pydantic import ValidationError
 from flue_runtime.errors import RemoteSkillsError, SkillVerificationError
 from flue_runtime.format.vetting import Limits
 from flue_runtime.mcp.entries import EXTENSION_ID
+from flue_runtime.mcp.http_replies import parsed_http_transport
 from flue_runtime.mcp.remote_cache import Verified
 from flue_runtime.mcp.replies import Bound, count_replies, reply_limit, stdio_transport
 
@@ -238,7 +238,7 @@ class Connection:
         http.event_hooks["response"].append(self._note_status)
         # Each event is counted by `bound` before the SDK's parser sees it, which then holds no more than it was
         # given: its own bound is left above ours (a byte it cannot decode grows to three), never to trip first.
-        transport = streamable_http_client(self._server, http_client=http, max_sse_event_size=3 * bound.limit + 16)
+        transport = parsed_http_transport(self._server, http, max_sse_event_size=3 * bound.limit + 16)
         return Client(transport, cache=None, extensions=extensions)
 
     async def _note_status(self, response: Any) -> None:

@@ -58,6 +58,7 @@ __all__ = [
     "Bound",
     "Values",
     "count_replies",
+    "parsed_message",
     "reply_limit",
     "stdio_transport",
 ]
@@ -308,15 +309,23 @@ async def stdio_transport(
 
 
 def _message(line: bytes, server: StdioServerParameters) -> SessionMessage | Exception:
-    """One line as a message, or the parse error the session reports (as the SDK's client does). Parsed by the
-    standard library, whose objects cost a small multiple of the bytes where pydantic's JSON parser costs many
-    times more (BENCHMARKS.md, "A reply's memory"), then checked by the SDK's models, which keep what they do not
-    type as it is."""
+    """One line as a message, or the error the session reports (as the SDK's client does)."""
     try:
         text = line.decode(server.encoding, server.encoding_error_handler)
+    except ValueError as exc:
+        return exc
+    return parsed_message(text)
+
+
+def parsed_message(text: str) -> SessionMessage | Exception:
+    """One JSON-RPC message's text as a message, or the parse error the session reports (as the SDK's clients do).
+    Parsed by the standard library, whose objects cost a small multiple of the bytes where pydantic's JSON parser
+    costs many times more (BENCHMARKS.md, "A reply's memory"), then checked by the SDK's models, which keep what they
+    do not type as it is."""
+    try:
         parsed = json.loads(text, parse_constant=_not_json)
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(parsed, by_name=False))
-    except (ValueError, RecursionError) as exc:  # (json's and pydantic's errors, a decoding error, too deep)
+    except (ValueError, RecursionError) as exc:  # (json's and pydantic's errors, too deep)
         return exc if isinstance(exc, ValueError) else ValueError(f"a message nested too deep: {exc}")
 
 

@@ -167,20 +167,26 @@ def serving_http(command: list[str]) -> tuple[subprocess.Popen[bytes], str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("kind", "transport"), [*((kind, "stdio") for kind in HOSTILE), ("array", "http")])
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("kind", [*HOSTILE, "listing"])
 def test_a_listing_reply_grows_the_client_by_at_most_8_times_its_bytes_whatever_json_it_holds(
     tmp_path: Path, kind: str, transport: str
 ) -> None:
-    """A `skills/list` reply within the byte limit whose one entry carries 16 MiB of JSON in an extra key: the
-    client's peak memory grows by at most 8 times the reply (it grew 1.1 GiB, 71 times, for the array); a reply
-    holding more JSON values than its size allows is refused before it is parsed, naming the server."""
+    """A `skills/list` reply within the byte limit whose one entry carries 16 MiB of JSON in an extra key, or an
+    honest listing of 16 MiB (entries of 40 files each), over either transport: the client's peak memory grows by at
+    most 8 times the reply (it grew 1.1 GiB, 71 times, for the array; 222 MiB, 14 times, for the honest listing over
+    streamable HTTP); a reply holding more JSON values than its size allows is refused before it is parsed, naming
+    the server."""
     from support import scripted_mcp
-    from support.scripted_mcp import entry, served, skill_md, write_config
+    from support.scripted_mcp import entry, honest_listing, served, skill_md, write_config
 
     files = {"SKILL.md": skill_md("refunds", "Handle refunds.")}
-    hostile = {**entry("refunds", files), "x": HOSTILE[kind](16 * MiB)}
-    config = write_config(tmp_path, [[hostile]], served(files, "refunds"))
-    reply = len(json.dumps(hostile, separators=(",", ":")))
+    if kind == "listing":
+        page = honest_listing(16 * MiB)
+    else:
+        page = [{**entry("refunds", files), "x": HOSTILE[kind](16 * MiB)}]
+    config = write_config(tmp_path, [page], served(files, "refunds"))
+    reply = len(json.dumps(page, separators=(",", ":")))
     command = [sys.executable, str(Path(scripted_mcp.__file__)), str(config)]
     server, target = serving_http(command) if transport == "http" else (None, command)
     try:
@@ -200,6 +206,8 @@ def test_a_listing_reply_grows_the_client_by_at_most_8_times_its_bytes_whatever_
     assert said["grew"] <= 8 * reply, (said["grew"] / MiB, reply / MiB, said.get("message"))
     if kind == "string":
         assert said.get("mounted") == ["refunds"], said
+    elif kind == "listing":  # (its entries list no SKILL.md of theirs: each is left out with a warning)
+        assert said.get("mounted") == [], said
     else:
         assert said.get("error") == "RemoteSkillsError", said
         assert "JSON values" in said["message"] and "refused before it was parsed" in said["message"], said

@@ -62,6 +62,33 @@ def entry(
     return {"uri": uri(base), "frontmatter": front, "resources": resources}
 
 
+def honest_listing(size: int) -> list[dict[str, Any]]:
+    """Entries of skills with 40 files each, as an honest server lists them (their digests, sizes, frontmatter with
+    metadata), `size` bytes of compact JSON in all; none lists a SKILL.md of its own, so none is mounted."""
+    entries: list[dict[str, Any]] = []
+    total, n = 0, 0
+    while total < size:
+        name = f"skill-{n:05d}"
+        resources = [
+            {
+                "uri": uri(name, f"references/f{k:03d}.md"),
+                "digest": "sha256:" + hashlib.sha256(b"%d" % k).hexdigest(),
+                "size": 1234,
+            }
+            for k in range(40)
+        ]
+        front = {
+            "name": name,
+            "description": f"Do task {n}. Use when task {n} comes up.",
+            "metadata": {"team": "billing"},
+        }
+        made = {"uri": uri(name), "frontmatter": front, "resources": resources}
+        entries.append(made)
+        total += len(json.dumps(made, separators=(",", ":")))
+        n += 1
+    return entries
+
+
 def served(files: Mapping[str, bytes], skill: str, *, blob: bool = False) -> dict[str, dict[str, Any]]:
     """What `resources/read` answers for each file of `skill`: its bytes, as text when they are UTF-8."""
     out = {}
