@@ -12,10 +12,8 @@ need("mcp", "mcp")
 import copy
 import hashlib
 import json
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -148,37 +146,24 @@ HOSTILE = {
     "objects": lambda size: [{}] * (size // 3),
     "string": lambda size: "a" * size,
 }
-
-
-def serving_http(command: list[str]) -> tuple[subprocess.Popen[bytes], str]:
-    """The scripted server over streamable HTTP on 127.0.0.1, once it listens: the process and its URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([*command, "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    return server, f"http://127.0.0.1:{port}/mcp"
+#: The replies parsed over an event stream too (the others are refused by the same count, whatever carries them).
+PARSED_AS_EVENTS = [("string", "events"), ("listing", "events")]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("transport", ["stdio", "http"])
-@pytest.mark.parametrize("kind", [*HOSTILE, "listing"])
+@pytest.mark.parametrize(
+    ("kind", "transport"),
+    [*((kind, transport) for kind in [*HOSTILE, "listing"] for transport in ("stdio", "http")), *PARSED_AS_EVENTS],
+)
 def test_a_listing_reply_grows_the_client_by_at_most_8_times_its_bytes_whatever_json_it_holds(
     tmp_path: Path, kind: str, transport: str
 ) -> None:
     """A `skills/list` reply within the byte limit whose one entry carries 16 MiB of JSON in an extra key, or an
-    honest listing of 16 MiB (entries of 40 files each), over either transport: the client's peak memory grows by at
-    most 8 times the reply (it grew 1.1 GiB, 71 times, for the array; 222 MiB, 14 times, for the honest listing over
-    streamable HTTP); a reply holding more JSON values than its size allows is refused before it is parsed, naming
-    the server."""
-    from support import scripted_mcp
-    from support.scripted_mcp import entry, honest_listing, served, skill_md, write_config
+    honest listing of 16 MiB (entries of 40 files each), over stdio, over streamable HTTP as a JSON body or as a
+    server-sent event: the client's peak memory grows by at most 8 times the reply (it grew 1.1 GiB, 71 times, for
+    the array over stdio; 222 MiB, 14 times, for the honest listing over HTTP); a reply holding more JSON values than
+    its size allows is refused before it is parsed, naming the server."""
+    from support.scripted_mcp import entry, honest_listing, served, serving, skill_md, write_config
 
     files = {"SKILL.md": skill_md("refunds", "Handle refunds.")}
     if kind == "listing":
@@ -187,9 +172,7 @@ def test_a_listing_reply_grows_the_client_by_at_most_8_times_its_bytes_whatever_
         page = [{**entry("refunds", files), "x": HOSTILE[kind](16 * MiB)}]
     config = write_config(tmp_path, [page], served(files, "refunds"))
     reply = len(json.dumps(page, separators=(",", ":")))
-    command = [sys.executable, str(Path(scripted_mcp.__file__)), str(config)]
-    server, target = serving_http(command) if transport == "http" else (None, command)
-    try:
+    with serving(config, transport) as target:
         done = subprocess.run(
             [sys.executable, "-c", CLIENT, json.dumps({"command": target})],
             capture_output=True,
@@ -197,10 +180,6 @@ def test_a_listing_reply_grows_the_client_by_at_most_8_times_its_bytes_whatever_
             stdin=subprocess.DEVNULL,
             timeout=300,
         )
-    finally:
-        if server is not None:
-            server.terminate()
-            server.wait(30)
     assert done.returncode == 0, done.stderr[-3000:]
     said = json.loads(done.stdout.strip().splitlines()[-1])
     assert said["grew"] <= 8 * reply, (said["grew"] / MiB, reply / MiB, said.get("message"))
