@@ -4,7 +4,8 @@ A real `MCPServer` (the official SDK's, `tests/support/scripted_mcp.py`) answers
 that carries SIZE bytes of JSON in an extra key: an array of zeros (`[0,0,...]`, the issue's case), an array of
 empty objects, an array of short strings, one long string; and, for comparison, an honest listing of that size (many
 entries, each with its files and digests). `remote_skills` runs in a child process of its own, once warmed up (its
-imports and a first client made), and reports how far its peak RSS grew (`resource.getrusage`) and what it said.
+imports and a first client made), and reports how far its peak RSS grew above its RSS then (the peak reset through
+`/proc/self/clear_refs`, so a peak reached while importing hides no growth) and what it said.
 Over stdio (the server a child process), over streamable HTTP (the server on 127.0.0.1, each reply a JSON body) and
 over HTTP as server-sent events (the same server behind `tests/support/event_streams.py`'s proxy).
 
@@ -23,12 +24,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from support.peak import FROM_HERE, GROWN
 from support.scripted_mcp import TRANSPORTS, entry, honest_listing, served, serving, skill_md, write_config
 
 MiB = 1024 * 1024
 
-CLIENT = """
-import json, resource, sys, time, warnings
+CLIENT = (
+    """
+import json, sys, time, warnings
 args = json.loads(sys.argv[1])
 from flue_runtime.mcp import remote_skills
 warnings.simplefilter("ignore")
@@ -36,17 +39,21 @@ try:
     remote_skills([sys.executable, "-c", "raise SystemExit(1)"], timeout=10)
 except Exception:
     pass
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-started = time.monotonic()
+"""
+    + FROM_HERE
+    + """started = time.monotonic()
 try:
     with remote_skills(args["target"], timeout=300) as skills:
         said = {"outcome": f"{len(skills)} mounted"}
 except Exception as exc:
     said = {"outcome": type(exc).__name__}
-said["grew"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+said["grew"] = """
+    + GROWN
+    + """
 said["seconds"] = time.monotonic() - started
 print(json.dumps(said))
 """
+)
 
 
 def listing(kind: str, size: int) -> list[dict[str, Any]]:

@@ -1,18 +1,18 @@
 """A streamable-HTTP server's messages, parsed by the standard library before the SDK's transport sees them.
 
 The SDK's streamable-HTTP client parses each message with pydantic's `validate_json`, which costs many times a
-reply's bytes in memory (an honest listing of 16 MiB grew the client by 222 MiB, 14 times: BENCHMARKS.md, "A reply's
-memory"), and offers no way to parse otherwise. So its transport is kept whole (sessions, headers, redirects,
-reconnection, cancellation, server-sent events and JSON bodies) and only what it parses changes. A response hook,
-after the one that counts each reply (`replies.count_replies`), parses each JSON body and each server-sent message
-event's data with `replies.parsed_message` (the standard library's `json`, then the SDK's models, as over stdio),
-holds the message under a fresh token, and hands the SDK a stand-in of a few bytes: a message of the same kind and
-id, carrying the token. The transport's read stream swaps each stand-in back for the message held (`_Swapped`)
-before the session sees it. A reply that does not parse becomes a stand-in that does not either, so the SDK answers
-it as it answers any malformed reply.
+reply's bytes in memory, an honest listing's most of all, beyond the few times the issue allows (BENCHMARKS.md,
+"A reply's memory"); and it offers no way to parse otherwise. So its transport is kept whole (sessions, headers,
+redirects, reconnection, cancellation, server-sent events and JSON bodies) and only what it parses changes. A
+response hook, after the one that counts each reply (`replies.count_replies`), parses each JSON body and each
+message event's data with `replies.parsed_message` (the standard library's `json`, then the SDK's models, as over
+stdio), holds the message under a fresh token, and hands the SDK a stand-in of a few bytes: a message of the same
+kind and id, carrying the token. The transport's read stream swaps each stand-in back for the message held
+(`_Swapped`) before the session sees it. A reply that does not parse becomes a stand-in that does not either, so
+the SDK answers it as it answers any malformed reply.
 
-An event stream is read by `httpx2`'s own parser (the one the SDK reads it with) and written back event by event, its
-type, id and retry as they were: what the SDK reads is the same events.
+An event stream is read by `httpx2`'s own parser (the one the SDK reads it with) and written back event by event,
+its type, id and retry as they were: what the SDK reads is the same events.
 """
 
 from __future__ import annotations

@@ -18,8 +18,9 @@ megabytes in well under a second. So every reply of a remote server is counted h
 Bytes are not all: parsed, a reply of small JSON values costs many times its bytes in memory (`[0,0,...]` most of
 all, in the SDK's pydantic parser). So each reply's JSON values are counted too as it arrives (`Values`: the
 `,` `:` `[` `{` outside strings, strings skipped whole), and one holding more than `MAX_VALUES` plus one per
-`BYTES_PER_VALUE` bytes is refused the same way; and a stdio line is parsed by the standard library's `json`, whose
-objects cost a few times the bytes, then checked by the SDK's models (BENCHMARKS.md, "A reply's memory").
+`BYTES_PER_VALUE` bytes is refused the same way; and every message is parsed by the standard library's `json`, whose
+objects cost a few times the bytes, then checked by the SDK's models (`parsed_message`: a stdio line here, an HTTP
+reply in `mcp.http_replies`; BENCHMARKS.md, "A reply's memory").
 
 Past the limit, `Bound.exceed` ends the session at once: the cancel scopes of the session and of every call
 waiting on it are cancelled, so the SDK's tasks stop reading where they are and the call raises
@@ -274,8 +275,7 @@ async def stdio_transport(
                             await bound.exceed()
                         if values.over():
                             await bound.exceed(values.said())
-                        message = _message(bytes(line), server)
-                        line.clear()
+                        message = _message(line, server)
                         values = Values()
                         await to_session.send(message)
                     line += chunk[start:]
@@ -308,12 +308,15 @@ async def stdio_transport(
             group.cancel_scope.cancel()
 
 
-def _message(line: bytes, server: StdioServerParameters) -> SessionMessage | Exception:
-    """One line as a message, or the error the session reports (as the SDK's client does)."""
+def _message(line: bytearray, server: StdioServerParameters) -> SessionMessage | Exception:
+    """One line as a message, or the error the session reports (as the SDK's client does); the line emptied once
+    decoded, so that its bytes are not held while its text is parsed."""
     try:
         text = line.decode(server.encoding, server.encoding_error_handler)
     except ValueError as exc:
         return exc
+    finally:
+        line.clear()
     return parsed_message(text)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import StdioServerParameters
+from support.peak import FROM_HERE, GROWN
 
 from flue_runtime.errors import SkillVerificationError
 from flue_runtime.format.vetting import DEFAULT_LIMITS
@@ -120,8 +121,9 @@ def test_entries_the_host_met_as_type_errors_are_left_out_naming_why(field: tupl
 
 # --- a reply's memory (issue 40 item 9a) ---------------------------------------------------------
 
-CLIENT = """
-import json, resource, sys, warnings
+CLIENT = (
+    """
+import json, sys, warnings
 args = json.loads(sys.argv[1])
 from flue_runtime.mcp import remote_skills
 warnings.simplefilter("ignore")
@@ -129,15 +131,19 @@ try:  # the same imports, thread and client made once, so that what grows below 
     remote_skills([sys.executable, "-c", "raise SystemExit(1)"], timeout=10)
 except Exception:
     pass
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-try:
+"""
+    + FROM_HERE
+    + """try:
     with remote_skills(args["command"], timeout=120) as skills:
         said = {"mounted": [s.name for s in skills]}
 except Exception as exc:
     said = {"error": type(exc).__name__, "message": str(exc)}
-said["grew"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+said["grew"] = """
+    + GROWN
+    + """
 print(json.dumps(said))
 """
+)
 
 MiB = 1024 * 1024
 #: 16 MiB of JSON in an extra key of one entry, as the issue found it (`[0,0,...]`), and as objects and a string.

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import httpx2
+
+from support.loopback_server import loopback_server
 
 Frame = Callable[[bytes], bytes]
 Answer = Callable[[dict[str, object], int, bytes], tuple[int, str, bytes] | None]
@@ -63,20 +64,18 @@ _PASSED = (
 def event_streams(upstream: str, frame: Frame, answer: Answer | None = None) -> Iterator[str]:
     """The proxy's URL, in front of `upstream`, each JSON reply framed by `frame`. `answer(request, status, body)`,
     when given, may replace an upstream reply with (status, content type, body) sent as they are."""
-    ready = threading.Event()
-    loops: list[asyncio.AbstractEventLoop] = []
-    ports: list[int] = []
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, http: httpx2.AsyncClient) -> None:
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
             method = head.split(" ", 1)[0]
             headers = dict(line.split(": ", 1) for line in head.split("\r\n")[1:] if ": " in line)
             headers = {k.lower(): v for k, v in headers.items()}
             body = await reader.readexactly(int(headers.get("content-length", "0")))
-            sent = await http.request(
-                method, upstream, content=body, headers={k: v for k, v in headers.items() if k in _PASSED}
-            )
+            async with httpx2.AsyncClient(timeout=60) as http:
+                sent = await http.request(
+                    method, upstream, content=body, headers={k: v for k, v in headers.items() if k in _PASSED}
+                )
             kind, reply, status = sent.headers.get("content-type", ""), sent.content, sent.status_code
             replaced = answer(json.loads(body), status, reply) if answer and body else None
             passed = "".join(f"{k}: {v}\r\n" for k, v in sent.headers.items() if k in _PASSED and k != "content-type")
@@ -104,28 +103,5 @@ def event_streams(upstream: str, frame: Frame, answer: Answer | None = None) -> 
         finally:
             writer.close()
 
-    def run() -> None:
-        async def main() -> None:
-            async with httpx2.AsyncClient(timeout=60) as http:
-                server = await asyncio.start_server(lambda r, w: serve(r, w, http), "127.0.0.1", 0)
-                ports.append(server.sockets[0].getsockname()[1])
-                loops.append(asyncio.get_running_loop())
-                ready.set()
-                async with server:
-                    await server.serve_forever()
-
-        try:
-            asyncio.run(main())
-        except asyncio.CancelledError:
-            pass
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    try:
-        yield f"http://127.0.0.1:{ports[0]}/mcp"
-    finally:
-        loop = loops[0]
-        for task in asyncio.all_tasks(loop):
-            loop.call_soon_threadsafe(task.cancel)
-        thread.join(30)
+    with loopback_server(serve) as port:
+        yield f"http://127.0.0.1:{port}/mcp"
