@@ -32,7 +32,7 @@ from mcp_types import ErrorData, JSONRPCError, JSONRPCMessage, JSONRPCNotificati
 
 from flue_runtime.mcp.replies import parsed_message
 
-__all__ = ["Held", "parsed_http_transport"]
+__all__ = ["parsed_http_transport"]
 
 #: The key under which a stand-in carries its token, and a stand-in request's or notification's method.
 _TOKEN = "io.github.flue-skills/parsed"
