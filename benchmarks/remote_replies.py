@@ -4,10 +4,12 @@ A real `MCPServer` (the official SDK's, `tests/support/scripted_mcp.py`) answers
 that carries SIZE bytes of JSON in an extra key: an array of zeros (`[0,0,...]`, the issue's case), an array of
 empty objects, an array of short strings, one long string; and, for comparison, an honest listing of that size (many
 entries, each with its files and digests). `remote_skills` runs in a child process of its own, once warmed up (its
-imports and a first client made), and reports how far its peak RSS grew (`resource.getrusage`) and what it said.
-Over stdio (the server a child process) and over streamable HTTP (the server on 127.0.0.1).
+imports and a first client made), and reports how far its peak RSS grew above its RSS then (the peak reset through
+`/proc/self/clear_refs`, so a peak reached while importing hides no growth) and what it said.
+Over stdio (the server a child process), over streamable HTTP (the server on 127.0.0.1, each reply a JSON body) and
+over HTTP as server-sent events (the same server behind `tests/support/event_streams.py`'s proxy).
 
-    PYTHONPATH=.:tests .venv/bin/python benchmarks/remote_replies.py [--mib 16] [--transports stdio http]
+    PYTHONPATH=.:tests .venv/bin/python benchmarks/remote_replies.py [--mib 16] [--transports stdio http events]
 
 It prints a markdown table (BENCHMARKS.md, "A reply's memory"): the reply's bytes, the growth, and their ratio.
 """
@@ -15,23 +17,21 @@ It prints a markdown table (BENCHMARKS.md, "A reply's memory"): the reply's byte
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from support import scripted_mcp
-from support.scripted_mcp import entry, served, skill_md, write_config
+from support.peak import FROM_HERE, GROWN
+from support.scripted_mcp import TRANSPORTS, entry, honest_listing, served, serving, skill_md, write_config
 
 MiB = 1024 * 1024
 
-CLIENT = """
-import json, resource, sys, time, warnings
+CLIENT = (
+    """
+import json, sys, time, warnings
 args = json.loads(sys.argv[1])
 from flue_runtime.mcp import remote_skills
 warnings.simplefilter("ignore")
@@ -39,42 +39,21 @@ try:
     remote_skills([sys.executable, "-c", "raise SystemExit(1)"], timeout=10)
 except Exception:
     pass
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-started = time.monotonic()
+"""
+    + FROM_HERE
+    + """started = time.monotonic()
 try:
     with remote_skills(args["target"], timeout=300) as skills:
         said = {"outcome": f"{len(skills)} mounted"}
 except Exception as exc:
     said = {"outcome": type(exc).__name__}
-said["grew"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+said["grew"] = """
+    + GROWN
+    + """
 said["seconds"] = time.monotonic() - started
 print(json.dumps(said))
 """
-
-
-def honest_listing(size: int) -> list[dict[str, Any]]:
-    """Entries of skills with 40 files each, as an honest server lists them, SIZE bytes of JSON in all."""
-    entries, total, n = [], 0, 0
-    while total < size:
-        name = f"skill-{n:05d}"
-        resources = [
-            {
-                "uri": f"skill://{name}/references/f{k:03d}.md",
-                "digest": "sha256:" + hashlib.sha256(b"%d" % k).hexdigest(),
-                "size": 1234,
-            }
-            for k in range(40)
-        ]
-        front = {
-            "name": name,
-            "description": f"Do task {n}. Use when task {n} comes up.",
-            "metadata": {"team": "billing"},
-        }
-        made = {"uri": f"skill://{name}/SKILL.md", "frontmatter": front, "resources": resources}
-        entries.append(made)
-        total += len(json.dumps(made, separators=(",", ":")))
-        n += 1
-    return entries
+)
 
 
 def listing(kind: str, size: int) -> list[dict[str, Any]]:
@@ -91,12 +70,6 @@ def listing(kind: str, size: int) -> list[dict[str, Any]]:
     return [{**one, "x": extra[kind]()}]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def measure(kind: str, transport: str, size: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         page = listing(kind, size)
@@ -104,23 +77,7 @@ def measure(kind: str, transport: str, size: int) -> dict[str, Any]:
             Path(folder), [page], served({"SKILL.md": skill_md("refunds", "Handle refunds.")}, "refunds")
         )
         reply = len(json.dumps(page, separators=(",", ":")))
-        command = [sys.executable, str(Path(scripted_mcp.__file__)), str(config)]
-        server = None
-        target: Any = command
-        if transport == "http":
-            port = free_port()
-            server = subprocess.Popen(
-                [*command, "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-            )
-            target = f"http://127.0.0.1:{port}/mcp"
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    time.sleep(0.2)
-        try:
+        with serving(config, transport) as target:
             done = subprocess.run(
                 [sys.executable, "-c", CLIENT, json.dumps({"target": target})],
                 capture_output=True,
@@ -128,10 +85,6 @@ def measure(kind: str, transport: str, size: int) -> dict[str, Any]:
                 timeout=600,
                 stdin=subprocess.DEVNULL,
             )
-        finally:
-            if server is not None:
-                server.terminate()
-                server.wait(30)
         said = json.loads(done.stdout.strip().splitlines()[-1])
         return {"reply": reply, **said}
 
@@ -139,7 +92,7 @@ def measure(kind: str, transport: str, size: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mib", type=int, default=16)
-    parser.add_argument("--transports", nargs="+", default=["stdio", "http"])
+    parser.add_argument("--transports", nargs="+", default=list(TRANSPORTS), choices=TRANSPORTS)
     args = parser.parse_args()
     kinds = ["array of zeros", "array of empty objects", "array of short strings", "one string", "honest listing"]
     print("| transport | the reply holds | reply | client grew | ratio | outcome | seconds |")

@@ -8,7 +8,8 @@ when the server went away (a stdio server that exited, an HTTP session that ende
 stops the server process and reaps it.
 
 Every reply of the server is bounded in bytes before it is parsed (`mcp.replies`: a counter on each HTTP body
-and server-sent event, a bounded reader of stdio lines); one past the limit ends the session at once.
+and server-sent event, a bounded reader of stdio lines); one past the limit ends the session at once. Each message
+is parsed by the standard library's `json`, the SDK's HTTP transport handed stand-ins (`mcp.http_replies`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ import mcp_types as types
 from anyio.abc import TaskStatus
 from mcp import Client, StdioServerParameters
 from mcp.client import advertise
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 from pydantic import ValidationError
@@ -45,6 +45,7 @@ from pydantic import ValidationError
 from flue_runtime.errors import RemoteSkillsError, SkillVerificationError
 from flue_runtime.format.vetting import Limits
 from flue_runtime.mcp.entries import EXTENSION_ID
+from flue_runtime.mcp.http_replies import parsed_http_transport
 from flue_runtime.mcp.remote_cache import Verified
 from flue_runtime.mcp.replies import Bound, count_replies, reply_limit, stdio_transport
 
@@ -236,9 +237,9 @@ class Connection:
         http = count_replies(self._headers, bound)
         stack.push_async_callback(http.aclose)
         http.event_hooks["response"].append(self._note_status)
-        # Each event is counted by `bound` before the SDK's parser sees it, which then holds no more than it was
-        # given: its own bound is left above ours (a byte it cannot decode grows to three), never to trip first.
-        transport = streamable_http_client(self._server, http_client=http, max_sse_event_size=3 * bound.limit + 16)
+        # Each event is counted by `bound` before any parser sees it, the SDK's seeing only what `mcp.http_replies`
+        # writes back: its own bound is left above ours (a byte it cannot decode grows to three), never to trip first.
+        transport = parsed_http_transport(self._server, http, max_sse_event_size=3 * bound.limit + 16)
         return Client(transport, cache=None, extensions=extensions)
 
     async def _note_status(self, response: Any) -> None:

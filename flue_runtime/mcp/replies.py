@@ -18,8 +18,9 @@ megabytes in well under a second. So every reply of a remote server is counted h
 Bytes are not all: parsed, a reply of small JSON values costs many times its bytes in memory (`[0,0,...]` most of
 all, in the SDK's pydantic parser). So each reply's JSON values are counted too as it arrives (`Values`: the
 `,` `:` `[` `{` outside strings, strings skipped whole), and one holding more than `MAX_VALUES` plus one per
-`BYTES_PER_VALUE` bytes is refused the same way; and a stdio line is parsed by the standard library's `json`, whose
-objects cost a few times the bytes, then checked by the SDK's models (BENCHMARKS.md, "A reply's memory").
+`BYTES_PER_VALUE` bytes is refused the same way; and every message is parsed by the standard library's `json`, whose
+objects cost a few times the bytes, then checked by the SDK's models (`parsed_message`: a stdio line here, an HTTP
+reply in `mcp.http_replies`; BENCHMARKS.md, "A reply's memory").
 
 Past the limit, `Bound.exceed` ends the session at once: the cancel scopes of the session and of every call
 waiting on it are cancelled, so the SDK's tasks stop reading where they are and the call raises
@@ -58,6 +59,7 @@ __all__ = [
     "Bound",
     "Values",
     "count_replies",
+    "parsed_message",
     "reply_limit",
     "stdio_transport",
 ]
@@ -273,8 +275,7 @@ async def stdio_transport(
                             await bound.exceed()
                         if values.over():
                             await bound.exceed(values.said())
-                        message = _message(bytes(line), server)
-                        line.clear()
+                        message = _message(line, server)
                         values = Values()
                         await to_session.send(message)
                     line += chunk[start:]
@@ -307,16 +308,27 @@ async def stdio_transport(
             group.cancel_scope.cancel()
 
 
-def _message(line: bytes, server: StdioServerParameters) -> SessionMessage | Exception:
-    """One line as a message, or the parse error the session reports (as the SDK's client does). Parsed by the
-    standard library, whose objects cost a small multiple of the bytes where pydantic's JSON parser costs many
-    times more (BENCHMARKS.md, "A reply's memory"), then checked by the SDK's models, which keep what they do not
-    type as it is."""
+def _message(line: bytearray, server: StdioServerParameters) -> SessionMessage | Exception:
+    """One line as a message, or the error the session reports (as the SDK's client does); the line emptied once
+    decoded, so that its bytes are not held while its text is parsed."""
     try:
         text = line.decode(server.encoding, server.encoding_error_handler)
+    except ValueError as exc:
+        return exc
+    finally:
+        line.clear()
+    return parsed_message(text)
+
+
+def parsed_message(text: str) -> SessionMessage | Exception:
+    """One JSON-RPC message's text as a message, or the parse error the session reports (as the SDK's clients do).
+    Parsed by the standard library, whose objects cost a small multiple of the bytes where pydantic's JSON parser
+    costs many times more (BENCHMARKS.md, "A reply's memory"), then checked by the SDK's models, which keep what they
+    do not type as it is."""
+    try:
         parsed = json.loads(text, parse_constant=_not_json)
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(parsed, by_name=False))
-    except (ValueError, RecursionError) as exc:  # (json's and pydantic's errors, a decoding error, too deep)
+    except (ValueError, RecursionError) as exc:  # (json's and pydantic's errors, too deep)
         return exc if isinstance(exc, ValueError) else ValueError(f"a message nested too deep: {exc}")
 
 

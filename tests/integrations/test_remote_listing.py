@@ -12,16 +12,15 @@ need("mcp", "mcp")
 import copy
 import hashlib
 import json
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import StdioServerParameters
+from support.peak import FROM_HERE, GROWN
 
 from flue_runtime.errors import SkillVerificationError
 from flue_runtime.format.vetting import DEFAULT_LIMITS
@@ -122,8 +121,9 @@ def test_entries_the_host_met_as_type_errors_are_left_out_naming_why(field: tupl
 
 # --- a reply's memory (issue 40 item 9a) ---------------------------------------------------------
 
-CLIENT = """
-import json, resource, sys, warnings
+CLIENT = (
+    """
+import json, sys, warnings
 args = json.loads(sys.argv[1])
 from flue_runtime.mcp import remote_skills
 warnings.simplefilter("ignore")
@@ -131,15 +131,19 @@ try:  # the same imports, thread and client made once, so that what grows below 
     remote_skills([sys.executable, "-c", "raise SystemExit(1)"], timeout=10)
 except Exception:
     pass
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-try:
+"""
+    + FROM_HERE
+    + """try:
     with remote_skills(args["command"], timeout=120) as skills:
         said = {"mounted": [s.name for s in skills]}
 except Exception as exc:
     said = {"error": type(exc).__name__, "message": str(exc)}
-said["grew"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+said["grew"] = """
+    + GROWN
+    + """
 print(json.dumps(said))
 """
+)
 
 MiB = 1024 * 1024
 #: 16 MiB of JSON in an extra key of one entry, as the issue found it (`[0,0,...]`), and as objects and a string.
@@ -148,42 +152,33 @@ HOSTILE = {
     "objects": lambda size: [{}] * (size // 3),
     "string": lambda size: "a" * size,
 }
-
-
-def serving_http(command: list[str]) -> tuple[subprocess.Popen[bytes], str]:
-    """The scripted server over streamable HTTP on 127.0.0.1, once it listens: the process and its URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([*command, "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    return server, f"http://127.0.0.1:{port}/mcp"
+#: The replies parsed over an event stream too (the others are refused by the same count, whatever carries them).
+PARSED_AS_EVENTS = [("string", "events"), ("listing", "events")]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("kind", "transport"), [*((kind, "stdio") for kind in HOSTILE), ("array", "http")])
+@pytest.mark.parametrize(
+    ("kind", "transport"),
+    [*((kind, transport) for kind in [*HOSTILE, "listing"] for transport in ("stdio", "http")), *PARSED_AS_EVENTS],
+)
 def test_a_listing_reply_grows_the_client_by_at_most_8_times_its_bytes_whatever_json_it_holds(
     tmp_path: Path, kind: str, transport: str
 ) -> None:
-    """A `skills/list` reply within the byte limit whose one entry carries 16 MiB of JSON in an extra key: the
-    client's peak memory grows by at most 8 times the reply (it grew 1.1 GiB, 71 times, for the array); a reply
-    holding more JSON values than its size allows is refused before it is parsed, naming the server."""
-    from support import scripted_mcp
-    from support.scripted_mcp import entry, served, skill_md, write_config
+    """A `skills/list` reply within the byte limit whose one entry carries 16 MiB of JSON in an extra key, or an
+    honest listing of 16 MiB (entries of 40 files each), over stdio, over streamable HTTP as a JSON body or as a
+    server-sent event: the client's peak memory grows by at most 8 times the reply (it grew 1.1 GiB, 71 times, for
+    the array over stdio; 222 MiB, 14 times, for the honest listing over HTTP); a reply holding more JSON values than
+    its size allows is refused before it is parsed, naming the server."""
+    from support.scripted_mcp import entry, honest_listing, served, serving, skill_md, write_config
 
     files = {"SKILL.md": skill_md("refunds", "Handle refunds.")}
-    hostile = {**entry("refunds", files), "x": HOSTILE[kind](16 * MiB)}
-    config = write_config(tmp_path, [[hostile]], served(files, "refunds"))
-    reply = len(json.dumps(hostile, separators=(",", ":")))
-    command = [sys.executable, str(Path(scripted_mcp.__file__)), str(config)]
-    server, target = serving_http(command) if transport == "http" else (None, command)
-    try:
+    if kind == "listing":
+        page = honest_listing(16 * MiB)
+    else:
+        page = [{**entry("refunds", files), "x": HOSTILE[kind](16 * MiB)}]
+    config = write_config(tmp_path, [page], served(files, "refunds"))
+    reply = len(json.dumps(page, separators=(",", ":")))
+    with serving(config, transport) as target:
         done = subprocess.run(
             [sys.executable, "-c", CLIENT, json.dumps({"command": target})],
             capture_output=True,
@@ -191,15 +186,13 @@ def test_a_listing_reply_grows_the_client_by_at_most_8_times_its_bytes_whatever_
             stdin=subprocess.DEVNULL,
             timeout=300,
         )
-    finally:
-        if server is not None:
-            server.terminate()
-            server.wait(30)
     assert done.returncode == 0, done.stderr[-3000:]
     said = json.loads(done.stdout.strip().splitlines()[-1])
     assert said["grew"] <= 8 * reply, (said["grew"] / MiB, reply / MiB, said.get("message"))
     if kind == "string":
         assert said.get("mounted") == ["refunds"], said
+    elif kind == "listing":  # (its entries list no SKILL.md of theirs: each is left out with a warning)
+        assert said.get("mounted") == [], said
     else:
         assert said.get("error") == "RemoteSkillsError", said
         assert "JSON values" in said["message"] and "refused before it was parsed" in said["message"], said

@@ -19,11 +19,12 @@ import asyncio
 import json
 import subprocess
 import sys
-import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from support.loopback_server import loopback_server
 
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits
 
@@ -144,9 +145,6 @@ def hostile_http(kind: str) -> Iterator[tuple[str, list[int]]]:
     DECLARED bytes are sent or the client goes away: its URL, and how many bytes each answer sent."""
     status, content_type, encoding, body = REPLIES[kind]
     sent: list[int] = []
-    ready = threading.Event()
-    stop: list[asyncio.AbstractEventLoop] = []
-    address: list[int] = []
 
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         count = 0
@@ -168,30 +166,8 @@ def hostile_http(kind: str) -> Iterator[tuple[str, list[int]]]:
             sent.append(count)
             writer.close()
 
-    def run() -> None:
-        async def main() -> None:
-            server = await asyncio.start_server(answer, "127.0.0.1", 0)
-            address.append(server.sockets[0].getsockname()[1])
-            stop.append(asyncio.get_running_loop())
-            ready.set()
-            async with server:
-                await server.serve_forever()
-
-        try:
-            asyncio.run(main())
-        except asyncio.CancelledError:
-            pass
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    try:
-        yield f"http://127.0.0.1:{address[0]}/mcp", sent
-    finally:
-        loop = stop[0]
-        for task in asyncio.all_tasks(loop):
-            loop.call_soon_threadsafe(task.cancel)
-        thread.join(30)
+    with loopback_server(answer) as port:
+        yield f"http://127.0.0.1:{port}/mcp", sent
 
 
 # --- the tests -----------------------------------------------------------------------------------

@@ -18,8 +18,12 @@ import base64
 import hashlib
 import json
 import os
+import socket
+import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -62,6 +66,33 @@ def entry(
     return {"uri": uri(base), "frontmatter": front, "resources": resources}
 
 
+def honest_listing(size: int) -> list[dict[str, Any]]:
+    """Entries of skills with 40 files each, as an honest server lists them (their digests, sizes, frontmatter with
+    metadata), `size` bytes of compact JSON in all; none lists a SKILL.md of its own, so none is mounted."""
+    entries: list[dict[str, Any]] = []
+    total, n = 0, 0
+    while total < size:
+        name = f"skill-{n:05d}"
+        resources = [
+            {
+                "uri": uri(name, f"references/f{k:03d}.md"),
+                "digest": "sha256:" + hashlib.sha256(b"%d" % k).hexdigest(),
+                "size": 1234,
+            }
+            for k in range(40)
+        ]
+        front = {
+            "name": name,
+            "description": f"Do task {n}. Use when task {n} comes up.",
+            "metadata": {"team": "billing"},
+        }
+        made = {"uri": uri(name), "frontmatter": front, "resources": resources}
+        entries.append(made)
+        total += len(json.dumps(made, separators=(",", ":")))
+        n += 1
+    return entries
+
+
 def served(files: Mapping[str, bytes], skill: str, *, blob: bool = False) -> dict[str, dict[str, Any]]:
     """What `resources/read` answers for each file of `skill`: its bytes, as text when they are UTF-8."""
     out = {}
@@ -99,6 +130,44 @@ def write_config(
         )
     )
     return config
+
+
+#: How a test reaches the server: over stdio; over streamable HTTP on 127.0.0.1 (each reply a JSON body, as the SDK's
+#: server answers at the current protocol); or over HTTP through `event_streams`' proxy (each reply an event stream).
+TRANSPORTS = ("stdio", "http", "events")
+
+
+@contextmanager
+def serving(config: Path, transport: str = "stdio") -> Iterator[list[str] | str]:
+    """The server of `config`, as `remote_skills` takes it over `transport` (one of `TRANSPORTS`): its command, or
+    its URL once it listens (the server stopped at the end)."""
+    command = [sys.executable, str(Path(__file__)), str(config)]
+    if transport == "stdio":
+        yield command
+        return
+    from support.event_streams import FRAMES, event_streams
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([*command, "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        url = f"http://127.0.0.1:{port}/mcp"
+        if transport == "events":
+            with event_streams(url, FRAMES["plain"]) as proxied:
+                yield proxied
+        else:
+            yield url
+    finally:
+        server.terminate()
+        server.wait(30)
 
 
 def reads(folder: Path) -> list[str]:
