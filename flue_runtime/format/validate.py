@@ -6,6 +6,7 @@ offending key or value and a hint that says how to fix it.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -16,12 +17,13 @@ from typing import Any
 
 from flue_runtime.format import schema
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, diagnostic, has_errors
-from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT, Frontmatter, Span, parse
+from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT, Frontmatter, Span, parse, yaml_quote
 from flue_runtime.format.messages import piece
 from flue_runtime.format.naming import NAME_MAX, is_valid_name, name_problems, suggest_name
 from flue_runtime.format.records import SKILL_FILE as SKILL_FILE
 from flue_runtime.format.records import SkillMetadata as SkillMetadata
 from flue_runtime.format.schema_validator import Violation
+from flue_runtime.format.yaml_types import Stamp, core_value, read_otherwise, yaml_1_1_value
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,8 @@ def check_skill_md(
     """Check SKILL.md bytes; `directory` is the skill folder's name the `name` must equal."""
     front = parse(data, path, limit)
     diagnostics = list(front.diagnostics)
+    if data.startswith(codecs.BOM_UTF8):  # FLU111: accepted here, refused by most other readers
+        diagnostics.append(diagnostic("FLU111", path, 1, 1))
     metadata = None
     if front.data is not None:
         diagnostics.extend(check_fields(front.data, path, directory, front))
@@ -277,6 +281,55 @@ def _unknown_fields(fields: _Fields) -> list[Diagnostic]:
     ]
 
 
+def _typed_otherwise(fields: _Fields) -> list[Diagnostic]:
+    """FLU214: a plain value or key that YAML 1.1 readers (PyYAML: FastMCP, fast-agent) type otherwise than
+    YAML 1.2's core schema, which types the entry an MCP server serves: a host comparing the two refuses the
+    skill. Only text from a file has a form to judge (a mapping given in code is strings; quoted when written)."""
+    front = fields.front
+    if front is None:
+        return []
+    problems = []
+    for where, is_key in ((front.keys, True), (front.values, False)):
+        for path, mark in where.items():
+            text = path[-1] if is_key else _value_at(fields.data, path)
+            if not isinstance(text, str) or (read := read_otherwise(text)) is None or not _plain(front, mark, text):
+                continue
+            span = fields.key_span(path) if is_key else fields.value_span(path)
+            fix = f"{yaml_quote(text)}:" if is_key else f"{path[-1]}: {yaml_quote(text)}"
+            if not is_key and isinstance(path[-1], int):
+                fix = f"- {yaml_quote(text)}"
+            elif is_key and isinstance(value := _value_at(fields.data, path), str):
+                fix += f" {yaml_quote(value)}"
+            old, new = (_yaml_value(value) for value in read)
+            problems.append(fields.problem("FLU214", span, str(path[0]), value=text, old=old, new=new, fix=fix))
+    return problems
+
+
+def _value_at(data: Mapping[str, Any], path: tuple[str | int, ...]) -> object:
+    value: Any = data
+    for part in path:
+        value = value[part]
+    return value
+
+
+def _plain(front: Frontmatter, mark: Any, text: str) -> bool:
+    """Whether the scalar at `mark` is written plain: its text starts there (a quote, a block or a tag would)."""
+    lines = front.yaml.split("\n")
+    return mark.line < len(lines) and lines[mark.line].startswith(text, mark.column)
+
+
+def _yaml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return piece("yaml value: true" if value else "yaml value: false")
+    if value is None:
+        return piece("yaml value: null")
+    if isinstance(value, str):
+        return piece("yaml value: string")
+    if isinstance(value, Stamp):
+        return piece("yaml value: date" if value.kind == "date" else "yaml value: timestamp")
+    return piece("yaml value: number", number=value)
+
+
 #: Every field check, in the order its problems are reported (`check_skill_md` then sorts them by place).
 FIELD_CHECKS: tuple[Callable[[_Fields], list[Diagnostic]], ...] = (
     _required,  # FLU201
@@ -284,6 +337,7 @@ FIELD_CHECKS: tuple[Callable[[_Fields], list[Diagnostic]], ...] = (
     _name_is_folder,  # FLU205
     _placeholder,  # FLU213
     _comma_tools,  # FLU211
+    _typed_otherwise,  # FLU214
     _unknown_fields,  # FLU210
 )
 
@@ -407,13 +461,11 @@ def _yaml_string(value: object, *, keep_plain: bool = False) -> str:
         value = ", ".join(value)
     if not isinstance(value, str):
         return '"..."'
-    if keep_plain and _PLAIN_WORD.fullmatch(value) and value.lower() not in _YAML_WORDS:
+    if keep_plain and _PLAIN_WORD.fullmatch(value) and yaml_1_1_value(value) == value == core_value(value):
         return value
     return json.dumps(value, ensure_ascii=False)
 
 
-#: Plain words YAML 1.1 readers turn into booleans or null.
-_YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
 _PLAIN_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_./@+-]*(?: [A-Za-z0-9_./@+-]+)*")
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
