@@ -39,6 +39,7 @@ from flue_runtime.format.diagnostics import Diagnostic, diagnostic, has_errors
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
 from flue_runtime.format.safe_read import inspect_bytes
+from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.secrets import found_secret
 from flue_runtime.format.skill_folder import vet_tree
 from flue_runtime.format.trees import ListedTree, listing_mismatch
@@ -310,6 +311,8 @@ class _LoadedSource(MountedSource):
         assert found is not None
         if found.secret is not None:
             raise SkillSourceError(self._shown, [found_secret(self._where(path), found.secret, in_project=False)])
+        if found.hidden is not None and found.hidden.refused:
+            raise SkillSourceError(self._shown, hidden_diagnostics(self._where(path), found.hidden))
         if scan:
             with self._lock:
                 self._unscanned.discard(path)
