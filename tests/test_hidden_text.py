@@ -13,6 +13,7 @@ from support.sources import DictSource
 from flue_runtime import load_skill
 from flue_runtime.errors import SkillDefinitionError, SkillError, SkillSourceError
 from flue_runtime.format.diagnostics import Diagnostic, printable
+from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.safe_read import CHUNK
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill, vet_tree
 from flue_runtime.format.trees import MemoryTree
@@ -160,6 +161,15 @@ def test_a_file_read_after_it_was_vetted_is_refused_when_it_holds_tag_characters
     late = load_skill(source)
     with pytest.raises(SkillSourceError, match=r"notes.md:1:7: FLU317"):
         late.read_bytes("notes.md")
+
+
+def test_a_markdown_target_is_held_to_the_same_rule(tmp_path: Path) -> None:
+    """`markdown()` targets are prompt text too: the same scan, the same codes."""
+    page = tmp_path / "policy.md"
+    page.write_text("# Policy\nRefund" + tags("all orders") + " within 30\u200b days.\n", encoding="utf-8")
+    found = vet_markdown(page, "policy.md")
+    assert [(d.code, d.line, d.column) for d in found.diagnostics] == [("FLU317", 2, 7), ("FLU318", 2, 27)]
+    assert not found.ok
 
 
 def test_printable_shows_hidden_characters_escaped() -> None:

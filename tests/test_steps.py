@@ -211,6 +211,15 @@ def _(root: Path) -> None:
     assert vetting._secret_content(walking(root, allow={"key.txt"}), read(walk, "key.txt")) is None
 
 
+@case(vetting._hidden_text)
+def _(root: Path) -> None:
+    tags = "".join(chr(0xE0000 + ord(c)) for c in "hi").encode()
+    walk = walking(root, {"tags.md": b"a" + tags + b"\xe2\x80\x8b", "zwsp.md": b"a\xe2\x80\x8bb"})
+    (found, warned) = judged(vetting._hidden_text(walk, read(walk, "tags.md")), Action.REFUSE, "FLU317", "FLU318")
+    assert (found.path, found.line, found.column, warned.column) == ("s/tags.md", 1, 2, 4)
+    assert vetting._hidden_text(walk, read(walk, "zwsp.md")) is None  # kept, with FLU318 (`_kept`)
+
+
 @case(vetting._kept)
 def _(root: Path) -> None:
     walk = walking(root, {"notes.md": b"x" * 20}, large_file=10)
@@ -218,6 +227,8 @@ def _(root: Path) -> None:
     judged(vetting._kept(walk, read(walk, "notes.md")), Action.KEEP, "FLU305", "FLU314")
     (root / "twin.md").unlink()
     judged(vetting._kept(walking(root), read(walk, "notes.md")), Action.KEEP)
+    (root / "zwsp.md").write_bytes(b"a\xe2\x80\x8bb")
+    judged(vetting._kept(walking(root), read(walk, "zwsp.md")), Action.KEEP, "FLU318")
 
 
 @case(vetting._allowed_secret)

@@ -16,6 +16,7 @@ from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic, has_errors
 from flue_runtime.format.frontmatter import decode
 from flue_runtime.format.safe_read import read_regular
+from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.secrets import allowed_secret, found_secret, is_secret_file, secret_file
 from flue_runtime.format.vetting import (
     DEFAULT_LIMITS,
@@ -97,6 +98,10 @@ def vet_markdown(
     if found.secret is not None and not allowed:
         problems.append(found_secret(display, found.secret, in_project=in_project))
         return done()
+    if found.hidden is not None:  # FLU317 (refused), FLU318: prompt text, as a skill's files are
+        problems.extend(hidden_diagnostics(display, found.hidden))
+        if found.hidden.refused:
+            return done()
     if allowed and (secret_name or found.secret is not None):
         problems.append(allowed_secret(display, found.secret))
     if info.st_nlink > 1:
