@@ -173,7 +173,10 @@ def test_a_markdown_target_is_held_to_the_same_rule(tmp_path: Path) -> None:
 
 
 def test_printable_shows_hidden_characters_escaped() -> None:
-    assert printable("a" + tags("hi") + "\u200b\u2060\ufeff\u202e") == "a\\U000e0068\\U000e0069\\u200b\\u2060\\ufeff\\u202e"
+    assert (
+        printable("a" + tags("hi") + "\u200b\u2060\ufeff\u202e")
+        == "a\\U000e0068\\U000e0069\\u200b\\u2060\\ufeff\\u202e"
+    )
 
 
 def test_no_public_skill_gains_an_error() -> None:

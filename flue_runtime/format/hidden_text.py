@@ -217,7 +217,7 @@ def hidden_diagnostics(shown: str, hidden: Hidden) -> list[Diagnostic]:
         if run.tag:
             found.append(diagnostic("FLU317", *where, count=run.length, run=run.text, spelled=run.spelled))
         else:
-            names = ", ".join(sorted({unicodedata.name(char, f"U+{ord(char):04X}") for char in run.text}))
+            names = ", ".join(dict.fromkeys(unicodedata.name(char, f"U+{ord(char):04X}") for char in run.text))
             found.append(diagnostic("FLU318", *where, run=run.text, names=names, context=run.context))
     if hidden.more_tags:
         found.append(diagnostic("FLU317 more", shown, more=hidden.more_tags))

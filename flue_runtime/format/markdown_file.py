@@ -15,8 +15,8 @@ from pathlib import Path
 from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic, has_errors
 from flue_runtime.format.frontmatter import decode
-from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.hidden_text import hidden_diagnostics
+from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.secrets import allowed_secret, found_secret, is_secret_file, secret_file
 from flue_runtime.format.vetting import (
     DEFAULT_LIMITS,

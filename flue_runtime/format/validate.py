@@ -17,7 +17,7 @@ from typing import Any
 
 from flue_runtime.format import schema
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, diagnostic, has_errors
-from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT, Frontmatter, Span, parse, yaml_quote
+from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT, Frontmatter, Mark, Span, parse, yaml_quote
 from flue_runtime.format.messages import piece
 from flue_runtime.format.naming import NAME_MAX, is_valid_name, name_problems, suggest_name
 from flue_runtime.format.records import SKILL_FILE as SKILL_FILE
@@ -312,7 +312,7 @@ def _value_at(data: Mapping[str, Any], path: tuple[str | int, ...]) -> object:
     return value
 
 
-def _plain(front: Frontmatter, mark: Any, text: str) -> bool:
+def _plain(front: Frontmatter, mark: Mark, text: str) -> bool:
     """Whether the scalar at `mark` is written plain: its text starts there (a quote, a block or a tag would)."""
     lines = front.yaml.split("\n")
     return mark.line < len(lines) and lines[mark.line].startswith(text, mark.column)

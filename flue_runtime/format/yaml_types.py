@@ -15,7 +15,16 @@ import math
 import re
 from typing import NamedTuple
 
-__all__ = ["CORE_BOOL", "CORE_FLOAT", "CORE_INT", "CORE_NULL", "Stamp", "core_value", "read_otherwise", "yaml_1_1_value"]
+__all__ = [
+    "CORE_BOOL",
+    "CORE_FLOAT",
+    "CORE_INT",
+    "CORE_NULL",
+    "Stamp",
+    "core_value",
+    "read_otherwise",
+    "yaml_1_1_value",
+]
 
 
 # YAML 1.2's core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution), tried in this order.
@@ -106,7 +115,7 @@ def _int_1_1(text: str) -> int:
     if value[0] == "0":
         return sign * int(value, 8)
     if ":" in value:
-        return sign * _base_60([int(part) for part in value.split(":")])
+        return sign * int(_base_60([int(part) for part in value.split(":")]))
     return sign * int(value)
 
 

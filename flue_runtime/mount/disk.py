@@ -21,10 +21,10 @@ from pathlib import Path
 from flue_runtime.errors import SkillError, UnsafeFileError
 from flue_runtime.format.config import FlueConfig, project_config
 from flue_runtime.format.diagnostics import diagnostic
+from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.paths import display_path
 from flue_runtime.format.records import SKILL_FILE, PackedFile
-from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.safe_read import FileBytes, read_regular
 from flue_runtime.format.secrets import found_secret
 from flue_runtime.format.skill_folder import VettedSkill

@@ -36,10 +36,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from flue_runtime.errors import SkillPathError, SkillSourceError, SkillWarning
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic, has_errors
+from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
 from flue_runtime.format.safe_read import inspect_bytes
-from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.secrets import found_secret
 from flue_runtime.format.skill_folder import vet_tree
 from flue_runtime.format.trees import ListedTree, listing_mismatch

@@ -95,7 +95,11 @@ def oldest_python(backend: str, folder: Path) -> Path:
     purelib = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=folder)
     dev = sysconfig.get_paths()["purelib"]
     Path(purelib.stdout.strip(), "_flue_dev_env.pth").write_text(f"import site; site.addsitedir({dev!r})\n")
-    run([uv, "pip", "install", "-q", "--python", str(python), f"{backend}=={oldest_release(backend)}"], cwd=folder, env=env)
+    run(
+        [uv, "pip", "install", "-q", "--python", str(python), f"{backend}=={oldest_release(backend)}"],
+        cwd=folder,
+        env=env,
+    )
     return python
 
 
