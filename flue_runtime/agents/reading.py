@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from flue_runtime.errors import PageError
-from flue_runtime.format.text_files import SNIFF, head_is_text, is_text
+from flue_runtime.format.text_files import SNIFF, head_is_text
 
 __all__ = [
     "BINARY_PAGE",
@@ -28,10 +28,8 @@ __all__ = [
     "MAX_BYTES",
     "MAX_ENTRIES",
     "MAX_LINES",
-    "SNIFF",
     "Window",
     "entries_page",
-    "is_text",
     "page",
     "page_stream",
     "quoted",
