@@ -8,11 +8,13 @@ import importlib.metadata
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 from support.sources import DictSource
 
 from flue_runtime import load_skill
 from flue_runtime.errors import SkillDefinitionError, SkillError, SkillSourceError
 from flue_runtime.format.diagnostics import Diagnostic, printable
+from flue_runtime.format.hidden_text import scan_hidden
 from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.safe_read import CHUNK
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill, vet_tree
@@ -187,3 +189,15 @@ def test_no_public_skill_gains_an_error() -> None:
     assert len(folders) == 22
     found = [d for folder in folders for d in hidden(vet_skill(folder, display=folder.name))]
     assert found == []
+
+
+def test_the_projects_own_files_hold_no_hidden_text() -> None:
+    """Fixtures, examples and docs (the hostile corpus makes its hidden-text cases when it runs): nothing refused,
+    nor warned about."""
+    found = {}
+    for top in ("fixtures", "examples", "docs"):
+        for path in sorted((ROOT / top).rglob("*")):
+            hidden = scan_hidden(path.read_bytes()) if path.is_file() and not path.is_symlink() else None
+            if hidden is not None:
+                found[str(path.relative_to(ROOT))] = hidden.refused
+    assert found == {}
