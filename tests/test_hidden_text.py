@@ -5,6 +5,7 @@ one content scan every surface's vetting reads through (`format.hidden_text`, fe
 from __future__ import annotations
 
 import importlib.metadata
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from support.sources import DictSource
 from flue_runtime import load_skill
 from flue_runtime.errors import SkillDefinitionError, SkillError, SkillSourceError
 from flue_runtime.format.diagnostics import Diagnostic, printable
-from flue_runtime.format.hidden_text import scan_hidden
+from flue_runtime.format.hidden_text import HiddenScan, scan_hidden
 from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.safe_read import CHUNK
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill, vet_tree
@@ -114,6 +115,28 @@ def test_a_run_split_between_two_chunks_is_found_at_its_place() -> None:
     text = before + b"a" * pad + tags("split across").encode() + b"\n"
     found = vetted({"big.md": text})
     assert placed(found) == [("FLU317", "s/big.md", CHUNK // len(line) + 1, pad + 1)]
+
+
+def test_where_the_chunks_of_a_read_end_changes_nothing() -> None:
+    """A joiner, a flag's tags, a run or a character cut at a chunk's end: read in two chunks at every byte, the
+    same runs at the same places as read whole (the line shown around a run starts where its chunk does)."""
+    text = (
+        "Hi \U0001f468\u200d\U0001f469\n\U0001f3f4" + tags("gbsct") + "\U000e007f a\u200b\u200cb " + tags("go") + "!\n"
+    )
+    data = text.encode()
+    whole = scan_hidden(data)
+    assert whole is not None and [(r.line, r.column, r.tag, r.length) for r in whole.runs] == [
+        (2, 10, False, 2),
+        (2, 14, True, 2),
+    ]
+    for cut in range(1, len(data)):
+        scan = HiddenScan()
+        scan.feed(data[:cut])
+        scan.feed(data[cut:])
+        found = scan.finish()
+        assert found is not None and [replace(run, context="") for run in found.runs] == [
+            replace(run, context="") for run in whole.runs
+        ], cut
 
 
 def test_a_file_full_of_hidden_characters_gets_a_few_diagnostics_and_a_count() -> None:

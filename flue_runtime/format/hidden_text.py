@@ -40,21 +40,53 @@ _SPELLED = 120
 
 # The characters in UTF-8 (a match in valid UTF-8 is exactly one of them: no continuation byte starts a character).
 _TAG = rb"\xf3\xa0[\x80\x81][\x80-\xbf]"
-_OTHER = rb"\xe2\x80[\x8b-\x8f\xaa-\xae]|\xe2\x81[\xa0\xa6-\xa9]|\xd8\x9c|\xef\xbb\xbf"
-_RUNS = re.compile(b"(?P<tag>(?:" + _TAG + b")+)|(?P<other>(?:" + _OTHER + b")+)")
-#: The lead bytes of the characters after U+2000, searched for one at a time (a literal first byte is fast).
-_E2 = re.compile(rb"\xe2(?:\x80[\x8b-\x8f\xaa-\xae]|\x81[\xa0\xa6-\xa9])")
-_CONTINUATION = bytes(range(0x80, 0xC0))
-#: The emoji flags tag characters exist for: a black flag, a subdivision in tags, a cancel tag.
-_FLAG, _CANCEL = "\U0001f3f4", "\U000e007f"
-_FLAGS = frozenset("".join(chr(0xE0000 + ord(c)) for c in tags) + _CANCEL for tags in ("gbeng", "gbsct", "gbwls"))
-#: What may stand either side of a zero-width joiner in an emoji sequence: pictographs and symbols, a
-#: skin tone, the emoji presentation selector (U+FE0F), the keycap (U+20E3).
-_EMOJI = re.compile(
-    "[\u00a9\u00ae\u203c\u2049\u20e3\u2122\u2139\u2194-\u21aa\u231a-\u23ff\u24c2\u25aa-\u27bf\u2934\u2935"
-    "\u2b05-\u2b55\u3030\u303d\u3297\u3299\ufe0f\U0001f000-\U0001faff]"
+_ZWJ = rb"\xe2\x80\x8d"
+_NOT_ZWJ = rb"\xe2\x80[\x8b\x8c\x8e\x8f\xaa-\xae]|\xe2\x81[\xa0\xa6-\xa9]|\xd8\x9c|\xef\xbb\xbf"
+_OTHER = _NOT_ZWJ + b"|" + _ZWJ
+#: What may stand either side of a zero-width joiner in an emoji sequence, in UTF-8: pictographs (U+1F000-U+1FAFF,
+#: skin tones among them), symbols and dingbats (U+2080-U+2BFF, past the punctuation block that holds the hidden
+#: characters), U+203C, U+2049, U+3030, U+303D, U+3297, U+3299, U+00A9, U+00AE, and before it the emoji
+#: presentation selector (U+FE0F).
+_EMOJI = (
+    rb"\xf0\x9f[\x80-\xab][\x80-\xbf]",
+    rb"\xe2[\x82-\xaf][\x80-\xbf]",
+    rb"\xe2\x80\xbc",
+    rb"\xe2\x81\x89",
+    rb"\xe3\x80[\xb0\xbd]",
+    rb"\xe3\x8a[\x97\x99]",
+    rb"\xc2[\xa9\xae]",
 )
-_ZWJ = "\u200d"
+_AHEAD = b"(?=" + b"|".join(_EMOJI) + b")"
+_NOT_AFTER = b"".join(b"(?<!" + emoji + _ZWJ + b")" for emoji in (*_EMOJI, rb"\xef\xb8\x8f"))
+#: A joiner that is not one between two emoji (each pattern starts with its bytes: a fast search).
+_LONE_ZWJ = _ZWJ + b"(?:(?!" + _AHEAD + b")|" + _NOT_AFTER + b")"
+#: The emoji flags tag characters exist for: a black flag (U+1F3F4), a subdivision in tags, a cancel tag (U+E007F).
+_FLAGS = (
+    "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in f"{region}\x7f") for region in ("gbeng", "gbsct", "gbwls")
+)
+#: A run of each kind (other characters, tags), but a joiner alone between two emoji and a flag's tag sequence: a
+#: run starts with its first character (never inside another run) and is taken whole (`*+`: no shorter run is tried).
+_RUNS = (
+    re.compile(b"(?:" + _NOT_ZWJ + b"|" + _LONE_ZWJ + b")(?:" + _OTHER + b")*+"),
+    re.compile(
+        _TAG
+        + b"(?<!"
+        + _TAG
+        + _TAG
+        + b")(?:"
+        + _TAG
+        + b")*+"
+        + b"".join(b"(?<!" + re.escape(f.encode()) + b")" for f in _FLAGS)
+    ),
+)
+#: The hidden characters but the joiner, after U+2000, and a joiner that is no emoji's: searched only where their
+#: lead bytes are (a literal first byte is a fast search).
+_E2 = re.compile(rb"\xe2(?:\x80[\x8b\x8c\x8e\x8f\xaa-\xae]|\x81[\xa0\xa6-\xa9])")
+_LONE = re.compile(_LONE_ZWJ)
+#: The bytes before a chunk kept for the next (a character: what precedes a joiner or a flag's tags), and the
+#: longest run of hidden characters at a chunk's end held for the next (a flag's tags, a joiner before an emoji).
+_TAIL, _HELD = 4, 32
+_CONTINUATION = bytes(range(0x80, 0xC0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,17 +122,20 @@ class Hidden:
 @dataclass(slots=True)
 class HiddenScan:
     """The hidden text of a file read in chunks (`feed` each, then `finish`); a run split between two is found
-    whole. Memory: the file's first `SNIFF` bytes (whether it is text), and the runs kept."""
+    whole (up to `_HELD` bytes of it). Memory: the file's first `SNIFF` bytes (whether it is text), and the runs kept.
+
+    The first `SHOWN` runs of each kind are found one by one; the rest are only counted, by the pattern alone,
+    so a file made of hidden characters costs a pattern's speed, not Python's per run."""
 
     _head: bytes = b""
     _size: int = 0
-    #: A character cut at the end of the last chunk, read with the next.
+    #: Bytes at the end of the last chunk read with the next: a character cut there, or a short run of hidden ones.
     _carry: bytes = b""
     #: Line breaks before the bytes being read, and characters after the last of them.
     _lines: int = 0
     _column: int = 0
-    #: The last character of the bytes read before (what precedes a joiner at a chunk's start).
-    _previous: str = ""
+    #: The last bytes read before (a character: what precedes a joiner or a flag's tags at a chunk's start).
+    _tail: bytes = b""
     #: The bytes of the last chunk, until the next comes.
     _before: bytes | None = None
     _runs: list[Run] = field(default_factory=list)
@@ -112,67 +147,109 @@ class HiddenScan:
         if len(self._head) < SNIFF:
             self._head += chunk[: SNIFF - len(self._head)]
         data = self._carry + chunk if self._carry else chunk
-        cut = _cut(data)
+        cut = _held(data)
         data, self._carry = (data[:-cut], data[-cut:]) if cut else (data, b"")
-        if not data.isascii() and _may_hide(data):
-            self._read_runs(data)
+        self._read(data)
         self._size += len(chunk)
-        self._before = data
 
     def finish(self) -> Hidden | None:
         """The runs found, or None: none, or not a text file."""
+        if self._carry:
+            if self._before is not None:
+                self._move_past(self._before)
+            self._read(self._carry)
+            self._carry = b""
         if not any(self._counts) or not head_is_text(self._head, complete=self._size <= SNIFF):
             return None
         other, tags = self._counts
-        shown_tags = sum(run.tag for run in self._runs)
-        return Hidden(tuple(self._runs), tags - shown_tags, other - (len(self._runs) - shown_tags))
+        runs = sorted(self._runs, key=lambda run: (run.line, run.column))
+        shown_tags = sum(run.tag for run in runs)
+        return Hidden(tuple(runs), tags - shown_tags, other - (len(runs) - shown_tags))
+
+    def _read(self, data: bytes) -> None:
+        if not data.isascii():
+            for tag, may in enumerate(_may_hide(data)):
+                if may:
+                    self._read_runs(data, bool(tag))
+        self._before = data
 
     def _move_past(self, data: bytes) -> None:
         """Count the lines and the last line's characters of `data` (a file of one chunk never pays for it)."""
         self._lines += data.count(b"\n")
         newline = data.rfind(b"\n")
         self._column = (self._column if newline == -1 else 0) + _chars(data, newline + 1, len(data))
-        self._previous = _char_before(data, len(data)) or self._previous
+        self._tail = (self._tail + data)[-_TAIL:]
         self._before = None
 
-    def _read_runs(self, data: bytes) -> None:
-        for match in _RUNS.finditer(data):
-            tag = match.lastgroup == "tag"
-            start, end = match.span()
-            text = match.group().decode("utf-8")
-            before = self._previous if start == 0 else _char_before(data, start)
-            if tag and before == _FLAG and text in _FLAGS:
-                continue
-            if not tag:
-                if start == 0 and self._size == 0 and text[0] == "\ufeff":  # a byte-order mark: the file's start
-                    text, start = text[1:], start + 3
-                if not text or (text == _ZWJ and _EMOJI.match(before) and _EMOJI.match(_char_after(data, end))):
+    def _read_runs(self, data: bytes, tag: bool) -> None:
+        """Keep the first runs of a kind (`SHOWN` in all), then count the rest."""
+        shift = len(self._tail)
+        text = self._tail + data if shift else data  # (the bytes before, for what precedes a run)
+        at = shift
+        kept = sum(run.tag is tag for run in self._runs)
+        for match in _RUNS[tag].finditer(text, shift) if kept < SHOWN else ():
+            start, end = match.start() - shift, match.end() - shift
+            at = match.end()
+            if not tag and start == 0 and self._lines == self._column == 0 and data.startswith(b"\xef\xbb\xbf"):
+                start += 3  # a byte-order mark at the file's start is not hidden text
+                if start == end:
                     continue
             self._counts[tag] += 1
-            if self._counts[tag] <= SHOWN:
-                self._runs.append(self._run(data, start, end, text, tag))
+            self._runs.append(self._run(data, start, end, tag))
+            kept += 1
+            if kept == SHOWN:
+                break
+        else:
+            if kept < SHOWN:
+                return
+        self._counts[tag] += len(_RUNS[tag].findall(text, at))  # the rest, counted by the pattern alone
 
-    def _run(self, data: bytes, start: int, end: int, text: str, tag: bool) -> Run:
+    def _run(self, data: bytes, start: int, end: int, tag: bool) -> Run:
         line_start = data.rfind(b"\n", 0, start) + 1
         column = _chars(data, line_start, start) + (self._column if line_start == 0 else 0) + 1
         line = self._lines + data.count(b"\n", 0, start) + 1
+        width = 4 if tag else 3
+        shown = data[start : min(end, start + width * max(_RUN_SHOWN, _SPELLED if tag else 0))].decode(
+            "utf-8", "ignore"
+        )
+        length = (end - start) // 4 if tag else _chars(data, start, end)
         left = data[max(line_start, start - 4 * _CONTEXT) : start].decode("utf-8", "replace")[-_CONTEXT:]
         line_end = data.find(b"\n", end)
         right = data[end : min(end + 4 * _CONTEXT, len(data) if line_end == -1 else line_end)]
-        context = left + text[:_RUN_SHOWN] + right.decode("utf-8", "replace")[:_CONTEXT]
-        spelled = "".join(chr(ord(char) - 0xE0000) for char in text[:_SPELLED]) if tag else ""
-        return Run(tag, line, column, text[:_RUN_SHOWN], len(text), context.rstrip("\r"), spelled)
+        context = left + shown[:_RUN_SHOWN] + ("\u2026" if length > _RUN_SHOWN else "")
+        context += right.decode("utf-8", "replace")[:_CONTEXT]
+        spelled = "".join(chr(ord(char) - 0xE0000) for char in shown[:_SPELLED]) if tag else ""
+        return Run(tag, line, column, shown[:_RUN_SHOWN], length, context.rstrip("\r"), spelled)
 
 
-def _may_hide(data: bytes) -> bool:
-    """Whether non-ASCII `data` can hold a hidden character: a lead byte's search first (memchr), the
-    pattern only where the lead byte is."""
+def _may_hide(data: bytes) -> tuple[bool, bool]:
+    """Whether non-ASCII `data` can hold a bidi or zero-width character, and a tag character: a lead byte's
+    search first (memchr), a pattern only where the lead byte is."""
     return (
-        (b"\xe2" in data and _E2.search(data) is not None)
-        or (b"\xf3" in data and b"\xf3\xa0" in data)
+        (b"\xe2" in data and (_E2.search(data) is not None or (_ZWJ in data and _LONE.search(data) is not None)))
         or (b"\xd8" in data and b"\xd8\x9c" in data)
         or (b"\xef" in data and b"\xef\xbb\xbf" in data)
-    )
+    ), b"\xf3" in data and b"\xf3\xa0" in data
+
+
+def _held(data: bytes) -> int:
+    """How many bytes at the end of `data` to read with the next chunk: a character cut there, and before it a
+    short run of hidden characters (a flag's tags or a joiner whose other side comes next)."""
+    cut = _cut(data)
+    at = len(data) - cut
+    while cut < _HELD and at >= 3:
+        if data[at - 1] < 0x80:
+            break
+        width = 4 if at >= 4 and data[at - 4] == 0xF3 else 3 if data[at - 3] >= 0xE0 else 2
+        if not any(pattern.fullmatch(data, at - width, at) for pattern in _ONE):
+            break
+        at -= width
+        cut += width
+    return cut if cut < _HELD else _cut(data)
+
+
+#: One hidden character of each kind.
+_ONE = (re.compile(_OTHER), re.compile(_TAG))
 
 
 def _cut(data: bytes) -> int:
@@ -191,14 +268,6 @@ def _chars(data: bytes, start: int, end: int) -> int:
     """Characters in `data[start:end]`: the bytes that start one (no continuation byte does)."""
     piece = data[start:end]
     return len(piece) if piece.isascii() else len(piece.translate(None, _CONTINUATION))
-
-
-def _char_before(data: bytes, at: int) -> str:
-    return data[max(0, at - 4) : at].decode("utf-8", "replace")[-1:]
-
-
-def _char_after(data: bytes, at: int) -> str:
-    return data[at : at + 4].decode("utf-8", "replace")[:1]
 
 
 def scan_hidden(data: bytes) -> Hidden | None:
