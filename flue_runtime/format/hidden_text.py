@@ -79,8 +79,11 @@ _RUNS = (
         + b"".join(b"(?<!" + re.escape(f.encode()) + b")" for f in _FLAGS)
     ),
 )
-#: The hidden characters but the joiner, after U+2000, and a joiner that is no emoji's: searched only where their
-#: lead bytes are (a literal first byte is a fast search).
+#: The bytes the hidden characters are made of in UTF-8: what is left of a chunk without all others is a few
+#: percent of non-ASCII text, searched for the characters' byte sequences (bytes that were apart may meet there:
+#: a false lead is then looked for in the chunk itself, never a missed one).
+_KEPT = bytes([0x80, 0x81, *range(0x8B, 0x90), 0x9C, 0xA0, *range(0xA6, 0xAF), 0xBB, 0xBF, 0xD8, 0xE2, 0xEF, 0xF3])
+_DROPPED = bytes(byte for byte in range(256) if byte not in _KEPT)
 _E2 = re.compile(rb"\xe2(?:\x80[\x8b\x8c\x8e\x8f\xaa-\xae]|\x81[\xa0\xa6-\xa9])")
 _LONE = re.compile(_LONE_ZWJ)
 #: The bytes before a chunk kept for the next (a character: what precedes a joiner or a flag's tags), and the
@@ -138,19 +141,25 @@ class HiddenScan:
     _tail: bytes = b""
     #: The bytes of the last chunk, until the next comes.
     _before: bytes | None = None
+    #: Whether the file is text (`text_files`), once known.
+    _text: bool | None = None
     _runs: list[Run] = field(default_factory=list)
     _counts: list[int] = field(default_factory=lambda: [0, 0])  # runs met: of other characters, of tags
 
     def feed(self, chunk: bytes) -> None:
-        if self._before is not None:  # a later chunk: its positions go on from where the one before ends
-            self._move_past(self._before)
         if len(self._head) < SNIFF:
             self._head += chunk[: SNIFF - len(self._head)]
+            if b"\x00" in self._head:  # not text: a model is shown base64 (memchr; UTF-8 is judged if need be)
+                self._text = False
+        self._size += len(chunk)
+        if self._text is False:
+            return
+        if self._before is not None:  # a later chunk: its positions go on from where the one before ends
+            self._move_past(self._before)
         data = self._carry + chunk if self._carry else chunk
         cut = _held(data)
         data, self._carry = (data[:-cut], data[-cut:]) if cut else (data, b"")
         self._read(data)
-        self._size += len(chunk)
 
     def finish(self) -> Hidden | None:
         """The runs found, or None: none, or not a text file."""
@@ -159,7 +168,7 @@ class HiddenScan:
                 self._move_past(self._before)
             self._read(self._carry)
             self._carry = b""
-        if not any(self._counts) or not head_is_text(self._head, complete=self._size <= SNIFF):
+        if not any(self._counts) or self._text is False or not head_is_text(self._head, complete=self._size <= SNIFF):
             return None
         other, tags = self._counts
         runs = sorted(self._runs, key=lambda run: (run.line, run.column))
@@ -167,18 +176,29 @@ class HiddenScan:
         return Hidden(tuple(runs), tags - shown_tags, other - (len(runs) - shown_tags))
 
     def _read(self, data: bytes) -> None:
-        if not data.isascii():
-            for tag, may in enumerate(_may_hide(data)):
-                if may:
-                    self._read_runs(data, bool(tag))
+        if not data.isascii() and self._text is not False:
+            may = _may_hide(data)
+            if (may[0] or may[1]) and self._is_text():
+                for tag in (False, True):
+                    if may[tag]:
+                        self._read_runs(data, tag)
         self._before = data
+
+    def _is_text(self) -> bool:
+        """Whether the file is text as far as its head has come (decided once the head is whole)."""
+        if self._text is None:
+            text = head_is_text(self._head, complete=False)
+            if not text or len(self._head) >= SNIFF:
+                self._text = text
+            return text
+        return self._text
 
     def _move_past(self, data: bytes) -> None:
         """Count the lines and the last line's characters of `data` (a file of one chunk never pays for it)."""
         self._lines += data.count(b"\n")
         newline = data.rfind(b"\n")
         self._column = (self._column if newline == -1 else 0) + _chars(data, newline + 1, len(data))
-        self._tail = (self._tail + data)[-_TAIL:]
+        self._tail = (self._tail + data[-_TAIL:])[-_TAIL:]
         self._before = None
 
     def _read_runs(self, data: bytes, tag: bool) -> None:
@@ -223,13 +243,15 @@ class HiddenScan:
 
 
 def _may_hide(data: bytes) -> tuple[bool, bool]:
-    """Whether non-ASCII `data` can hold a bidi or zero-width character, and a tag character: a lead byte's
-    search first (memchr), a pattern only where the lead byte is."""
-    return (
-        (b"\xe2" in data and (_E2.search(data) is not None or (_ZWJ in data and _LONE.search(data) is not None)))
-        or (b"\xd8" in data and b"\xd8\x9c" in data)
-        or (b"\xef" in data and b"\xef\xbb\xbf" in data)
-    ), b"\xf3" in data and b"\xf3\xa0" in data
+    """Whether non-ASCII `data` can hold a bidi or zero-width character, and a tag character: searched for in
+    the bytes those are made of (`_KEPT`, one `translate`), a joiner then in `data` (is it one between emoji?)."""
+    kept = data.translate(None, _DROPPED)
+    other = (
+        (b"\xe2" in kept and (_E2.search(kept) is not None or (_ZWJ in kept and _LONE.search(data) is not None)))
+        or (b"\xd8" in kept and b"\xd8\x9c" in kept)
+        or (b"\xef" in kept and b"\xef\xbb\xbf" in kept)
+    )
+    return other, b"\xf3\xa0" in kept
 
 
 def _held(data: bytes) -> int:
