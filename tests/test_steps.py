@@ -334,11 +334,11 @@ def _(root: Path) -> None:
 @case(validate._typed_otherwise)
 def _(root: Path) -> None:
     found = validate._typed_otherwise(fields(VALID + "license: yes\nmetadata:\n  n: '0777'\n  tags: [beta, 1:30]\n"))
-    assert codes(found) == [("FLU214", 6, 3, "metadata"), ("FLU214", 4, 10, "license"), ("FLU214", 7, 16, "metadata")]
-    assert [d.hint.rpartition(" ")[2] for d in found] == ['"0777"`', '"yes"`', '"1:30"`']
+    assert codes(found) == [("FLU214", 4, 10, "license"), ("FLU214", 6, 3, "metadata"), ("FLU214", 7, 16, "metadata")]
+    assert [d.hint.rpartition(" ")[2] for d in found] == ['"yes"`', '"0777"`', '"1:30"`']
     assert (
-        found[1].message.startswith("`yes` is `true` to YAML 1.1 readers")
-        and "but a string to YAML 1.2" in found[1].message
+        found[0].message.startswith("`yes` is `true` to YAML 1.1 readers")
+        and "but a string to YAML 1.2" in found[0].message
     )
     assert validate._typed_otherwise(validate._Fields.of({"name": "s", "description": "yes"}, "s", "s", None)) == []
     assert validate._typed_otherwise(fields(VALID + "license: 'yes'\nmetadata:\n  '0777': \"on\"\n")) == []

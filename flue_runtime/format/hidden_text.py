@@ -14,8 +14,9 @@ Only text files are read for them: a file a model is shown as text (`text_files`
 which decodes as UTF-8); anything else reaches a model as base64, where nothing hides. The scan runs on
 the chunks `safe_read` hashes and scans for secrets, so every surface that vets a skill (the builds,
 `check`, dev mode, workspace skills, sources, sandboxes, `define_skill`) gets the same verdict from one
-read. Text without one of the few lead bytes these characters start with in UTF-8 is passed over at the
-speed of a byte search (BENCHMARKS.md, "Hidden text").
+read. ASCII text and binary files cost a byte search; other text is searched in the few bytes these
+characters are made of in UTF-8, and only text that holds one is read run by run (BENCHMARKS.md,
+"Hidden text and frontmatter other readers take differently").
 """
 
 from __future__ import annotations
@@ -245,6 +246,8 @@ class HiddenScan:
 def _may_hide(data: bytes) -> tuple[bool, bool]:
     """Whether non-ASCII `data` can hold a bidi or zero-width character, and a tag character: searched for in
     the bytes those are made of (`_KEPT`, one `translate`), a joiner then in `data` (is it one between emoji?)."""
+    if b"\xe2" not in data and b"\xef" not in data and b"\xd8" not in data and b"\xf3" not in data:
+        return False, False  # (accented letters alone, most non-English text: four memchr)
     kept = data.translate(None, _DROPPED)
     other = (
         (b"\xe2" in kept and (_E2.search(kept) is not None or (_ZWJ in kept and _LONE.search(data) is not None)))

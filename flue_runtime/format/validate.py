@@ -23,7 +23,7 @@ from flue_runtime.format.naming import NAME_MAX, is_valid_name, name_problems, s
 from flue_runtime.format.records import SKILL_FILE as SKILL_FILE
 from flue_runtime.format.records import SkillMetadata as SkillMetadata
 from flue_runtime.format.schema_validator import Violation
-from flue_runtime.format.yaml_types import Stamp, core_value, read_otherwise, yaml_1_1_value
+from flue_runtime.format.yaml_types import Stamp, core_value, may_read_otherwise, read_otherwise, yaml_1_1_value
 
 
 @dataclass(frozen=True)
@@ -289,20 +289,38 @@ def _typed_otherwise(fields: _Fields) -> list[Diagnostic]:
     if front is None:
         return []
     problems = []
-    for where, is_key in ((front.keys, True), (front.values, False)):
-        for path, mark in where.items():
-            text = path[-1] if is_key else _value_at(fields.data, path)
-            if not isinstance(text, str) or (read := read_otherwise(text)) is None or not _plain(front, mark, text):
-                continue
-            span = fields.key_span(path) if is_key else fields.value_span(path)
-            fix = f"{yaml_quote(text)}:" if is_key else f"{path[-1]}: {yaml_quote(text)}"
-            if not is_key and isinstance(path[-1], int):
-                fix = f"- {yaml_quote(text)}"
-            elif is_key and isinstance(value := _value_at(fields.data, path), str):
-                fix += f" {yaml_quote(value)}"
-            old, new = (_yaml_value(value) for value in read)
-            problems.append(fields.problem("FLU214", span, str(path[0]), value=text, old=old, new=new, fix=fix))
-    return problems
+    for path, text, value in _scalars(fields.data):
+        read = read_otherwise(text)
+        if read is None or not _plain(front, (front.keys if value is None else front.values)[path], text):
+            continue
+        if value is None:  # a key: quoted, with its value (quoted too, when a string)
+            span = fields.key_span(path)
+            found = _value_at(fields.data, path)
+            fix = f"{yaml_quote(text)}:" + (f" {yaml_quote(found)}" if isinstance(found, str) else "")
+        else:
+            span = fields.value_span(path)
+            fix = f"- {yaml_quote(text)}" if isinstance(path[-1], int) else f"{path[-1]}: {yaml_quote(text)}"
+        old, new = (_yaml_value(reading) for reading in read)
+        problems.append(fields.problem("FLU214", span, str(path[0]), value=text, old=old, new=new, fix=fix))
+    return sorted(problems, key=lambda problem: (problem.line or 0, problem.column or 0))
+
+
+def _scalars(data: Mapping[str, Any]) -> list[tuple[tuple[str | int, ...], str, bool | None]]:
+    """The keys (`None` third) and string values (`True`) of a frontmatter mapping that YAML 1.1 and 1.2 may read
+    differently (`may_read_otherwise`: most are text to both, passed over at a set's and a character's cost)."""
+    found: list[tuple[tuple[str | int, ...], str, bool | None]] = []
+    pending: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
+    while pending:
+        path, node = pending.pop()
+        for key, item in node.items() if isinstance(node, dict) else enumerate(node):
+            if isinstance(key, str) and may_read_otherwise(key):
+                found.append(((*path, key), key, None))
+            if isinstance(item, str):
+                if may_read_otherwise(item):
+                    found.append(((*path, key), item, True))
+            elif isinstance(item, (dict, list)):
+                pending.append(((*path, key), item))
+    return found
 
 
 def _value_at(data: Mapping[str, Any], path: tuple[str | int, ...]) -> object:

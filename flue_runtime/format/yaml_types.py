@@ -49,9 +49,14 @@ _TIMESTAMP_1_1 = re.compile(
     r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
     r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?"
 )
-#: What every typed plain scalar starts with (a YAML 1.1 or 1.2 number, boolean, null or date): the rest is
-#: text to both, found without a pattern.
-_TYPED_START = frozenset("0123456789-+.~yYnNoOtTfF")
+#: How every scalar the two read differently starts (a superset, tried first: most values are text or a number
+#: both read alike, `7`, `1.0`): a leading zero or a base prefix, `_`, `:` or an exponent after digits, a sign
+#: before a dot, `.inf`/`.nan`, a year; and the 1.1 booleans that are text to 1.2.
+_MAY_DIFFER = re.compile(
+    r"[-+]?0[0-9_oObBxX]|[-+]?\.?[0-9][0-9.]*[_:eE]|[-+]\.|\.(?:inf|Inf|INF|nan|NaN|NAN)|[0-9]{4}-"
+)
+_WORDS_1_1 = (_TRUE_1_1 | _FALSE_1_1) - {"true", "True", "TRUE", "false", "False", "FALSE"}
+_NUMBER_START = frozenset("0123456789+-.")
 
 
 class Stamp(NamedTuple):
@@ -91,9 +96,14 @@ def yaml_1_1_value(text: str) -> object:
     return text
 
 
+def may_read_otherwise(text: str) -> bool:
+    """Whether YAML 1.1 and 1.2 may read the plain scalar `text` differently (cheap: no value is made)."""
+    return text in _WORDS_1_1 or (text[:1] in _NUMBER_START and _MAY_DIFFER.match(text) is not None)
+
+
 def read_otherwise(text: str) -> tuple[object, object] | None:
     """(YAML 1.1's value, YAML 1.2's) of the plain scalar `text` when they differ, else None."""
-    if text[:1] not in _TYPED_START:
+    if not may_read_otherwise(text):
         return None
     old, new = yaml_1_1_value(text), core_value(text)
     if type(old) is type(new) and (old == new or (isinstance(old, float) and math.isnan(old) and math.isnan(new))):  # type: ignore[arg-type]
