@@ -346,27 +346,27 @@ def test_a_plain_value_yaml_1_1_reads_otherwise_warns_at_the_value_with_the_quot
     value: str, yaml_1_1: str, yaml_1_2: str
 ) -> None:
     result = check(VALID + f"\nlicense: {value}")
-    d = only(result, "FLU214")
+    d = only(result, "FLU215")
     assert (d.line, d.column, d.severity, d.field) == (4, 10, Severity.WARNING, "license")
     assert f"`{value}`" in d.message and yaml_1_1 in d.message and yaml_1_2 in d.message
     assert d.hint.endswith(f'`license: "{value}"`')
     assert result.ok
     for quoted in (f'"{value}"', f"'{value}'", f"|\n  {value}", f"!!str {value}"):
-        assert "FLU214" not in codes(check(VALID + f"\nlicense: {quoted}"))
+        assert "FLU215" not in codes(check(VALID + f"\nlicense: {quoted}"))
 
 
 @pytest.mark.parametrize("value", ["true", "False", "null", "~", "7", "-3", "1.0", "1.5e-3", "0x1F", "07", "v1:30"])
 def test_a_plain_value_both_versions_read_alike_does_not_warn(value: str) -> None:
-    assert "FLU214" not in codes(check(VALID + f"\nlicense: {value}"))
+    assert "FLU215" not in codes(check(VALID + f"\nlicense: {value}"))
 
 
 def test_values_and_keys_inside_metadata_warn_whichever_reader_reads_them() -> None:
     block = check(VALID + "\nmetadata:\n  version: 0777\n  on: beta\n  released: 2024-05-01")
     flow = check(VALID + "\nmetadata: {version: 0777, on: beta, released: 2024-05-01}  # a flow mapping: PyYAML")
-    assert [(d.line, d.column) for d in block.diagnostics if d.code == "FLU214"] == [(5, 12), (6, 3), (7, 13)]
-    assert [(d.line, d.column) for d in flow.diagnostics if d.code == "FLU214"] == [(4, 21), (4, 27), (4, 47)]
+    assert [(d.line, d.column) for d in block.diagnostics if d.code == "FLU215"] == [(5, 12), (6, 3), (7, 13)]
+    assert [(d.line, d.column) for d in flow.diagnostics if d.code == "FLU215"] == [(4, 21), (4, 27), (4, 47)]
     for result in (block, flow):
-        hints = [d.hint for d in result.diagnostics if d.code == "FLU214"]
+        hints = [d.hint for d in result.diagnostics if d.code == "FLU215"]
         assert hints[0].endswith('`version: "0777"`') and hints[1].endswith('`"on": "beta"`'), hints
         assert result.ok and all(d.field == "metadata" for d in result.diagnostics)
 

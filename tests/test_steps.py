@@ -334,7 +334,7 @@ def _(root: Path) -> None:
 @case(validate._typed_otherwise)
 def _(root: Path) -> None:
     found = validate._typed_otherwise(fields(VALID + "license: yes\nmetadata:\n  n: '0777'\n  tags: [beta, 1:30]\n"))
-    assert codes(found) == [("FLU214", 4, 10, "license"), ("FLU214", 6, 3, "metadata"), ("FLU214", 7, 16, "metadata")]
+    assert codes(found) == [("FLU215", 4, 10, "license"), ("FLU215", 6, 3, "metadata"), ("FLU215", 7, 16, "metadata")]
     assert [d.hint.rpartition(" ")[2] for d in found] == ['"yes"`', '"0777"`', '"1:30"`']
     assert (
         found[0].message.startswith("`yes` is `true` to YAML 1.1 readers")

@@ -45,7 +45,7 @@ SUMMARIES: dict[str, str] = {
     "FLU211": "`allowed-tools` looks comma-separated",
     "FLU212": "a skill nested inside another skill's directory",
     "FLU213": "`description` is still the placeholder `flue-skills new` writes",
-    "FLU214": "plain value or key that YAML 1.1 readers type otherwise than YAML 1.2 (`yes`, `0777`, `0o17`, a date, `1_000`, `1:30`): other hosts refuse the skill",
+    "FLU215": "plain value or key that YAML 1.1 readers type otherwise than YAML 1.2 (`yes`, `0777`, `0o17`, a date, `1_000`, `1:30`): other hosts refuse the skill",
     # 3xx: packing a skill directory
     "FLU301": "symbolic link refused",
     "FLU302": "secret refused (by file or folder name, or a `.env` template holding a value)",

@@ -79,7 +79,7 @@ CODES: dict[str, Code] = {
         "FLU211": W,
         "FLU212": W,
         "FLU213": W,
-        "FLU214": W,
+        "FLU215": W,
         # 3xx: packing a skill directory
         "FLU301": E,
         "FLU302": E,

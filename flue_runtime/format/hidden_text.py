@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic
 from flue_runtime.format.text_files import SNIFF, head_is_text
@@ -80,13 +80,12 @@ _RUNS = (
         + b"".join(b"(?<!" + re.escape(f.encode()) + b")" for f in _FLAGS)
     ),
 )
-#: The bytes the hidden characters are made of in UTF-8: what is left of a chunk without all others is a few
-#: percent of non-ASCII text, searched for the characters' byte sequences (bytes that were apart may meet there:
-#: a false lead is then looked for in the chunk itself, never a missed one).
-_KEPT = bytes([0x80, 0x81, *range(0x8B, 0x90), 0x9C, 0xA0, *range(0xA6, 0xAF), 0xBB, 0xBF, 0xD8, 0xE2, 0xEF, 0xF3])
-_DROPPED = bytes(byte for byte in range(256) if byte not in _KEPT)
-_E2 = re.compile(rb"\xe2(?:\x80[\x8b\x8c\x8e\x8f\xaa-\xae]|\x81[\xa0\xa6-\xa9])")
+#: The hidden characters after U+2000, the joiner among them, searched for only where their lead byte is (a literal
+#: first byte: a fast search); then, past the first one, a joiner that is no emoji's or another character.
+_AFTER_2000 = re.compile(rb"\xe2(?:\x80[\x8b-\x8f\xaa-\xae]|\x81[\xa0\xa6-\xa9])")
+_NOT_A_JOINER = re.compile(rb"\xe2(?:\x80[\x8b\x8c\x8e\x8f\xaa-\xae]|\x81[\xa0\xa6-\xa9])")
 _LONE = re.compile(_LONE_ZWJ)
+_ALM, _BOM = re.compile(rb"\xd8\x9c"), re.compile(rb"\xef\xbb\xbf")
 #: The bytes before a chunk kept for the next (a character: what precedes a joiner or a flag's tags), and the
 #: longest run of hidden characters at a chunk's end held for the next (a flag's tags, a joiner before an emoji).
 _TAIL, _HELD = 4, 32
@@ -123,40 +122,46 @@ class Hidden:
         return self.more_tags > 0 or any(run.tag for run in self.runs)
 
 
-@dataclass(slots=True)
 class HiddenScan:
     """The hidden text of a file read in chunks (`feed` each, then `finish`); a run split between two is found
-    whole (up to `_HELD` bytes of it). Memory: the file's first `SNIFF` bytes (whether it is text), and the runs kept.
+    whole (up to `_HELD` bytes of it). Memory: the file's first chunk (whether it is text) and the last, and the
+    runs kept.
 
     The first `SHOWN` runs of each kind are found one by one; the rest are only counted, by the pattern alone,
     so a file made of hidden characters costs a pattern's speed, not Python's per run."""
 
-    _head: bytes = b""
-    _size: int = 0
-    #: Bytes at the end of the last chunk read with the next: a character cut there, or a short run of hidden ones.
-    _carry: bytes = b""
-    #: Line breaks before the bytes being read, and characters after the last of them.
-    _lines: int = 0
-    _column: int = 0
-    #: The last bytes read before (a character: what precedes a joiner or a flag's tags at a chunk's start).
-    _tail: bytes = b""
-    #: The bytes of the last chunk, until the next comes.
-    _before: bytes | None = None
-    #: Whether the file is text (`text_files`), once known.
-    _text: bool | None = None
-    _runs: list[Run] = field(default_factory=list)
-    _counts: list[int] = field(default_factory=lambda: [0, 0])  # runs met: of other characters, of tags
+    __slots__ = ("_head", "_size", "_carry", "_lines", "_column", "_tail", "_before", "_text", "_runs", "_counts")
+
+    def __init__(self) -> None:
+        #: The file's first bytes, `SNIFF` of them or more once read (the first chunk itself: no copy).
+        self._head = b""
+        self._size = 0
+        #: Bytes at the end of the last chunk read with the next: a character cut there, or a short hidden run.
+        self._carry = b""
+        #: Line breaks before the bytes being read, and characters after the last of them.
+        self._lines = self._column = 0
+        #: The last bytes read before (a character: what precedes a joiner or a flag's tags at a chunk's start).
+        self._tail = b""
+        #: The bytes of the last chunk, until the next comes.
+        self._before: bytes | None = None
+        #: Whether the file is text (`text_files`), once known.
+        self._text: bool | None = None
+        self._runs: list[Run] = []
+        self._counts = [0, 0]  # runs met: of other characters, of tags
 
     def feed(self, chunk: bytes) -> None:
+        if self._before is not None and self._text is not False:  # a later chunk: positions go on from the last
+            self._move_past(self._before)
         if len(self._head) < SNIFF:
-            self._head += chunk[: SNIFF - len(self._head)]
-            if b"\x00" in self._head:  # not text: a model is shown base64 (memchr; UTF-8 is judged if need be)
-                self._text = False
+            self._head = self._head + chunk if self._head else chunk
         self._size += len(chunk)
+        if not self._carry and chunk.isascii():  # nothing hides in ASCII, and no character is cut at its end
+            self._before = chunk
+            return
+        if self._text is None and self._head.find(b"\x00", 0, SNIFF) != -1:
+            self._text = False  # not text: a model is shown base64 (whether the head is UTF-8 is judged if need be)
         if self._text is False:
             return
-        if self._before is not None:  # a later chunk: its positions go on from where the one before ends
-            self._move_past(self._before)
         data = self._carry + chunk if self._carry else chunk
         cut = _held(data)
         data, self._carry = (data[:-cut], data[-cut:]) if cut else (data, b"")
@@ -169,7 +174,9 @@ class HiddenScan:
                 self._move_past(self._before)
             self._read(self._carry)
             self._carry = b""
-        if not any(self._counts) or self._text is False or not head_is_text(self._head, complete=self._size <= SNIFF):
+        if not any(self._counts) or self._text is False:
+            return None
+        if not head_is_text(self._head[:SNIFF], complete=self._size <= SNIFF):
             return None
         other, tags = self._counts
         runs = sorted(self._runs, key=lambda run: (run.line, run.column))
@@ -188,7 +195,7 @@ class HiddenScan:
     def _is_text(self) -> bool:
         """Whether the file is text as far as its head has come (decided once the head is whole)."""
         if self._text is None:
-            text = head_is_text(self._head, complete=False)
+            text = head_is_text(self._head[:SNIFF], complete=False)
             if not text or len(self._head) >= SNIFF:
                 self._text = text
             return text
@@ -244,17 +251,20 @@ class HiddenScan:
 
 
 def _may_hide(data: bytes) -> tuple[bool, bool]:
-    """Whether non-ASCII `data` can hold a bidi or zero-width character, and a tag character: searched for in
-    the bytes those are made of (`_KEPT`, one `translate`), a joiner then in `data` (is it one between emoji?)."""
-    if b"\xe2" not in data and b"\xef" not in data and b"\xd8" not in data and b"\xf3" not in data:
-        return False, False  # (accented letters alone, most non-English text: four memchr)
-    kept = data.translate(None, _DROPPED)
+    """Whether non-ASCII `data` holds a bidi or zero-width character (but a joiner between emoji), and whether it
+    may hold a tag character: each lead byte found by memchr first, its pattern searched only where it is."""
+    other = False
+    if b"\xe2" in data:
+        found = _AFTER_2000.search(data)
+        if found is not None:
+            at = found.start()
+            other = _NOT_A_JOINER.search(data, at) is not None or _LONE.search(data, at) is not None
     other = (
-        (b"\xe2" in kept and (_E2.search(kept) is not None or (_ZWJ in kept and _LONE.search(data) is not None)))
-        or (b"\xd8" in kept and b"\xd8\x9c" in kept)
-        or (b"\xef" in kept and b"\xef\xbb\xbf" in kept)
+        other
+        or (b"\xd8" in data and _ALM.search(data) is not None)
+        or (b"\xef" in data and _BOM.search(data) is not None)
     )
-    return other, b"\xf3\xa0" in kept
+    return other, b"\xf3" in data and b"\xf3\xa0" in data
 
 
 def _held(data: bytes) -> int:

@@ -140,7 +140,7 @@ TEXTS: dict[str, Text] = {
         "replace it with what the skill does and when the agent should use it: "
         "the catalog line is all the model sees when it decides whether to activate the skill",
     ),
-    "FLU214": Text(
+    "FLU215": Text(
         "`{value}` is {old} to YAML 1.1 readers (PyYAML: FastMCP, fast-agent) but {new} to YAML 1.2 readers "
         "(the entry an MCP server serves): hosts that compare the two refuse the skill",
         "quote it, and every reader takes the same string: `{fix}`",
@@ -358,7 +358,7 @@ PIECES: dict[str, str] = {
     "FLU210 block": "not part of the Agent Skills spec; {lead}, whose values are strings:\n{block}",
     "FLU210 one more": "  # ... {more} more entry",
     "FLU210 more": "  # ... {more} more entries",
-    # FLU214: what a plain scalar is to a YAML reader
+    # FLU215: what a plain scalar is to a YAML reader
     "yaml value: string": "a string",
     "yaml value: true": "`true`",
     "yaml value: false": "`false`",

@@ -282,7 +282,7 @@ def _unknown_fields(fields: _Fields) -> list[Diagnostic]:
 
 
 def _typed_otherwise(fields: _Fields) -> list[Diagnostic]:
-    """FLU214: a plain value or key that YAML 1.1 readers (PyYAML: FastMCP, fast-agent) type otherwise than
+    """FLU215: a plain value or key that YAML 1.1 readers (PyYAML: FastMCP, fast-agent) type otherwise than
     YAML 1.2's core schema, which types the entry an MCP server serves: a host comparing the two refuses the
     skill. Only text from a file has a form to judge (a mapping given in code is strings; quoted when written)."""
     front = fields.front
@@ -301,7 +301,7 @@ def _typed_otherwise(fields: _Fields) -> list[Diagnostic]:
             span = fields.value_span(path)
             fix = f"- {yaml_quote(text)}" if isinstance(path[-1], int) else f"{path[-1]}: {yaml_quote(text)}"
         old, new = (_yaml_value(reading) for reading in read)
-        problems.append(fields.problem("FLU214", span, str(path[0]), value=text, old=old, new=new, fix=fix))
+        problems.append(fields.problem("FLU215", span, str(path[0]), value=text, old=old, new=new, fix=fix))
     return sorted(problems, key=lambda problem: (problem.line or 0, problem.column or 0))
 
 
@@ -355,7 +355,7 @@ FIELD_CHECKS: tuple[Callable[[_Fields], list[Diagnostic]], ...] = (
     _name_is_folder,  # FLU205
     _placeholder,  # FLU213
     _comma_tools,  # FLU211
-    _typed_otherwise,  # FLU214
+    _typed_otherwise,  # FLU215
     _unknown_fields,  # FLU210
 )
 

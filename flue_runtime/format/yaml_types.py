@@ -5,7 +5,7 @@ by YAML 1.2's core schema (`mcp.typed`), as current loaders and the conformance 
 FastMCP and fast-agent, type it by YAML 1.1 (its resolver's patterns, copied here so that `check` need not
 import PyYAML; the 1.1 spec's `y`/`n` booleans too). Where the two disagree (`yes`, `0777`, `0o17`, a date,
 `1_000`, `1:30`, `1e3`), a host that compares our entry with its own reading refuses the skill: `check`
-warns (FLU214, `validate`). Only a plain scalar is typed: a quoted one, a block or a tagged one is the
+warns (FLU215, `validate`). Only a plain scalar is typed: a quoted one, a block or a tagged one is the
 text written, to every reader.
 """
 
