@@ -65,6 +65,7 @@ def test_tag_characters_in_the_frontmatter_refuse_the_skill() -> None:
         ("if access != \u202e\u2066 // check\u2069\u2066 admin", "\\u202e\\u2066", 14),  # Trojan Source
         ("pass\u200bword", "\\u200b", 5),
         ("a\u200cb\u200dc", "\\u200c", 2),
+        ("join\u200ded", "\\u200d", 5),
         ("joined\u2060here", "\\u2060", 7),
         ("mid\ufefffile", "\\ufeff", 4),
         ("mark\u200eed\u200f", "\\u200e", 5),

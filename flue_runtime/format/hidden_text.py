@@ -60,7 +60,8 @@ _EMOJI = (
 _AHEAD = b"(?=" + b"|".join(_EMOJI) + b")"
 _NOT_AFTER = b"".join(b"(?<!" + emoji + _ZWJ + b")" for emoji in (*_EMOJI, rb"\xef\xb8\x8f"))
 #: A joiner that is not one between two emoji (each pattern starts with its bytes: a fast search).
-_LONE_ZWJ = _ZWJ + b"(?:(?!" + _AHEAD + b")|" + _NOT_AFTER + b")"
+_NO_EMOJI_SIDE = b"(?:(?!" + _AHEAD + b")|" + _NOT_AFTER + b")"
+_LONE_ZWJ = _ZWJ + _NO_EMOJI_SIDE
 #: The emoji flags tag characters exist for: a black flag (U+1F3F4), a subdivision in tags, a cancel tag (U+E007F).
 _FLAGS = (
     "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in f"{region}\x7f") for region in ("gbeng", "gbsct", "gbwls")
@@ -80,11 +81,11 @@ _RUNS = (
         + b"".join(b"(?<!" + re.escape(f.encode()) + b")" for f in _FLAGS)
     ),
 )
-#: The hidden characters after U+2000, the joiner among them, searched for only where their lead byte is (a literal
-#: first byte: a fast search); then, past the first one, a joiner that is no emoji's or another character.
-_AFTER_2000 = re.compile(rb"\xe2(?:\x80[\x8b-\x8f\xaa-\xae]|\x81[\xa0\xa6-\xa9])")
-_NOT_A_JOINER = re.compile(rb"\xe2(?:\x80[\x8b\x8c\x8e\x8f\xaa-\xae]|\x81[\xa0\xa6-\xa9])")
-_LONE = re.compile(_LONE_ZWJ)
+#: The hidden characters after U+2000 but a joiner between emoji, searched for only where their lead byte is (one
+#: pattern, starting with that byte: a fast search); U+061C and U+FEFF likewise.
+_AFTER_2000 = re.compile(
+    rb"\xe2(?:\x80[\x8b\x8c\x8e\x8f\xaa-\xae]|\x81[\xa0\xa6-\xa9]|\x80\x8d" + _NO_EMOJI_SIDE + b")"
+)
 _ALM, _BOM = re.compile(rb"\xd8\x9c"), re.compile(rb"\xef\xbb\xbf")
 #: The bytes before a chunk kept for the next (a character: what precedes a joiner or a flag's tags), and the
 #: longest run of hidden characters at a chunk's end held for the next (a flag's tags, a joiner before an emoji).
@@ -253,14 +254,8 @@ class HiddenScan:
 def _may_hide(data: bytes) -> tuple[bool, bool]:
     """Whether non-ASCII `data` holds a bidi or zero-width character (but a joiner between emoji), and whether it
     may hold a tag character: each lead byte found by memchr first, its pattern searched only where it is."""
-    other = False
-    if b"\xe2" in data:
-        found = _AFTER_2000.search(data)
-        if found is not None:
-            at = found.start()
-            other = _NOT_A_JOINER.search(data, at) is not None or _LONE.search(data, at) is not None
     other = (
-        other
+        (b"\xe2" in data and _AFTER_2000.search(data) is not None)
         or (b"\xd8" in data and _ALM.search(data) is not None)
         or (b"\xef" in data and _BOM.search(data) is not None)
     )
