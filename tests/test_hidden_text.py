@@ -5,6 +5,7 @@ one content scan every surface's vetting reads through (`format.hidden_text`, fe
 from __future__ import annotations
 
 import importlib.metadata
+import tracemalloc
 from dataclasses import replace
 from pathlib import Path
 
@@ -138,6 +139,25 @@ def test_where_the_chunks_of_a_read_end_changes_nothing() -> None:
         assert found is not None and [replace(run, context="") for run in found.runs] == [
             replace(run, context="") for run in whole.runs
         ], cut
+
+
+def test_memory_stays_bounded_by_the_chunks_whatever_the_file_size() -> None:
+    """Sixteen chunks of text, each made as `read_regular` reads it: the scan keeps the first (whether the file is
+    text) and the last, not the file, and a run at the end is found at its line."""
+    line = "Prose \u2014 with \u201cquotes\u201d and a family \U0001f468\u200d\U0001f469 in it.\n".encode()
+    scan = HiddenScan()
+    tracemalloc.start()
+    try:
+        for _ in range(16):
+            scan.feed((line * (CHUNK // len(line) + 1))[:CHUNK])
+        scan.feed(tags("end").encode())
+        found = scan.finish()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found is not None and [(run.tag, run.spelled) for run in found.runs] == [(True, "end")]
+    assert found.runs[0].line == 16 * CHUNK // len(line) + 1
+    assert peak < 5 * CHUNK, peak
 
 
 def test_a_file_full_of_hidden_characters_gets_a_few_diagnostics_and_a_count() -> None:
