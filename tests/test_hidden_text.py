@@ -156,7 +156,7 @@ def test_memory_stays_bounded_by_the_chunks_whatever_the_file_size() -> None:
     finally:
         tracemalloc.stop()
     assert found is not None and [(run.tag, run.spelled) for run in found.runs] == [(True, "end")]
-    assert found.runs[0].line == 16 * CHUNK // len(line) + 1
+    assert found.runs[0].line == 16 * (CHUNK // len(line)) + 1
     assert peak < 5 * CHUNK, peak
 
 
