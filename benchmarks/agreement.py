@@ -123,6 +123,7 @@ _FLUE_CODES = {
     "FLU108": "yaml",
     "FLU109": "yaml",
     "FLU110": "unreadable",
+    "FLU111": "byte-order-mark",
     "FLU203": "name-length",
     "FLU205": "name-mismatch",
     "FLU206": "description-not-a-nonempty-string",
@@ -133,6 +134,7 @@ _FLUE_CODES = {
     "FLU211": "allowed-tools-commas",
     "FLU212": "nested-skill",
     "FLU213": "placeholder-description",
+    "FLU215": "yaml-1.1-types",
     "FLU301": "link",
     "FLU302": "secret",
     "FLU303": "private-key",
@@ -147,6 +149,8 @@ _FLUE_CODES = {
     "FLU312": "case-clash",
     "FLU313": "limits",
     "FLU314": "hard-link",
+    "FLU317": "hidden-text",
+    "FLU318": "hidden-text",
 }
 _NAME_WORDS = (
     ("empty", "name-not-a-nonempty-string"),

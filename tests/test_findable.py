@@ -33,6 +33,8 @@ UMBRELLA = {
     "flue_runtime.format.skill_folder": ["tests/hostile/test_limits.py", "tests/test_vet_cache.py"],
     "flue_runtime.format.specs": ["tests/fuzz/test_fuzz_scan.py", "tests/build/test_build_config.py"],
     "flue_runtime.format.trees": ["tests/test_steps.py"],
+    "flue_runtime.format.text_files": ["tests/harness/test_bounded_reads.py", "tests/test_hidden_text.py"],
+    "flue_runtime.format.yaml_types": ["tests/test_rules.py", "tests/integrations/test_mcp_conformance.py"],
     "flue_runtime.format.validate": ["tests/test_rules.py"],
     "flue_runtime.format.vetting": ["tests/test_steps.py", "tests/test_packing.py"],
     "flue_runtime.integrations.langchain": ["tests/integrations/test_adapters.py"],

@@ -312,6 +312,65 @@ def test_scalars_are_never_coerced() -> None:
     assert dict(result.metadata.metadata) == {"version": "1.0", "on": "yes", "n": "null", "when": "2024-01-01"}
 
 
+# --- frontmatter other readers take differently (issue 41 item 8) ------------------------------
+
+
+def test_a_byte_order_mark_is_a_warning_other_readers_refuse() -> None:
+    result = check_skill_md(b"\xef\xbb\xbf---\nname: s\ndescription: d\n---\nbody", "s/SKILL.md", "s")
+    d = only(result, "FLU111")
+    assert (d.line, d.column, d.severity) == (1, 1, Severity.WARNING) and "byte-order mark" in d.message
+    assert result.ok and "without" in d.hint
+    assert "FLU111" not in codes(check_skill_md(b"---\nname: s\ndescription: d\n---\n\xef\xbb\xbf", "s/SKILL.md", "s"))
+
+
+@pytest.mark.parametrize(
+    "value, yaml_1_1, yaml_1_2",
+    [
+        ("yes", "true", "a string"),
+        ("No", "false", "a string"),
+        ("ON", "true", "a string"),
+        ("off", "false", "a string"),
+        ("y", "true", "a string"),
+        ("N", "false", "a string"),
+        ("0777", "the number 511", "the number 777"),
+        ("0o17", "a string", "the number 15"),
+        ("2024-05-01", "a date", "a string"),
+        ("2001-12-14t21:59:43.10-05:00", "a timestamp", "a string"),
+        ("1_000", "the number 1000", "a string"),
+        ("1:30", "the number 90", "a string"),
+        ("0b101", "the number 5", "a string"),
+        ("1e3", "a string", "the number 1000.0"),
+    ],
+)
+def test_a_plain_value_yaml_1_1_reads_otherwise_warns_at_the_value_with_the_quoted_form(
+    value: str, yaml_1_1: str, yaml_1_2: str
+) -> None:
+    result = check(VALID + f"\nlicense: {value}")
+    d = only(result, "FLU215")
+    assert (d.line, d.column, d.severity, d.field) == (4, 10, Severity.WARNING, "license")
+    assert f"`{value}`" in d.message and yaml_1_1 in d.message and yaml_1_2 in d.message
+    assert d.hint.endswith(f'`license: "{value}"`')
+    assert result.ok
+    for quoted in (f'"{value}"', f"'{value}'", f"|\n  {value}", f"!!str {value}"):
+        assert "FLU215" not in codes(check(VALID + f"\nlicense: {quoted}"))
+
+
+@pytest.mark.parametrize("value", ["true", "False", "null", "~", "7", "-3", "1.0", "1.5e-3", "0x1F", "07", "v1:30"])
+def test_a_plain_value_both_versions_read_alike_does_not_warn(value: str) -> None:
+    assert "FLU215" not in codes(check(VALID + f"\nlicense: {value}"))
+
+
+def test_values_and_keys_inside_metadata_warn_whichever_reader_reads_them() -> None:
+    block = check(VALID + "\nmetadata:\n  version: 0777\n  on: beta\n  released: 2024-05-01")
+    flow = check(VALID + "\nmetadata: {version: 0777, on: beta, released: 2024-05-01}  # a flow mapping: PyYAML")
+    assert [(d.line, d.column) for d in block.diagnostics if d.code == "FLU215"] == [(5, 12), (6, 3), (7, 13)]
+    assert [(d.line, d.column) for d in flow.diagnostics if d.code == "FLU215"] == [(4, 21), (4, 27), (4, 47)]
+    for result in (block, flow):
+        hints = [d.hint for d in result.diagnostics if d.code == "FLU215"]
+        assert hints[0].endswith('`version: "0777"`') and hints[1].endswith('`"on": "beta"`'), hints
+        assert result.ok and all(d.field == "metadata" for d in result.diagnostics)
+
+
 def test_every_problem_is_reported_at_once() -> None:
     result = check("name: Bad_Name\ndescription: ''\ncompatibility: ''\nallowed-tools: [a]\nfoo: bar", directory="x")
     assert codes(result) == ["FLU204", "FLU205", "FLU206", "FLU208", "FLU202", "FLU210"]

@@ -211,6 +211,15 @@ def _(root: Path) -> None:
     assert vetting._secret_content(walking(root, allow={"key.txt"}), read(walk, "key.txt")) is None
 
 
+@case(vetting._hidden_text)
+def _(root: Path) -> None:
+    tags = "".join(chr(0xE0000 + ord(c)) for c in "hi").encode()
+    walk = walking(root, {"tags.md": b"a" + tags + b"\xe2\x80\x8b", "zwsp.md": b"a\xe2\x80\x8bb"})
+    (found, warned) = judged(vetting._hidden_text(walk, read(walk, "tags.md")), Action.REFUSE, "FLU317", "FLU318")
+    assert (found.path, found.line, found.column, warned.column) == ("s/tags.md", 1, 2, 4)
+    assert vetting._hidden_text(walk, read(walk, "zwsp.md")) is None  # kept, with FLU318 (`_kept`)
+
+
 @case(vetting._kept)
 def _(root: Path) -> None:
     walk = walking(root, {"notes.md": b"x" * 20}, large_file=10)
@@ -218,6 +227,8 @@ def _(root: Path) -> None:
     judged(vetting._kept(walk, read(walk, "notes.md")), Action.KEEP, "FLU305", "FLU314")
     (root / "twin.md").unlink()
     judged(vetting._kept(walking(root), read(walk, "notes.md")), Action.KEEP)
+    (root / "zwsp.md").write_bytes(b"a\xe2\x80\x8bb")
+    judged(vetting._kept(walking(root), read(walk, "zwsp.md")), Action.KEEP, "FLU318")
 
 
 @case(vetting._allowed_secret)
@@ -330,6 +341,19 @@ def _(root: Path) -> None:
     assert codes([found]) == [("FLU211", 4, 16, "allowed-tools")]
     assert found.hint == "write it as a space-separated string: `allowed-tools: Read Write`"
     assert validate._comma_tools(fields(VALID + "allowed-tools: Read Write\n")) == []
+
+
+@case(validate._typed_otherwise)
+def _(root: Path) -> None:
+    found = validate._typed_otherwise(fields(VALID + "license: yes\nmetadata:\n  n: '0777'\n  tags: [beta, 1:30]\n"))
+    assert codes(found) == [("FLU215", 4, 10, "license"), ("FLU215", 6, 3, "metadata"), ("FLU215", 7, 16, "metadata")]
+    assert [d.hint.rpartition(" ")[2] for d in found] == ['"yes"`', '"0777"`', '"1:30"`']
+    assert (
+        found[0].message.startswith("`yes` is `true` to YAML 1.1 readers")
+        and "but a string to YAML 1.2" in found[0].message
+    )
+    assert validate._typed_otherwise(validate._Fields.of({"name": "s", "description": "yes"}, "s", "s", None)) == []
+    assert validate._typed_otherwise(fields(VALID + "license: 'yes'\nmetadata:\n  '0777': \"on\"\n")) == []
 
 
 @case(validate._unknown_fields)

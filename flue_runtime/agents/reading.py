@@ -6,8 +6,8 @@ go on from. Files are read as streams, in chunks: the memory a page takes is bou
 the page, not by the file (a 1 GiB file costs what its first page costs).
 
 Lines end at `\\n` (a `\\r` before it is dropped); offsets count lines from 1, columns count
-characters from 1. A file is text when its first `SNIFF` bytes hold no NUL and decode as
-UTF-8; an undecodable byte further on shows as U+FFFD.
+characters from 1. Whether a file is text is `format.text_files`' rule: its first `SNIFF` bytes hold
+no NUL and decode as UTF-8; an undecodable byte further on shows as U+FFFD.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from flue_runtime.errors import PageError
+from flue_runtime.format.text_files import SNIFF, head_is_text
 
 __all__ = [
     "BINARY_PAGE",
@@ -27,10 +28,8 @@ __all__ = [
     "MAX_BYTES",
     "MAX_ENTRIES",
     "MAX_LINES",
-    "SNIFF",
     "Window",
     "entries_page",
-    "is_text",
     "page",
     "page_stream",
     "paths_page",
@@ -48,24 +47,7 @@ MAX_ENTRIES = 1000
 HINT_ROOM = 400
 #: Raw bytes per binary page: base64 makes 4 characters of 3 bytes; the head and tail fit in HINT_ROOM.
 BINARY_PAGE = ((MAX_BYTES - HINT_ROOM) // 4) * 3
-#: How much of a file decides whether it is text.
-SNIFF = 64 * 1024
 _CHUNK = 1 << 20  # large reads: counting the lines of a 1 GiB file takes a second, not five
-
-
-def is_text(data: bytes) -> bool:
-    """Whether `data` is shown as text (decided on its first `SNIFF` bytes)."""
-    return _sniff(data[:SNIFF], complete=len(data) <= SNIFF)
-
-
-def _sniff(head: bytes, *, complete: bool) -> bool:
-    if b"\x00" in head:
-        return False
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(head, final=complete)
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def utf8_size(text: str) -> int:
@@ -115,7 +97,7 @@ def page_stream(
     head = handle.read(SNIFF)
     handle.seek(0)
     room = MAX_BYTES - HINT_ROOM - 2 * utf8_size(label) - utf8_size(lead)
-    if _sniff(head, complete=len(head) >= size):
+    if head_is_text(head, complete=len(head) >= size):
         first = max(offset or 1, 1)
         window = text_window(
             handle, first, column or 1, min(limit or MAX_LINES, MAX_LINES), room, numbered=True, label=label

@@ -29,6 +29,7 @@ SUMMARIES: dict[str, str] = {
     "FLU108": "duplicate key",
     "FLU109": "YAML feature refused: alias, complex key, second document or deep nesting",
     "FLU110": "file cannot be read",
+    "FLU111": "SKILL.md starts with a UTF-8 byte-order mark, which most other readers refuse",
     # 2xx: frontmatter fields
     "FLU201": "required field missing",
     "FLU202": "field has the wrong type",
@@ -45,6 +46,7 @@ SUMMARIES: dict[str, str] = {
     "FLU212": "a skill nested inside another skill's directory",
     "FLU213": "`description` is still the placeholder `flue-skills new` writes",
     "FLU214": "a `metadata` key under the prefix reserved for MCP extensions (`io.modelcontextprotocol/`)",
+    "FLU215": "plain value or key that YAML 1.1 readers type otherwise than YAML 1.2 (`yes`, `0777`, `0o17`, a date, `1_000`, `1:30`): other hosts refuse the skill",
     # 3xx: packing a skill directory
     "FLU301": "symbolic link refused",
     "FLU302": "secret refused (by file or folder name, or a `.env` template holding a value)",
@@ -62,6 +64,8 @@ SUMMARIES: dict[str, str] = {
     "FLU314": "hard-linked file packed (another name shares its bytes)",
     "FLU315": "file holds a credential token (AWS key pair, GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, Google, Hugging Face, PyPI, npm)",
     "FLU316": "a skill's trigger eval set (`evals/triggers.json`) is not valid: not JSON, or not a list of queries",
+    "FLU317": "text file holds Unicode tag characters: invisible text every model reads (emoji flags aside)",
+    "FLU318": "text file holds bidirectional controls or zero-width characters (a joiner between emoji aside)",
     # 4xx: references in Python source and what a build does with them
     "FLU401": "dynamic reference: the spec must be one string literal",
     "FLU402": "Python file does not parse",

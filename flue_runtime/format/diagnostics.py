@@ -70,6 +70,7 @@ CODES: dict[str, Code] = {
         "FLU108": E,
         "FLU109": E,
         "FLU110": E,
+        "FLU111": W,
         # 2xx: frontmatter fields
         "FLU201": E,
         "FLU202": E,
@@ -85,6 +86,7 @@ CODES: dict[str, Code] = {
         "FLU212": W,
         "FLU213": W,
         "FLU214": W,
+        "FLU215": W,
         # 3xx: packing a skill directory
         "FLU301": E,
         "FLU302": E,
@@ -102,6 +104,8 @@ CODES: dict[str, Code] = {
         "FLU314": W,
         "FLU315": E,
         "FLU316": W,
+        "FLU317": E,
+        "FLU318": W,
         # 4xx: references in Python source and what a build does with them
         "FLU401": E,
         "FLU402": E,
@@ -126,11 +130,13 @@ CODES: dict[str, Code] = {
 }
 
 
-#: What a terminal acts on or what reorders a line as shown: C0 and C1 controls, DEL, lone
-#: surrogates (no terminal or encoder writes them) and the bidirectional controls (Trojan Source).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: What a terminal acts on, what reorders a line as shown or what no one sees: C0 and C1 controls, DEL,
+#: lone surrogates (no terminal or encoder writes them), the bidirectional controls (Trojan Source), the
+#: zero-width characters and the Unicode tag characters (`format.hidden_text`).
+_HIDDEN = "\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff\U000e0000-\U000e007f"
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff{_HIDDEN}]")
 #: The same, less C0: `json.dumps` escapes those inside strings, and its own line breaks are layout.
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_JSON = re.compile(f"[\x7f-\x9f\ud800-\udfff{_HIDDEN}]")
 
 
 def printable(text: str) -> str:
@@ -158,14 +164,14 @@ def _escape(match: re.Match[str]) -> str:
         return f"\\x{code - 0xDC00:02x}"
     if code < 0x20 or 0x7F <= code < 0xA0:
         return repr(match[0])[1:-1]
-    return f"\\u{code:04x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def printable_json(value: object) -> str:
     """`value` as indented JSON that is safe to print: what `printable` escapes is written as a
     `\\uXXXX` escape (JSON reads it back as the same string), everything else as itself."""
     text = json.dumps(value, indent=2, ensure_ascii=False)
-    return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
+    return _UNSAFE_IN_JSON.sub(lambda match: json.dumps(match[0]).strip('"'), text)
 
 
 @dataclass(frozen=True)

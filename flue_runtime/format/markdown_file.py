@@ -15,6 +15,7 @@ from pathlib import Path
 from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic, bounded, diagnostic, has_errors
 from flue_runtime.format.frontmatter import decode
+from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.secrets import allowed_secret, found_secrets, is_secret_file, secret_file
 from flue_runtime.format.vetting import (
@@ -97,6 +98,10 @@ def vet_markdown(
     if found.secrets and not allowed:
         problems.extend(found_secrets(display, found.secrets, in_project=in_project))
         return done()
+    if found.hidden is not None:  # FLU317 (refused), FLU318: prompt text, as a skill's files are
+        problems.extend(hidden_diagnostics(display, found.hidden))
+        if found.hidden.refused:
+            return done()
     if allowed and (secret_name or found.secrets):
         problems.append(allowed_secret(display, found.secrets[0] if found.secrets else None))
     if info.st_nlink > 1:

@@ -80,6 +80,10 @@ TEXTS: dict[str, Text] = {
         "flatten the structure: frontmatter values are strings and one level of metadata",
     ),
     "FLU110": Text("cannot read: {reason}", "check the file's permissions"),
+    "FLU111": Text(
+        "starts with a UTF-8 byte-order mark: most other readers of SKILL.md then find no frontmatter and refuse it",
+        "save the file as UTF-8 without a byte-order mark",
+    ),
     # --- 2xx: frontmatter fields ----------------------------------------------------------------
     "FLU201": Text("required field `{key}` is missing", "add `{key}:`"),
     "FLU201 name": Text("required field `name` is missing", "add `name: {directory}` (the skill directory's name)"),
@@ -140,6 +144,11 @@ TEXTS: dict[str, Text] = {
         "metadata key `{key}` is under `io.modelcontextprotocol/`, a prefix reserved for keys MCP extensions "
         "define (none defines this one); MCP hosts ignore it",
         "rename it under a prefix of your own (`acme.io/{rest}`) or without one",
+    ),
+    "FLU215": Text(
+        "`{value}` is {old} to YAML 1.1 readers (PyYAML: FastMCP, fast-agent) but {new} to YAML 1.2 readers "
+        "(the entry an MCP server serves): hosts that compare the two refuse the skill",
+        "quote it, and every reader takes the same string: `{fix}`",
     ),
     # --- 3xx: packing a skill folder ------------------------------------------------------------
     "FLU301": Text(
@@ -276,6 +285,25 @@ TEXTS: dict[str, Text] = {
         '{{"query": "...", "should_trigger": true}}',
     ),
     "FLU316 utf-8": Text("eval set is not valid UTF-8: byte 0x{byte:02x} at offset {offset}", "save the file as UTF-8"),
+    "FLU317": Text(
+        "hidden text: Unicode tag characters `{run}` ({count:,} in this run), which a model reads as `{spelled}`; refused",
+        "remove them: no editor, diff or review shows tag characters, yet every model reads them "
+        "(the emoji flags of England, Scotland and Wales, the sequences they exist for, are accepted)",
+    ),
+    "FLU317 more": Text(
+        "{more:,} more runs of Unicode tag characters in this file; refused",
+        "remove them all: each file's first runs are shown, at their lines",
+    ),
+    "FLU318": Text(
+        "invisible `{run}` ({names}) in `{context}`",
+        "remove it unless the text needs it (right-to-left text, a script that joins letters): a bidirectional "
+        "control makes text read other than it runs, a zero-width character hides inside a word; "
+        "strict mode refuses it",
+    ),
+    "FLU318 more": Text(
+        "{more:,} more runs of bidirectional or zero-width characters in this file",
+        "each file's first runs are shown, at their lines; remove the ones the text does not need",
+    ),
 }
 
 #: The pieces hints (and a few messages) are put together from, keyed by what they say.
@@ -335,6 +363,14 @@ PIECES: dict[str, str] = {
     "FLU210 block": "not part of the Agent Skills spec; {lead}, whose values are strings:\n{block}",
     "FLU210 one more": "  # ... {more} more entry",
     "FLU210 more": "  # ... {more} more entries",
+    # FLU215: what a plain scalar is to a YAML reader
+    "yaml value: string": "a string",
+    "yaml value: true": "`true`",
+    "yaml value: false": "`false`",
+    "yaml value: null": "`null`",
+    "yaml value: number": "the number {number}",
+    "yaml value: date": "a date",
+    "yaml value: timestamp": "a timestamp",
     # FLU308: how a source's bytes differ from its listing (`trees.listing_mismatch`)
     "listing: size": "the source gave {given:,} bytes where its listing says {listed:,}",
     "listing: digest": "the source gave bytes whose SHA-256 differs from its listing",

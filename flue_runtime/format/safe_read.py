@@ -4,7 +4,8 @@ Never through a symbolic link (`O_NOFOLLOW`), never blocking on a FIFO (`O_NONBL
 only a regular file (checked with `fstat` on the open descriptor, so a file swapped
 after an `lstat` is caught), its size checked against a bound before any byte is read,
 and no more than the bound read even if the file grows meanwhile. The SHA-256 (with a
-CRC-32) and the secrets scan (private keys, tokens) run over the same chunks, so a file is read once.
+CRC-32), the secrets scan (private keys, tokens) and the hidden-text scan (tag characters, bidi
+controls, zero-width characters) run over the same chunks, so a file is read once.
 
 The verdicts a refused read leads to (their codes and texts) are the packing rules':
 `flue_runtime.format.vetting`.
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING
 from flue_runtime.errors import UnsafeFileError
 
 if TYPE_CHECKING:
+    from flue_runtime.format.hidden_text import Hidden, HiddenScan
     from flue_runtime.format.secrets import ContentScan, Finding
 
 __all__ = ["CHUNK", "FileBytes", "inspect_bytes", "kind", "open_regular", "read_regular"]
@@ -52,6 +54,8 @@ class FileBytes:
     stamp: tuple[int, int, int] = (0, 0, 0)
     #: Permission bits when opened (`stat.S_IMODE`); 0 for bytes that were not read from a file.
     mode: int = 0
+    #: The hidden text in a text file's characters (`hidden_text`); None if none, or unless asked for (`scan`).
+    hidden: Hidden | None = None
 
 
 class _Reader:
@@ -63,6 +67,7 @@ class _Reader:
         self._digest = hashlib.sha256() if digest else None
         self._crc = 0
         self._scan = _content_scan()() if scan else None
+        self._hidden = _hidden_scan()() if scan else None
 
     def feed(self, chunk: bytes) -> None:
         self.size += len(chunk)
@@ -73,6 +78,8 @@ class _Reader:
             self._crc = zlib.crc32(chunk, self._crc)
         if self._scan is not None:
             self._scan.feed(chunk)
+        if self._hidden is not None:
+            self._hidden.feed(chunk)
 
     def result(self, stamp: tuple[int, int, int] = (0, 0, 0), mode: int = 0) -> FileBytes:
         if self._scan is not None:
@@ -85,6 +92,7 @@ class _Reader:
             () if self._scan is None else self._scan.findings,
             stamp,
             mode,
+            None if self._hidden is None else self._hidden.finish(),
         )
 
 
@@ -95,6 +103,14 @@ def _content_scan() -> type[ContentScan]:
     from flue_runtime.format.secrets import ContentScan
 
     return ContentScan
+
+
+@functools.cache
+def _hidden_scan() -> type[HiddenScan]:
+    """`HiddenScan`, imported on first use, as `_content_scan` is."""
+    from flue_runtime.format.hidden_text import HiddenScan
+
+    return HiddenScan
 
 
 def read_regular(
@@ -167,7 +183,7 @@ def inspect_bytes(data: bytes, *, digest: bool = False, scan: bool = False) -> F
     for start in range(0, len(data), CHUNK):  # in chunks, as from disk: the scan's memory is a chunk's, not the file's
         reader.feed(data[start : start + CHUNK])
     found = reader.result()
-    return FileBytes(found.size, data, found.sha256, found.crc32, found.secrets)
+    return FileBytes(found.size, data, found.sha256, found.crc32, found.secrets, hidden=found.hidden)
 
 
 def _is_link(path: str | os.PathLike[str]) -> bool:

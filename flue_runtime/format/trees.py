@@ -47,7 +47,7 @@ class Tree(Protocol):
         ...
 
     def read(self, path: str, *, limit: int, keep: bool) -> FileBytes:
-        """Size, SHA-256 and key scan of a regular file (its bytes too with `keep`), as `read_regular` does."""
+        """Size, SHA-256 and content scans of a regular file (its bytes too with `keep`), as `read_regular` does."""
         ...
 
     def link_target(self, path: str) -> str:
@@ -194,7 +194,7 @@ class ListedTree:
         if keep:
             self.kept[path] = data
             return found
-        return FileBytes(found.size, None, found.sha256, found.crc32, found.secrets)
+        return FileBytes(found.size, None, found.sha256, found.crc32, found.secrets, hidden=found.hidden)
 
     def link_target(self, path: str) -> str:
         return ""

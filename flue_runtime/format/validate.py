@@ -6,6 +6,7 @@ offending key or value and a hint that says how to fix it.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -16,12 +17,13 @@ from typing import Any
 
 from flue_runtime.format import schema
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, bounded, diagnostic, has_errors
-from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT, Frontmatter, Span, parse
+from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT, Frontmatter, Mark, Span, parse, yaml_quote
 from flue_runtime.format.messages import piece
 from flue_runtime.format.naming import NAME_MAX, is_valid_name, name_problems, suggest_name
 from flue_runtime.format.records import SKILL_FILE as SKILL_FILE
 from flue_runtime.format.records import SkillMetadata as SkillMetadata
 from flue_runtime.format.schema_validator import Violation
+from flue_runtime.format.yaml_types import Stamp, core_value, may_read_otherwise, read_otherwise, yaml_1_1_value
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,8 @@ def check_skill_md(
     """Check SKILL.md bytes; `directory` is the skill folder's name the `name` must equal."""
     front = parse(data, path, limit)
     diagnostics = list(front.diagnostics)
+    if data.startswith(codecs.BOM_UTF8):  # FLU111: accepted here, refused by most other readers
+        diagnostics.append(diagnostic("FLU111", path, 1, 1))
     metadata = None
     if front.data is not None:
         diagnostics.extend(check_fields(front.data, path, directory, front))
@@ -294,6 +298,73 @@ def _unknown_fields(fields: _Fields) -> list[Diagnostic]:
     ]
 
 
+def _typed_otherwise(fields: _Fields) -> list[Diagnostic]:
+    """FLU215: a plain value or key that YAML 1.1 readers (PyYAML: FastMCP, fast-agent) type otherwise than
+    YAML 1.2's core schema, which types the entry an MCP server serves: a host comparing the two refuses the
+    skill. Only text from a file has a form to judge (a mapping given in code is strings; quoted when written)."""
+    front = fields.front
+    if front is None:
+        return []
+    problems = []
+    for path, text, value in _scalars(fields.data):
+        read = read_otherwise(text)
+        if read is None or not _plain(front, (front.keys if value is None else front.values)[path], text):
+            continue
+        if value is None:  # a key: quoted, with its value (quoted too, when a string)
+            span = fields.key_span(path)
+            found = _value_at(fields.data, path)
+            fix = f"{yaml_quote(text)}:" + (f" {yaml_quote(found)}" if isinstance(found, str) else "")
+        else:
+            span = fields.value_span(path)
+            fix = f"- {yaml_quote(text)}" if isinstance(path[-1], int) else f"{path[-1]}: {yaml_quote(text)}"
+        old, new = (_yaml_value(reading) for reading in read)
+        problems.append(fields.problem("FLU215", span, str(path[0]), value=text, old=old, new=new, fix=fix))
+    return sorted(problems, key=lambda problem: (problem.line or 0, problem.column or 0))
+
+
+def _scalars(data: Mapping[str, Any]) -> list[tuple[tuple[str | int, ...], str, bool | None]]:
+    """The keys (`None` third) and string values (`True`) of a frontmatter mapping that YAML 1.1 and 1.2 may read
+    differently (`may_read_otherwise`: most are text to both, passed over at a set's and a character's cost)."""
+    found: list[tuple[tuple[str | int, ...], str, bool | None]] = []
+    pending: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
+    while pending:
+        path, node = pending.pop()
+        for key, item in node.items() if isinstance(node, dict) else enumerate(node):
+            if isinstance(key, str) and may_read_otherwise(key):
+                found.append(((*path, key), key, None))
+            if isinstance(item, str):
+                if may_read_otherwise(item):
+                    found.append(((*path, key), item, True))
+            elif isinstance(item, (dict, list)):
+                pending.append(((*path, key), item))
+    return found
+
+
+def _value_at(data: Mapping[str, Any], path: tuple[str | int, ...]) -> object:
+    value: Any = data
+    for part in path:
+        value = value[part]
+    return value
+
+
+def _plain(front: Frontmatter, mark: Mark, text: str) -> bool:
+    """Whether the scalar at `mark` is written plain: its text starts there (a quote, a block or a tag would)."""
+    lines = front.yaml.split("\n")
+    return mark.line < len(lines) and lines[mark.line].startswith(text, mark.column)
+
+
+def _yaml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return piece("yaml value: true" if value else "yaml value: false")
+    if value is None:
+        return piece("yaml value: null")
+    if isinstance(value, str):
+        return piece("yaml value: string")
+    if isinstance(value, Stamp):
+        return piece("yaml value: date" if value.kind == "date" else "yaml value: timestamp")
+    return piece("yaml value: number", number=value)
+
+
 #: Every field check, in the order its problems are reported (`check_skill_md` then sorts them by place).
 FIELD_CHECKS: tuple[Callable[[_Fields], list[Diagnostic]], ...] = (
     _required,  # FLU201
@@ -302,6 +373,7 @@ FIELD_CHECKS: tuple[Callable[[_Fields], list[Diagnostic]], ...] = (
     _placeholder,  # FLU213
     _reserved_metadata,  # FLU214
     _comma_tools,  # FLU211
+    _typed_otherwise,  # FLU215
     _unknown_fields,  # FLU210
 )
 
@@ -425,13 +497,11 @@ def _yaml_string(value: object, *, keep_plain: bool = False) -> str:
         value = ", ".join(value)
     if not isinstance(value, str):
         return '"..."'
-    if keep_plain and _PLAIN_WORD.fullmatch(value) and value.lower() not in _YAML_WORDS:
+    if keep_plain and _PLAIN_WORD.fullmatch(value) and yaml_1_1_value(value) == value == core_value(value):
         return value
     return json.dumps(value, ensure_ascii=False)
 
 
-#: Plain words YAML 1.1 readers turn into booleans or null.
-_YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
 _PLAIN_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_./@+-]*(?: [A-Za-z0-9_./@+-]+)*")
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 

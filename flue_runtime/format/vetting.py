@@ -6,8 +6,8 @@ disagree. It reads a `Tree` (a folder on disk or files in memory); every entry i
 examined with `lstat` and never followed: a symbolic link anywhere is an error. Noise
 folders (`node_modules/`, `.venv/`, ...) are skipped with a warning and never entered:
 what is in them is tool output, never packed, and a build's audit proves none of it
-reaches an artifact (`flue_build.inventory`). What a secret is lives in `secrets`, how a
-file is read in `safe_read`.
+reaches an artifact (`flue_build.inventory`). What a secret is lives in `secrets`, what hidden
+text is in `hidden_text`, how a file is read in `safe_read`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import NamedTuple
 from flue_runtime.errors import SkillPathError, UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic, bounded, diagnostic, printable
 from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT
+from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import PackedFile as PackedFile
 from flue_runtime.format.safe_read import FileBytes, kind
@@ -461,10 +462,20 @@ def _secret_content(walking: _Walking, entry: Entry) -> Verdict | None:
     return None
 
 
+def _hidden_text(walking: _Walking, entry: Entry) -> Verdict | None:
+    """FLU317: Unicode tag characters, text every model reads and no one sees (with the file's FLU318s)."""
+    hidden = entry.read.hidden
+    if hidden is not None and hidden.refused:
+        return Verdict(Action.REFUSE, tuple(hidden_diagnostics(walking.shown(entry.rel), hidden)))
+    return None
+
+
 def _kept(walking: _Walking, entry: Entry) -> Verdict:
-    """The file is packed, with a warning for each of `WARNINGS` that has one."""
+    """The file is packed, with a warning for each of `WARNINGS` that has one, and FLU318's (`_hidden_text`)."""
     found = (warn(walking, entry) for warn in WARNINGS)
-    return Verdict(Action.KEEP, tuple(warning for warning in found if warning is not None))
+    hidden = entry.read.hidden
+    visible = hidden_diagnostics(walking.shown(entry.rel), hidden) if hidden is not None else ()
+    return Verdict(Action.KEEP, (*(warning for warning in found if warning is not None), *visible))
 
 
 def _allowed_secret(walking: _Walking, entry: Entry) -> Diagnostic | None:
@@ -503,7 +514,8 @@ ENTRY_STEPS: tuple[Step, ...] = (
     _bundle_size,  # skipped unread (FLU311 at the end)
     _read,  # FLU308, FLU301, FLU307, FLU311 (what the read itself met)
     _secret_content,  # FLU303, FLU315, FLU302 (a template's values)
-    _kept,  # packed, with WARNINGS
+    _hidden_text,  # FLU317 (tag characters)
+    _kept,  # packed, with WARNINGS (and FLU318: bidi and zero-width characters)
 )
 #: What refuses or skips a folder; one none of these judges is walked.
 FOLDER_STEPS: tuple[Step, ...] = (

@@ -48,10 +48,10 @@ from mcp_types.jsonrpc import INVALID_PARAMS
 from mcp_types.version import is_version_at_least
 
 from flue_runtime import __version__
-from flue_runtime.agents.reading import is_text
 from flue_runtime.agents.tools import Tool
 from flue_runtime.errors import FlueError, SkillWarning
 from flue_runtime.format.records import SKILL_FILE, PackedFile
+from flue_runtime.format.text_files import is_text
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp.contents import Contents
 from flue_runtime.mcp.entries import EXTENSION_ID, SCHEME, check_servable, entry, file_uri, mime_type, servable

@@ -18,7 +18,7 @@ aliases, bounded size and nesting. That reader owns those rules; this module onl
 from __future__ import annotations
 
 import math
-import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -26,18 +26,20 @@ import yaml
 from flue_runtime.errors import SkillError
 from flue_runtime.format.diagnostics import diagnostic
 from flue_runtime.format.frontmatter import Frontmatter
+from flue_runtime.format.yaml_types import CORE_BOOL, CORE_FLOAT, CORE_INT, CORE_NULL, core_value
 
 __all__ = ["typed"]
 
 
 _CORE = "tag:yaml.org,2002:"
-_NULL = re.compile(r"null|Null|NULL|~|")
-_BOOL = re.compile(r"true|True|TRUE|false|False|FALSE")
-_INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 
-#: The YAML 1.2 core schema's tags for a plain scalar without one, tried in this order.
-_IMPLICIT = ((_CORE + "null", _NULL), (_CORE + "bool", _BOOL), (_CORE + "int", _INT), (_CORE + "float", _FLOAT))
+#: The YAML 1.2 core schema's tags, each with the forms it takes (`!!float 1` stays "1": the form of an int).
+_FORMS: dict[str, Callable[[str], object]] = {
+    _CORE + "null": CORE_NULL.fullmatch,
+    _CORE + "bool": CORE_BOOL.fullmatch,
+    _CORE + "int": CORE_INT.fullmatch,
+    _CORE + "float": lambda text: CORE_FLOAT.fullmatch(text) and not CORE_INT.fullmatch(text),
+}
 
 _NO_KEY: Any = object()
 
@@ -88,17 +90,8 @@ def typed(parsed: Frontmatter) -> dict[str, Any]:
 def _scalar(event: yaml.ScalarEvent) -> Any:
     """A scalar's JSON value: the core schema's type for a plain scalar or a core tag whose form it fits."""
     text, tag = event.value, event.tag
-    if tag is None and event.implicit[0]:  # plain, untagged: the type its form says
-        tag = next((name for name, pattern in _IMPLICIT if pattern.fullmatch(text)), None)
-    if tag == _CORE + "null" and _NULL.fullmatch(text):
-        return None
-    if tag == _CORE + "bool" and _BOOL.fullmatch(text):
-        return text.lower() == "true"
-    if tag == _CORE + "int" and _INT.fullmatch(text):
-        if text.startswith(("0o", "0x")):
-            return int(text[2:], 8 if text[1] == "o" else 16)
-        return int(text, 10)
-    if tag == _CORE + "float" and _FLOAT.fullmatch(text) and not _INT.fullmatch(text):  # `!!float 1` stays "1", too
-        number = float(text)
-        return number if math.isfinite(number) else text  # JSON has no infinity
-    return text  # quoted, a block, `!`, any other tag, or a form its tag does not take
+    plain = tag is None and event.implicit[0]  # plain, untagged: the type its form says
+    if not plain and not (tag in _FORMS and _FORMS[tag](text)):
+        return text  # quoted, a block, `!`, any other tag, or a form its tag does not take
+    value = core_value(text)
+    return text if isinstance(value, float) and not math.isfinite(value) else value  # JSON has no infinity

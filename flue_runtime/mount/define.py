@@ -19,6 +19,7 @@ from types import MappingProxyType
 from flue_runtime.errors import SkillDefinitionError, SkillPathError, SkillWarning
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic, printable
 from flue_runtime.format.frontmatter import yaml_quote
+from flue_runtime.format.hidden_text import hidden_diagnostics, scan_hidden
 from flue_runtime.format.messages import piece
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata
@@ -80,11 +81,7 @@ def define_skill(
     if triggers is not None:  # FLU316: what check and the builds say of the same eval set
         found = trigger_diagnostics(triggers, TRIGGERS_FILE)
         notices += [f"{d.location}: {d.code} {d.message}" for d in found]
-    notices = field_warnings + notices
-    for key, given in [*fields.items(), ("instructions", instructions)]:
-        texts = list(given.values()) if isinstance(given, dict) else [given]
-        if any(isinstance(text, str) and not _encodable(text) for text in texts):
-            problem(diagnostic("FLU202 define surrogate", where, field=key, key=key))
+    notices = field_warnings + notices + _check_texts({**fields, "instructions": instructions}, where, problem)
     for notice in notices:
         warnings.warn(f"{where}: {notice}", SkillWarning, stacklevel=2)
     if problems:
@@ -144,6 +141,26 @@ def _check_files(
         else:
             notices.append(f"{d.code} {message}")
     return MappingProxyType({f.path: given[f.path] for f in walked.files}), notices
+
+
+def _check_texts(given: Mapping[str, object], where: str, problem: Callable[[Diagnostic], None]) -> list[str]:
+    """FLU202 for a field's string that is not UTF-8 (a lone surrogate); FLU317 and FLU318 for its hidden text,
+    at their line and column in the string (what the walk says of the same text in a file). The errors go to
+    `problem`, the warnings come back as notices."""
+    notices = []
+    for key, value in given.items():
+        texts = [text for text in (value.values() if isinstance(value, dict) else [value]) if isinstance(text, str)]
+        if not all(_encodable(text) for text in texts):
+            problem(diagnostic("FLU202 define surrogate", where, field=key, key=key))
+            continue
+        for text in texts:
+            hidden = scan_hidden(text.encode("utf-8"))
+            for found in hidden_diagnostics(where, hidden) if hidden is not None else ():
+                if found.is_error:
+                    problem(replace(found, field=key))
+                else:
+                    notices.append(f"{key}{found.location.removeprefix(found.path)}: {found.code} {found.message}")
+    return notices
 
 
 def _encodable(text: str) -> bool:

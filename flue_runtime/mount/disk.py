@@ -21,11 +21,12 @@ from pathlib import Path
 from flue_runtime.errors import SkillError, UnsafeFileError
 from flue_runtime.format.config import FlueConfig, project_config
 from flue_runtime.format.diagnostics import diagnostic
+from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.paths import display_path
 from flue_runtime.format.records import SKILL_FILE, PackedFile
-from flue_runtime.format.safe_read import read_regular
-from flue_runtime.format.secrets import Finding, found_secrets
+from flue_runtime.format.safe_read import FileBytes, read_regular
+from flue_runtime.format.secrets import found_secrets
 from flue_runtime.format.skill_folder import VettedSkill
 from flue_runtime.format.validate import check_skill_md
 from flue_runtime.format.vet_cache import VetCache
@@ -146,13 +147,14 @@ class DiskSource(MountedSource):
         return _load(self._vetted.directory, self._shown, self._context)
 
     def read(self, path: str) -> bytes:
-        data, secrets, _ = self._read(path)
-        if secrets and path not in self._allow:
-            raise SkillError(found_secrets(self._where(path), secrets, in_project=self._in_project))
+        data, found = self._read(path)
+        if found.secrets and path not in self._allow:
+            raise SkillError(found_secrets(self._where(path), found.secrets, in_project=self._in_project))
         return data
 
     def instructions(self) -> str:
-        data, _, stamp = self._read(SKILL_FILE)
+        data, found = self._read(SKILL_FILE)
+        stamp = found.stamp
         if stamp != self._stamp:
             checked = check_skill_md(
                 data, self._where(SKILL_FILE), self._vetted.directory.name, limit=self._limits.frontmatter_size
@@ -175,11 +177,12 @@ class DiskSource(MountedSource):
     def _where(self, path: str) -> str:
         return f"{self._shown}/{path}"
 
-    def _read(self, path: str) -> tuple[bytes, tuple[Finding, ...], tuple[int, int, int]]:
-        """The bytes of a vetted file as they are now, the keys and tokens they hold, and the file's stamp.
+    def _read(self, path: str) -> tuple[bytes, FileBytes]:
+        """The bytes of a vetted file as they are now, and what reading them found (the keys and tokens they hold,
+        the file's stamp).
 
         A link anywhere below the skill folder is refused, as is a file that is no longer
-        regular or has grown past the bundle limit.
+        regular or has grown past the bundle limit, or has come to hold tag characters (FLU317).
         """
         root = self._vetted.directory
         shown = self._where(path)
@@ -205,7 +208,9 @@ class DiskSource(MountedSource):
         except (UnsafeFileError, OSError) as exc:
             raise SkillError([refused(shown, exc)]) from None
         assert found.data is not None
-        return found.data, found.secrets, found.stamp
+        if found.hidden is not None and found.hidden.refused:
+            raise SkillError(hidden_diagnostics(shown, found.hidden))
+        return found.data, found
 
 
 def read_markdown_file(path: Path, context: str = "") -> str:

@@ -36,6 +36,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from flue_runtime.errors import SkillPathError, SkillSourceError, SkillWarning
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic, has_errors
+from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
 from flue_runtime.format.safe_read import inspect_bytes
@@ -310,6 +311,8 @@ class _LoadedSource(MountedSource):
         assert found is not None
         if found.secrets:
             raise SkillSourceError(self._shown, found_secrets(self._where(path), found.secrets, in_project=False))
+        if found.hidden is not None and found.hidden.refused:
+            raise SkillSourceError(self._shown, hidden_diagnostics(self._where(path), found.hidden))
         if scan:
             with self._lock:
                 self._unscanned.discard(path)

@@ -10,7 +10,8 @@ import pytest
 from rtsetups import Setup
 from support.paths import PROJECTS
 
-from flue_runtime.agents.reading import is_text, page
+from flue_runtime.agents.reading import page
+from flue_runtime.format.text_files import is_text
 
 pytestmark = pytest.mark.slow  # the run-time setups: built wheels, installed into fresh venvs
 
