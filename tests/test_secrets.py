@@ -23,6 +23,7 @@ from flue_runtime.format.secrets import (
     is_secret_file,
     placeholder,
     scan_content,
+    scan_findings,
     template_value,
 )
 
@@ -399,6 +400,19 @@ def test_an_aws_key_pair_needs_both_halves_near_each_other() -> None:
     far = f"AWS_ACCESS_KEY_ID={key_id}\n" + "filler line of prose\n" * 100 + f"AWS_SECRET_ACCESS_KEY={secret}\n"
     assert scan_content(far.encode()) is None
     assert scan_content(f"{secret}\n{key_id}\n".encode()) is not None  # the secret first: found all the same
+
+
+def test_an_aws_key_id_makes_one_pair_however_many_40_character_runs_are_near_it() -> None:
+    """Every finding of a file is reported (issue 44 item 8): a line of base64 data 40 characters long near a key id
+    already paired is no second pair (found by the several-secrets fuzz test), whole or in chunks."""
+    pair = token("AWS key pair")
+    data = (pair + "\n" + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3\n" * 3).encode()
+    assert [f.line for f in scan_findings(data)] == [3]
+    scan = ContentScan()
+    for at in range(0, len(data), 7):
+        scan.feed(data[at : at + 7])
+    scan.finish()
+    assert scan.findings == scan_findings(data)
 
 
 def test_a_git_commit_hash_is_no_aws_secret() -> None:

@@ -867,6 +867,8 @@ class ContentScan:
         self._lines: int | None = 0  # line breaks in the bytes before `_pending`; None past a binary chunk
         self._column = 0  # characters of the line `_pending` starts in that come before it
         self._held = b""  # the latest chunk: searched when the next comes, or by finish() if none does
+        self._base = 0  # where in the file `_pending` starts
+        self._paired: set[int] = set()  # where in the file each AWS key id a pair was reported with starts
 
     @property
     def found(self) -> Finding | None:
@@ -919,7 +921,7 @@ class ContentScan:
                 start = data.find(marker, start + 1, settled + len(marker) - 1)
         # Tokens (and base64) are looked for in text only.
         for met, at, what in self._credentials(data, settled) if text else ():
-            if self._from <= met < settled:
+            if self._from <= met < settled and (what != TOKENS["aws"] or self._pairs(data, at)):
                 self._met(first, at, what)
         if first:
             self._keep(data, sorted(found for near in first.values() for found in near), lines=text)
@@ -933,6 +935,19 @@ class ContentScan:
             else:
                 self._lines = None
             self._pending, self._from = data[cut:], settled - cut
+            self._base += cut
+
+    def _pairs(self, data: bytes, secret: int) -> bool:
+        """Whether the AWS secret key at `secret` makes a pair of its own: its nearest access key id has made none
+        yet (another 40-character run near an id already paired, a line of base64 data, is no second pair)."""
+        ids = [m.start() for m in _AWS_ID.finditer(data, max(0, secret - _LOOKBEHIND), secret + 40 + _LOOKBEHIND)]
+        if not ids:
+            return True  # (an escaped pair's id is read unescaped: it stands for itself)
+        nearest = self._base + min(ids, key=lambda at: abs(at - secret))
+        if nearest in self._paired:
+            return False
+        self._paired.add(nearest)
+        return True
 
     def _met(self, first: dict[str, list[tuple[int, str]]], at: int, what: str) -> None:
         """Count a secret at `at`, and hold it among the first few of its code met in this search."""

@@ -285,8 +285,10 @@ def test_every_plain_scalar_is_typed_as_the_suites_yaml_reader_types_it(scalars:
 
 
 def _json_can_carry(scalar: str) -> bool:
-    """Not a number JSON has no value for (infinity, NaN), whichever way it is spelt."""
+    """Not a number JSON has no value for (infinity, NaN), whichever way it is spelt (YAML's `.inf` and `.nan`
+    too, which Python's `float` does not read)."""
+    spelt = re.sub(r"^([-+]?)\.(inf|nan)$", r"\1\2", scalar, flags=re.IGNORECASE)
     try:
-        return math.isfinite(float(scalar))
+        return math.isfinite(float(spelt))
     except ValueError:
         return True
