@@ -12,7 +12,7 @@ from support.paths import ROOT
 from support.site import section
 
 from flue_runtime.format.codes import SUMMARIES
-from flue_runtime.format.diagnostics import CODES
+from flue_runtime.format.messages import CODES
 
 HEAVY = ("yaml", "jsonschema", "flue_build", "setuptools", "hatchling")
 
@@ -31,6 +31,14 @@ def test_importing_the_runtime_stays_light(statement: str) -> None:
     code = f"import sys; {statement}; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == ""
+
+
+def test_the_table_of_codes_loads_no_schema() -> None:
+    """Every error imports `format.diagnostics`, and with it the table of codes: the summaries quoting the schema's
+    limits are filled in by `format.codes`, so the schema and its validator stay unloaded."""
+    code = "import sys, flue_runtime.format.diagnostics; print(sorted(m for m in sys.modules if 'schema' in m))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]"
 
 
 def test_the_diagnostics_page_documents_every_diagnostic_code() -> None:

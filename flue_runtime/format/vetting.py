@@ -568,7 +568,7 @@ def _case_clashes(result: Walk, shown: Callable[[str], str]) -> None:
             )
 
 
-# --- what an entry that cannot be packed gets (the words: `messages.TEXTS`) ----------------
+# --- what an entry that cannot be packed gets (the words: `messages.CODES`) ----------------
 
 
 def link_refused(shown: str, target: str = "") -> Diagnostic:
