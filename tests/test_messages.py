@@ -10,6 +10,7 @@ and a changed entry is what the walk and the field checks then say.
 from __future__ import annotations
 
 import ast
+import functools
 import string
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,12 @@ SOURCES = sorted(
     for path in (ROOT / package).rglob("*.py")
     if path.name != "messages.py"
 )
+
+
+@functools.cache
+def nodes(path: Path) -> list[ast.AST]:
+    """Every node of a source file, parsed once for all these tests."""
+    return list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
 
 
 def fields_of(*templates: str) -> set[str]:
@@ -57,7 +64,7 @@ def worded_calls() -> Iterator[tuple[str, int, str, ast.Call]]:
     """Every call that names a table entry: `diagnostic(key, ...)`, `deferred(key, ...)`, `piece(key, ...)`, and the field
     checks' `fields.problem(key, ...)` and the frontmatter reader's `_Refused.at(where, key, ...)`."""
     for path in SOURCES:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes(path):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -96,21 +103,21 @@ def test_every_entry_is_used_and_every_text_names_a_code() -> None:
     used = {
         node.value
         for path in SOURCES
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in nodes(path)
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
     }
     assert sorted(set(TEXTS) - used) == [] and sorted(set(PIECES) - used) == []
-    assert all(code == row.code and row.severity in ("error", "warning") and row.texts for code, row in CODES.items())
+    assert all(row.severity in ("error", "warning") and row.texts for row in CODES.values())
 
 
 def test_no_diagnostic_is_made_outside_the_diagnostics_module() -> None:
-    """`Diagnostic(...)` takes words; only `diagnostics.diagnostic()` (the table's words) and `bounded`'s `More`
-    make one, and no `replace(...)` rewords one but with the table's words."""
+    """`Diagnostic(...)` takes words: only `diagnostics.diagnostic()` (the table's words) and `bounded`'s `More`
+    make one; `Diagnostic.make`, which took words from anywhere, is gone."""
     made = [
         f"{path.relative_to(ROOT)}:{node.lineno}"
         for path in SOURCES
         if path != ROOT / "flue_runtime" / "format" / "diagnostics.py"
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in nodes(path)
         if isinstance(node, ast.Call) and ast.unparse(node.func).endswith(("Diagnostic", "More", "Diagnostic.make"))
     ]
     assert made == [] and not hasattr(Diagnostic, "make")
@@ -138,7 +145,7 @@ def test_no_words_reach_a_diagnostic_but_the_tables() -> None:
     keys = set(TEXTS) | set(PIECES)
     found = []
     for path in SOURCES:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes(path):
             if not isinstance(node, ast.Call):
                 continue
             names_entry = any(set(keys_of(arg) or ()) & keys for arg in node.args)
@@ -178,7 +185,7 @@ def _string_constants(paths: list[Path]) -> set[str]:
     return {
         node.value
         for path in paths
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in nodes(path)
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
     }
 

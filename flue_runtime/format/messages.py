@@ -1,17 +1,12 @@
 """Every diagnostic code in one table, one row per code: its default severity, what it means (the diagnostics
-page's words) and what it says, in each of its cases. Rewording a message touches this file only.
+page's words) and what it says in each of its cases. Rewording a message touches this file only.
 
-The code that finds a problem names a key and the values to fill in
-(`diagnostic("FLU304 folder", shown, name=name)`), never words. A key is a code, or a code
-and the case it words when one code has several (`FLU304 folder`, `FLU304 file`). Texts
-are `str.format` templates with named fields; a `{hint}` field is filled with a hint put
-together from `PIECES` (a suggested name, a YAML block), which are keyed the same way.
-`tests/test_messages.py` checks that every key reported exists and gets exactly its
-template's fields, that every entry here is used, and that no words reach a diagnostic but these.
-
-Codes are stable (the diagnostics page's table); the words here may improve. Four summaries quote the
-schema's limits: `codes.SUMMARIES` fills them in (this module, which every error imports through
-`diagnostics`, must not load the schema).
+The code that finds a problem names a key and the values to fill in (`diagnostic("FLU304 folder", shown,
+name=name)`), never words. A key is a code, or a code and the case it words when one code has several
+(`FLU304 folder`, `FLU304 file`). Texts are `str.format` templates with named fields; a `{hint}` field is
+filled with a hint put together from `PIECES` (a suggested name, a YAML block), which are keyed the same way.
+`tests/test_messages.py` holds the table and its users to each other. Codes are stable; the words may improve.
+Four summaries quote the schema's limits, which `codes.SUMMARIES` fills in: this module must not load the schema.
 """
 
 from __future__ import annotations
@@ -32,7 +27,6 @@ class Code(NamedTuple):
     """A code's row: its default severity (`diagnostics.Severity`'s value), what it means, and its texts by case
     (`""`: the code alone)."""
 
-    code: str
     severity: str
     summary: str
     texts: dict[str, Text]
@@ -600,7 +594,7 @@ _ROWS: dict[tuple[str, str, str], Text | dict[str, Text]] = {
     ),
 }
 CODES: dict[str, Code] = {
-    code: Code(code, severity, summary, texts if isinstance(texts, dict) else {"": texts})
+    code: Code(severity, summary, texts if isinstance(texts, dict) else {"": texts})
     for (code, severity, summary), texts in _ROWS.items()
 }
 
@@ -668,6 +662,11 @@ PIECES: dict[str, str] = {
     "yaml value: number": "the number {number}",
     "yaml value: date": "a date",
     "yaml value: timestamp": "a timestamp",
+    # FLU308: what the OS refused to do
+    "FLU308 read": "read",
+    "FLU308 stat": "stat",
+    "FLU308 list folder": "list this folder",
+    "FLU308 list files": "list the skill's files",
     # FLU308: how a source's bytes differ from its listing (`trees.listing_mismatch`)
     "listing: size": "the source gave {given:,} bytes where its listing says {listed:,}",
     "listing: digest": "the source gave bytes whose SHA-256 differs from its listing",
