@@ -50,8 +50,9 @@ from flue_build.inventory import Inventory, SkillFile
 from flue_build.pack import BundlePlan
 from flue_build.shipping import SkillFolders
 from flue_runtime.errors import UnsafeFileError
-from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic
 from flue_runtime.format.manifest import BUNDLE_DIR
+from flue_runtime.format.messages import piece
 from flue_runtime.format.paths import is_inside
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.vetting import format_size
@@ -65,10 +66,6 @@ _CHUNK = 1 << 20
 CONTENT_MATCH = 32
 #: The route of a member no build setting the hook knows of put there.
 UNKNOWN_ROUTE = "an unknown route (another build hook or a custom command)"
-_BAD_BUNDLE_HINT = (
-    "a conflicting build configuration (force-include, shared-data, data-files, artifacts, another hook) "
-    "or a bug; the artifact was deleted"
-)
 
 
 class Origin(NamedTuple):
@@ -204,8 +201,8 @@ def audit(
     shipped = result.shipped
     shown = artifact.name
 
-    def report(entry: str, message: str, hint: str = _BAD_BUNDLE_HINT) -> None:
-        result.problems.append(Diagnostic.make("FLU409", f"{shown}/{entry}", message, hint))
+    def report(entry: str, key: str, **values: str) -> None:
+        result.problems.append(diagnostic(key, f"{shown}/{entry}", **values))
 
     members = None
     if folders is not None:
@@ -221,28 +218,28 @@ def audit(
         if name in expected:
             seen.add(name)
             if not entry.matches(expected[name]):
-                report(name, "bytes differ from the vetted file (changed during the build?)")
+                report(name, "FLU409 changed")
             else:
                 _tally_bundled(shipped, name, entry.size)
             return
         if f"/{BUNDLE_DIR}/" in f"/{name}":
-            report(name, "not a vetted file, yet it sits in a skill bundle")
+            report(name, "FLU409 bundle")
             return
         if any(name.startswith(prefix) for prefix in original_prefixes):
-            report(name, "left in a referenced skill's original folder; only the bundled copy may ship")
+            report(name, "FLU409 original")
             return
         if members is not None:
             found = members.check(entry, wheel=tree is None)
             if found is not None:
-                report(name, *found)
+                report(name, "FLU409 carried", **found)
 
     for entry in _entries(artifact, report):
         try:
             check(entry)
         except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, zlib.error) as exc:
-            report(entry.name, f"cannot be read back ({exc}): no installer could either")
+            report(entry.name, "FLU409 unreadable", reason=str(exc))
     for name in sorted(set(expected) - seen):
-        report(name, "a vetted file is missing from the artifact")
+        report(name, "FLU409 missing")
     return result
 
 
@@ -288,8 +285,8 @@ class _Members:
         self.shipped, self.problems = shipped, problems
         self._own: dict[Path, _Vetted | None] = {}
 
-    def check(self, entry: _Entry, *, wheel: bool) -> tuple[str, str] | None:
-        """What is wrong with `entry` (message, hint), if anything."""
+    def check(self, entry: _Entry, *, wheel: bool) -> dict[str, str] | None:
+        """What is wrong with `entry` (the values of FLU409's `carried` words), if anything."""
         origin = self.origins.get(entry.name)
         route = origin.route if origin is not None else UNKNOWN_ROUTE
         sources = [o for o in (origin.source if origin else None, self.tree / entry.name if self.tree else None) if o]
@@ -297,16 +294,14 @@ class _Members:
             folder = self.folders.folder_of(source)
             if folder is None:
                 if self.folders.folder_of(Path(os.path.realpath(source))) is not None:
-                    return self._problem(
-                        f"taken from {self._shown(source)}, a symbolic link into a skill folder", route
-                    )
+                    return self._problem(piece("FLU409 link", source=self._shown(source)), route)
                 continue  # outside every skill folder: the project's own file, if the bytes agree (below)
             self._meet(source)
             recorded = self.folders.recorded(source)
             if recorded is None:
-                return self._problem(f"is {self._about(source)}", route)
+                return self._problem(piece("FLU409 is", about=self._about(source)), route)
             if not entry.matches(_Vetted(recorded.size, recorded.sha256, recorded.crc32)):
-                return self._problem(f"is {self._about(source)}, but these bytes differ from it", route)
+                return self._problem(piece("FLU409 differs", about=self._about(source)), route)
             _tally_plain(self.shipped, self.folders, source, entry.size, sdist=self.tree is not None)
             return None
         problem = self._matched(entry, sources, route, wheel=wheel)
@@ -315,7 +310,7 @@ class _Members:
             _tally_plain(self.shipped, self.folders, markdown, entry.size, sdist=self.tree is not None)
         return problem
 
-    def _matched(self, entry: _Entry, sources: list[Path], route: str, *, wheel: bool) -> tuple[str, str] | None:
+    def _matched(self, entry: _Entry, sources: list[Path], route: str, *, wheel: bool) -> dict[str, str] | None:
         """What is wrong with `entry` by its path and its bytes, whatever its origin said."""
         named = self.inventory.named(entry.name)
         same = [] if named else self._same_bytes(entry, wheel=wheel)
@@ -339,10 +334,10 @@ class _Members:
                 return None  # the bytes of a vetted file
         if named:
             item, through = max(named, key=lambda found: _common_tail(entry.name, found[0]))
-            if through:
-                return self._problem(f"lies below {self._about(item.source)}", route)
-            return self._problem(f"ends in the path of {self._about(item.source)}", route)
-        return self._problem(f"holds the bytes of {self._about(same[0].source)}", route)
+            return self._problem(
+                piece("FLU409 below" if through else "FLU409 ends", about=self._about(item.source)), route
+            )
+        return self._problem(piece("FLU409 bytes", about=self._about(same[0].source)), route)
 
     def _same_bytes(self, entry: _Entry, *, wheel: bool) -> list[SkillFile]:
         """The files under skill folders whose bytes the entry holds (see `CONTENT_MATCH`)."""
@@ -386,21 +381,15 @@ class _Members:
     def _about(self, path: Path) -> str:
         """`path`, its skill folder, and what the vetting made of it."""
         folder = self.folders.folder_of(path)
-        where = f" of the skill folder {self._shown(folder)}" if folder is not None else ""
-        verdict = "a vetted file" if self.folders.ships(path) else self.folders.why_not(path)
-        return f"{self._shown(path)}{where}: {verdict}"
+        verdict = piece("verdict: vetted") if self.folders.ships(path) else self.folders.why_not(path)
+        if folder is None:
+            return piece("FLU409 about", path=self._shown(path), verdict=verdict)
+        return piece("FLU409 about folder", path=self._shown(path), folder=self._shown(folder), verdict=verdict)
 
     @staticmethod
-    def _problem(what: str, route: str) -> tuple[str, str]:
-        if route == UNKNOWN_ROUTE:
-            fix = "find what put it there (a build hook, a custom command) and stop it"
-        else:
-            fix = f"take it out of {route}"
-        return (
-            f"{what}; carried by {route}",
-            f"only a vetted copy of a skill's file may ship: {fix}, or move the file out of the skill folder; "
-            "the artifact was deleted",
-        )
+    def _problem(what: str, route: str) -> dict[str, str]:
+        fix = piece("FLU409 unknown route") if route == UNKNOWN_ROUTE else piece("FLU409 route", route=route)
+        return {"what": what, "route": route, "fix": fix}
 
 
 def _common_tail(member: str, item: SkillFile) -> int:
@@ -463,7 +452,7 @@ def _zip_entries(archive: zipfile.ZipFile, wheel: bool, report: Callable[[str, s
     for info in infos:
         name = info.filename
         if name in seen:
-            report(name, "a second entry of this name: which one an installer keeps is undefined")
+            report(name, "FLU409 twice")
             continue
         seen.add(name)
         digest, size = record.get(name, (None, None))

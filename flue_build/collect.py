@@ -15,24 +15,25 @@ import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from flue_build.scan.scanner import Call, scan_file
 from flue_build.scan.selection import project_sources
 from flue_build.scan.sources import INIT, Source, package_folders, sort_sources
 from flue_runtime.errors import BundleError
 from flue_runtime.format.config import PYPROJECT, FlueConfig, load_config, project_config, read_pyproject
-from flue_runtime.format.diagnostics import Diagnostic, apply_strict, bounded, has_errors
+from flue_runtime.format.diagnostics import Diagnostic, apply_strict, bounded, diagnostic, has_errors
 from flue_runtime.format.exports import export_kind, not_exported
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Manifest
 from flue_runtime.format.markdown_file import MarkdownFile, vet_markdown
+from flue_runtime.format.messages import piece
 from flue_runtime.format.nearest import nearest_path
 from flue_runtime.format.paths import display_path, is_inside
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
 from flue_runtime.format.vetting import Limits, format_size
 
-#: How a resolution step reports a problem at the call being resolved: code, message, hint.
-_Report = Callable[[str, str, str], None]
+#: How a resolution step reports a problem at the call being resolved: a key of `messages.CODES` and its values.
+_Report = Callable[..., None]
 
 
 @dataclass(frozen=True)
@@ -124,16 +125,12 @@ class _Collector:
     def reference(self, source: Source, call: Call) -> None:
         where = self.result.display(source.path)
 
-        def report(code: str, message: str, hint: str) -> None:
-            self.result.diagnostics.append(Diagnostic.make(code, where, message, hint, call.line, call.column))
+        def report(key: str, **values: Any) -> None:
+            self.result.diagnostics.append(diagnostic(key, where, call.line, call.column, **values))
 
         bundle = source.bundle_package()
         if bundle is None:
-            report(
-                "FLU407",
-                f"module `{source.module}` is not inside a regular package, so no bundle can hold its {call.kind}s",
-                "move the module into a package (a folder with an __init__.py)",
-            )
+            report("FLU407", module=source.module, kind=call.kind)
             return
         target = self._resolve(source, call, report)
         if target is None:
@@ -152,8 +149,8 @@ class _Collector:
             line, column = _position(text, spec)
             call = Call(export_kind(spec), spec, line, column)
 
-            def report(code: str, message: str, hint: str, line: int = line, column: int = column) -> None:
-                self.result.diagnostics.append(Diagnostic.make(code, PYPROJECT, message, hint, line, column))
+            def report(key: str, line: int = line, column: int = column, **values: Any) -> None:
+                self.result.diagnostics.append(diagnostic(key, PYPROJECT, line, column, **values))
 
             self._export(call, report)
         for source in sources:
@@ -175,15 +172,9 @@ class _Collector:
             None,
         )
         if holder is None or bundle is None:
-            where = "names no package of this project" if holder is None else "lies in no regular package"
-            report(
-                "FLU414",
-                f"[tool.flue] exports `{call.spec}`, which {where}",
-                "an export starts with a package this project builds, like "
-                + (", ".join(f"`{name.replace('.', '/')}/...`" for name in sorted(self.packages)[:5]) or "`acme/...`")
-                + ", and lies inside a regular package (a folder with __init__.py) that holds its bundle; "
-                "another distribution's skills are exported by that distribution",
-            )
+            where = piece("FLU414 no package" if holder is None else "FLU414 no bundle")
+            packages = [piece("FLU414 package", name=name.replace(".", "/")) for name in sorted(self.packages)[:5]]
+            report("FLU414", spec=call.spec, where=where, packages=", ".join(packages) or piece("FLU414 example"))
             return
         path = self.packages[".".join(segments[:holder])].joinpath(*segments[holder:])
         target = self._local(None, call, path, report)
@@ -200,11 +191,7 @@ class _Collector:
         if segments[0] in (".", ".."):
             path = Path(os.path.normpath(os.path.join(source.path.parent, spec)))
             if not is_inside(self.root, path):
-                report(
-                    "FLU406",
-                    f"`{spec}` resolves to {path}, outside the project folder {self.root}",
-                    "keep skills inside the project, or ship them in a package and use a package spec (`pkg/skill/SKILL.md`)",
-                )
+                report("FLU406", spec=spec, path=path, root=self.root)
                 return None
             return self._local(source.path, call, path, report)
         for depth in range(len(segments) - 1, 0, -1):
@@ -215,13 +202,7 @@ class _Collector:
         if (beside.parent if call.kind == "skill" else beside).exists():
             locations = _package_locations(segments[0])
             if locations is None or not _holds(call, locations):
-                report(
-                    "FLU415",
-                    f"`{spec}` is read as a package spec, and no importable package `{segments[0]}` holds it, but "
-                    f"{self.result.display(beside)} exists next to the module: a spec relative to the module starts "
-                    "with `./`",
-                    f'did you mean `./{spec}`? write {call.kind}("./{spec}")',
-                )
+                report("FLU415", spec=spec, top=segments[0], beside=self.result.display(beside), kind=call.kind)
                 return None
         return self._external(call, report)
 
@@ -230,17 +211,11 @@ class _Collector:
         shown = self.result.display(path.parent if call.kind == "skill" else path)
         link = symlink_on_path(self.root, path.parent if call.kind == "skill" else path)
         if link is not None:
-            report(
-                "FLU301",
-                f"`{call.spec}` goes through the symbolic link {self.result.display(link)}; refused",
-                "replace the link with the real folder or file: links are never followed into a bundle",
-            )
+            report("FLU301 reference", spec=call.spec, link=self.result.display(link))
             return None
         if call.kind == "markdown":
             if not os.path.lexists(path):
-                report(
-                    "FLU404", f"markdown file {shown} not found (spec `{call.spec}`)", self._missing_hint(module, call)
-                )
+                report("FLU404 markdown", shown=shown, spec=call.spec, hint=self._missing_hint(module, call))
                 return None
             if path not in self.result.markdown:
                 text = vet_markdown(path, shown, self.allow, self.limits)
@@ -249,14 +224,10 @@ class _Collector:
             return Target("markdown", call.spec, path)
         folder = path.parent
         if not folder.is_dir():
-            report("FLU404", f"skill folder {shown} not found (spec `{call.spec}`)", self._missing_hint(module, call))
+            report("FLU404 skill", shown=shown, spec=call.spec, hint=self._missing_hint(module, call))
             return None
         if (folder / INIT).exists() or (module is not None and is_inside(folder, module)):
-            report(
-                "FLU408",
-                f"skill folder {shown} holds Python code (an __init__.py or the module that references it)",
-                "give the skill a folder of its own, next to the code: its files are packed apart from the package",
-            )
+            report("FLU408", shown=shown)
             return None
         if folder not in self.result.skills:
             vetted = vet_skill(folder, display=shown, allow=self.allow, limits=self.limits)
@@ -275,8 +246,8 @@ class _Collector:
             fixed = None if folder is None else nearest_path(os.fspath(folder), segments[depth:])
             fixed = None if fixed is None else [*segments[:depth], *fixed]
         if fixed is not None:
-            return f"did you mean `{'/'.join(fixed)}`?"
-        return _missing_hint(call.spec)
+            return piece("FLU404 did you mean", spec="/".join(fixed))
+        return piece("FLU404 relative" if call.spec.startswith(".") else "FLU404 package")
 
     def _external(self, call: Call, report: _Report) -> Target | None:
         """A package spec naming another distribution: validated here when importable (an export of it,
@@ -284,16 +255,13 @@ class _Collector:
         top, *rest = call.spec.split("/")
         locations = _package_locations(top)
         if locations is None:
-            report(
-                "FLU405",
-                f"package `{top}` is not importable in the build environment; `{call.spec}` is resolved at run time",
-                f"add the distribution providing `{top}` to [build-system] requires to check it at build time",
-            )
+            report("FLU405", top=top, spec=call.spec)
             return Target("package", call.spec)
         bundle = bundle_folder(call.spec, locations)
         exports = producer_exports(bundle)
         if exports is not None and call.spec not in exports:
-            report("FLU413", *not_exported(call.spec, exports))
+            key, values = not_exported(call.spec, exports)
+            report(key, **values)
             return None
         relative = Path(*rest)
         wanted = relative.parent if call.kind == "skill" else relative
@@ -313,11 +281,7 @@ class _Collector:
                 return Target("package", call.spec)
         if bundle is not None and (bundle / BUNDLE_DIR / MANIFEST_FILE).is_file():
             return Target("package", call.spec)  # installed from a wheel built with the hook: its own build vetted it
-        report(
-            "FLU404",
-            f"package `{top}` is importable here but holds no `{'/'.join(rest)}`",
-            f"check the spec against the files of `{top}` (found at {locations[0]})",
-        )
+        report("FLU404 package", top=top, rest="/".join(rest), location=locations[0])
         return Target("package", call.spec)
 
 
@@ -403,22 +367,12 @@ def _bundle_size(result: Collection, limits: Limits) -> list[Diagnostic]:
     if total <= limits.bundle_size:
         return []
     largest = sorted(sizes, key=lambda p: -sizes[p])[:3]
+    shown = ", ".join(f"{result.display(p)} ({format_size(sizes[p])})" for p in largest)
     return [
-        Diagnostic.make(
-            "FLU311",
-            PYPROJECT,
-            f"the skill bundles of this build add up to {format_size(total)}, over the {format_size(limits.bundle_size)} limit",
-            "largest: "
-            + ", ".join(f"{result.display(p)} ({format_size(sizes[p])})" for p in largest)
-            + "; leave large data out of skills, or raise the limit: [tool.flue] max-bundle-size",
+        diagnostic(
+            "FLU311 bundles", PYPROJECT, total=format_size(total), limit=format_size(limits.bundle_size), largest=shown
         )
     ]
-
-
-def _missing_hint(spec: str) -> str:
-    if spec.startswith("."):
-        return "a relative spec starts from the folder of the module that calls it; fix the path or create the file"
-    return "the first segments of a package spec name a package of this project; fix the path or create the file"
 
 
 def symlink_on_path(root: Path, path: Path) -> Path | None:

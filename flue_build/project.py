@@ -25,7 +25,8 @@ from flue_build.scan.selection import project_sources
 from flue_build.scan.sources import Source, from_distribution_paths
 from flue_build.shipping import ExcludedBy, SkillFolders, without_excluded
 from flue_runtime.format.config import PYPROJECT, load_config, read_pyproject
-from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic
+from flue_runtime.format.messages import piece
 from flue_runtime.format.paths import display_path
 
 __all__ = ["ProjectView", "identity", "view_project"]
@@ -79,7 +80,7 @@ def view_project(root: Path) -> ProjectView:
             folders.meet(backend.sdist_walk())
     setup = _setup(root, pyproject, checked.collection, folders)
     if backend.rejected is not None:
-        setup.append(_rejected(pyproject, backend.rejected))
+        setup.append(diagnostic("FLU503", PYPROJECT, backend=_backend_name(pyproject), why=backend.rejected))
     requirements = static_requirements(root, pyproject)
     if requirements is not None:
         setup += missing_runtime_dependency(root, project_name(pyproject), checked.collection.references, requirements)
@@ -110,18 +111,8 @@ def _setup(root: Path, pyproject: dict[str, Any], collection: Collection, folder
         reasons.append(references_reason(collection.references))
     unreferenced = len(folders.unreferenced)
     if unreferenced:
-        reasons.append(f"the build would ship {unreferenced} skill folder{'' if unreferenced == 1 else 's'}")
-    return hook_problems(root, pyproject, " and ".join(reasons)) if reasons else []
-
-
-def _rejected(pyproject: dict[str, Any], why: str) -> Diagnostic:
-    name = _backend_name(pyproject)
-    return Diagnostic.make(
-        "FLU503",
-        PYPROJECT,
-        f"{name} rejects the project's configuration, so its build would fail: {why}",
-        f"fix the configuration {name} names; `python -m build` shows the same error with its context",
-    )
+        reasons.append(piece("folder" if unreferenced == 1 else "folders", count=unreferenced))
+    return hook_problems(root, pyproject, piece("and").join(reasons)) if reasons else []
 
 
 @dataclass

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from flue_build.collect import Collection, symlink_on_path
 from flue_runtime.format.config import FlueConfig
-from flue_runtime.format.diagnostics import Diagnostic, apply_strict
+from flue_runtime.format.diagnostics import Diagnostic, apply_strict, diagnostic
 from flue_runtime.format.markdown_file import MarkdownFile
+from flue_runtime.format.messages import piece
 from flue_runtime.format.paths import display_path, is_inside
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
@@ -96,23 +97,11 @@ class SkillFolders:
         link = symlink_on_path(self.collection.root, folder)
         if link is not None:
             self._unreferenced[folder] = VettedSkill(folder, None, (), 0, ())
-            problem = Diagnostic.make(
-                "FLU301",
-                shown,
-                f"skill folder reached through the symbolic link {display_path(link, self.collection.root)}; refused",
-                "replace the link with the real folder: links are never followed into an artifact",
-            )
+            problem = diagnostic("FLU301 folder", shown, link=display_path(link, self.collection.root))
             return apply_strict([problem], self.config.strict)
         vetted = vet_skill(folder, display=shown, allow=self.config.allow, limits=self.config.limits)
         self._unreferenced[folder] = vetted
-        notice = Diagnostic.make(
-            "FLU410",
-            shown,
-            f"skill `{folder.name}` is not referenced by any `skill()` call the build found: "
-            "it ships as plain files, only those the vetting kept",
-            f'reference it (`skill("./.../{folder.name}/{SKILL_FILE}")`) or list it in [tool.flue] exports to '
-            "bundle it, or leave the folder out of the build with the backend's own exclusion rules",
-        )
+        notice = diagnostic("FLU410", shown, name=folder.name)
         return apply_strict([notice, *vetted.diagnostics], self.config.strict)
 
     @property
@@ -145,20 +134,20 @@ class SkillFolders:
         """Why a file of a skill folder that the vetting did not keep may not ship, in a few words."""
         folder = self.folder_of(path)
         if folder is None:
-            return "outside every skill folder"
+            return piece("verdict: outside")
         parts = Path(os.path.abspath(path)).relative_to(folder).parts
         if any(is_noise_dir(part) for part in parts[:-1]):
-            return "inside a noise folder, never vetted"
+            return piece("verdict: noise folder")
         if os.path.islink(path):
-            return "a symbolic link, never followed"
+            return piece("verdict: link")
         vetted = self.skill(folder)
         shown = display_path(path, self.collection.root)
         codes = sorted({d.code for d in vetted.diagnostics if d.is_error and d.path == shown} if vetted else ())
         if codes:
-            return f"refused by the vetting, {', '.join(codes)}"
+            return piece("verdict: refused", codes=", ".join(codes))
         if is_noise_file(parts[-1]):
-            return "noise, never vetted"
-        return "not a file the vetting kept"
+            return piece("verdict: noise")
+        return piece("verdict: not kept")
 
 
 def without_excluded(
@@ -181,26 +170,8 @@ def without_excluded(
             if rule is None:
                 kept.append(packed)
                 continue
-            shown = display_path(file, collection.root)
-            if packed.path == SKILL_FILE:
-                problems.append(
-                    Diagnostic.make(
-                        "FLU412",
-                        shown,
-                        f"the {SKILL_FILE} of a referenced skill is left out of the {artifact}: {rule}",
-                        "a skill cannot ship without its SKILL.md: change the rule, or stop referencing the skill",
-                    )
-                )
-            else:
-                problems.append(
-                    Diagnostic.make(
-                        "FLU411",
-                        shown,
-                        f"left out of the {artifact}: {rule}",
-                        "the project's own exclusions win; move the file out of the skill folder if it is not "
-                        "meant to ship, or change the rule if it is",
-                    )
-                )
+            key = "FLU412 skill" if packed.path == SKILL_FILE else "FLU411"
+            problems.append(diagnostic(key, display_path(file, collection.root), artifact=artifact, rule=rule))
         skills[folder] = vetted if len(kept) == len(vetted.files) else replace(vetted, files=tuple(kept))
     markdown: dict[Path, MarkdownFile] = {}
     for path, text in collection.markdown.items():
@@ -208,14 +179,7 @@ def without_excluded(
         if rule is None:
             markdown[path] = text
         else:
-            problems.append(
-                Diagnostic.make(
-                    "FLU412",
-                    collection.display(path),
-                    f"a `markdown()` target is left out of the {artifact}: {rule}",
-                    "the reference cannot resolve without its file: change the rule, or remove the reference",
-                )
-            )
+            problems.append(diagnostic("FLU412 markdown", collection.display(path), artifact=artifact, rule=rule))
     problems = apply_strict(problems, strict)
     filtered = replace(collection, skills=skills, markdown=markdown, diagnostics=[*collection.diagnostics, *problems])
     return filtered, problems

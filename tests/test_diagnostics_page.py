@@ -9,7 +9,7 @@ from support.diagnostics_page import PAGE, examples, refreshed, sections
 from support.site import code_blocks, page
 
 from flue_runtime.format.codes import SUMMARIES
-from flue_runtime.format.diagnostics import CODES
+from flue_runtime.format.messages import CODES
 
 #: Codes whose example is shown, not run (each says why on the page); every other example runs.
 SHOWN_ONLY = {"FLU110", "FLU308", "FLU409", "FLU413"}

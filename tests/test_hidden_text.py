@@ -15,7 +15,7 @@ from support.sources import DictSource
 
 from flue_runtime import load_skill
 from flue_runtime.errors import SkillDefinitionError, SkillError, SkillSourceError
-from flue_runtime.format.diagnostics import Diagnostic, printable
+from flue_runtime.format.diagnostics import PER_FILE, Diagnostic, More, printable
 from flue_runtime.format.hidden_text import HiddenScan, scan_hidden
 from flue_runtime.format.markdown_file import vet_markdown
 from flue_runtime.format.safe_read import CHUNK
@@ -161,10 +161,19 @@ def test_memory_stays_bounded_by_the_chunks_whatever_the_file_size() -> None:
 
 
 def test_a_file_full_of_hidden_characters_gets_a_few_diagnostics_and_a_count() -> None:
-    found = vetted({"many.md": "a\u200bb\n" * 10_000})
+    """Every rule's bound and words (`diagnostics.bounded`): the first `PER_FILE` runs of each code, then how many
+    more, at the last shown, with its code's severity."""
+    found = vetted({"many.md": "a\u200bb\n" * 10_000, "tags.md": (tags("y") + "!\n") * 9})
     shown = hidden(found)
-    assert [(d.line, d.column) for d in shown[:-1]] == [(1, 2), (2, 2), (3, 2)]
-    assert shown[-1].line is None and "9,997 more" in shown[-1].message
+    assert [(d.path, d.code, d.line) for d in shown if not isinstance(d, More)] == [
+        *(("s/many.md", "FLU318", line) for line in range(1, PER_FILE + 1)),
+        *(("s/tags.md", "FLU317", line) for line in range(1, PER_FILE + 1)),
+    ]
+    assert [(d.path, d.code, d.line, d.count, d.severity) for d in shown if isinstance(d, More)] == [
+        ("s/many.md", "FLU318", PER_FILE, 10_000 - PER_FILE, "warning"),
+        ("s/tags.md", "FLU317", PER_FILE, 9 - PER_FILE, "error"),
+    ]
+    assert f"and {10_000 - PER_FILE:,} more FLU318 in this file" in shown[PER_FILE].message
 
 
 def test_define_skill_refuses_tag_characters_in_its_fields_and_files() -> None:

@@ -12,7 +12,7 @@ from support.paths import ROOT
 from support.site import section
 
 from flue_runtime.format.codes import SUMMARIES
-from flue_runtime.format.diagnostics import CODES
+from flue_runtime.format.messages import CODES
 
 HEAVY = ("yaml", "jsonschema", "flue_build", "setuptools", "hatchling")
 
@@ -33,10 +33,18 @@ def test_importing_the_runtime_stays_light(statement: str) -> None:
     assert proc.stdout.strip() == ""
 
 
+def test_the_table_of_codes_loads_no_schema() -> None:
+    """Every error imports `format.diagnostics`, and with it the table of codes: the summaries quoting the schema's
+    limits are filled in by `format.codes`, so the schema and its validator stay unloaded."""
+    code = "import sys, flue_runtime.format.diagnostics; print(sorted(m for m in sys.modules if 'schema' in m))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]"
+
+
 def test_the_diagnostics_page_documents_every_diagnostic_code() -> None:
     table = section("reference/diagnostics.md", "## Diagnostic codes")
     rows = re.findall(r"^\| `(FLU\d{3})` \| (error|warning) \| (.+?) \|$", table, re.MULTILINE)
-    assert [(code, severity) for code, severity, _ in rows] == [(c.code, str(c.severity)) for c in CODES.values()]
+    assert [(code, severity) for code, severity, _ in rows] == [(code, c.severity) for code, c in CODES.items()]
     assert [(code, summary) for code, _, summary in rows] == list(SUMMARIES.items())
 
 

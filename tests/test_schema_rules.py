@@ -14,7 +14,7 @@ from support.site import section
 
 from flue_runtime.format import schema
 from flue_runtime.format.codes import SUMMARIES
-from flue_runtime.format.diagnostics import CODES
+from flue_runtime.format.messages import CODES
 from flue_runtime.format.naming import NAME_MAX, name_problems, suggest_name
 from flue_runtime.format.schema_validator import ANNOTATIONS
 from flue_runtime.format.validate import check_fields

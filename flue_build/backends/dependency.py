@@ -18,7 +18,8 @@ from typing import Any
 from flue_build.backends.setuptools_rules import setup_cfg
 from flue_runtime.errors import FlueError
 from flue_runtime.format.config import PYPROJECT
-from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic
+from flue_runtime.format.messages import piece
 from flue_runtime.format.paths import is_inside
 from flue_runtime.format.safe_read import read_regular
 
@@ -64,18 +65,9 @@ def missing_runtime_dependency(
         return []
     example = ", ".join(f'"{r}"' for r in [*listed, RUNTIME])
     line = key_line(root / PYPROJECT, "project", "dependencies") or key_line(root / PYPROJECT, "project", None)
-    count = f"{references} skill()/markdown() reference{'' if references == 1 else 's'}"
+    made = piece("reference" if references == 1 else "references", count=references)
     return [
-        Diagnostic.make(
-            "FLU502",
-            PYPROJECT,
-            f"the code makes {count}, which import flue_runtime where the wheel is installed, but `{RUNTIME}` "
-            "is not among the project's runtime dependencies: the installed wheel would fail with "
-            "`ModuleNotFoundError: No module named 'flue_runtime'`",
-            f"add it to [project] dependencies in pyproject.toml:\ndependencies = [{example}]",
-            line,
-            1 if line else None,
-        )
+        diagnostic("FLU502", PYPROJECT, line, 1 if line else None, references=made, runtime=RUNTIME, example=example)
     ]
 
 

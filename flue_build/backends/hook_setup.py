@@ -22,7 +22,8 @@ from typing import Any
 
 from flue_build.backends.dependency import key_line, requirement_name
 from flue_runtime.format.config import PYPROJECT, flue_table
-from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic
+from flue_runtime.format.messages import piece
 
 __all__ = [
     "HATCH_REQUIREMENT",
@@ -43,7 +44,7 @@ HATCH_TARGETS = ("wheel", "sdist")
 
 def references_reason(count: int) -> str:
     """Why a project needs the hook, as FLU501 says it: the references its code makes."""
-    return f"the code makes {count} skill()/markdown() reference{'' if count == 1 else 's'}"
+    return piece("reference" if count == 1 else "references", count=count)
 
 
 def hook_problems(root: Path, pyproject: dict[str, Any], why: str) -> list[Diagnostic]:
@@ -59,14 +60,7 @@ def hook_problems(root: Path, pyproject: dict[str, Any], why: str) -> list[Diagn
         return _hatchling(root, pyproject, names, requires, place, why)
     if backend is None or (isinstance(backend, str) and backend.split(".", 1)[0] == "setuptools"):
         return _setuptools(root, pyproject, names, requires, place, why, backend is None)
-    return [
-        _problem(
-            f"{why}, but the project builds with `{backend}`, which runs no flue-skills hook: "
-            "its wheel would ship no skills",
-            "build with hatchling (and the hatch-flue-skills hook) or setuptools (and the flue-skills plugin); "
-            "see Building wheels with skills in the documentation (docs/concepts/bundles.md)",
-        )
-    ]
+    return [_problem("FLU501 backend", why=why, backend=backend)]
 
 
 def _hatchling(
@@ -75,38 +69,21 @@ def _hatchling(
     found = []
     hooks = {target: _hatch_hook(root, pyproject, target) for target in HATCH_TARGETS}
     missing = [target for target, table in hooks.items() if table is None or table in _disabled(root, pyproject)]
-    outcome = "its wheel would ship no skills" if "wheel" in missing else "its skill folders would ship unvetted"
+    outcome = piece("FLU501 no skills" if "wheel" in missing else "FLU501 unvetted")
     misspelled = _misspelled_hooks(root, pyproject) if missing else []
     for table, line in misspelled:
         name, _, hook = table.rpartition(".")
-        if name.endswith(".hook"):  # hatchling reads `hooks`, and ignores this table without a word
-            problem = f"`[{table}]` is not read by hatchling, whose hook tables are under `{name}s`: {outcome}"
-            table = f"{name}s.{hook}"
-        else:
-            problem = f"the hook table `[{table}]` names no hook hatchling knows: the hook is `{HOOK}`, "
-            problem += "and hatchling fails with `Unknown build hook`"
-            table = f"{name}.{HOOK}"
-        found.append(_problem(f"{why}, but {problem}", f"rename the table:\n[{table}]", line))
+        # hatchling reads `hooks`, and ignores a table under `hook` without a word
+        key, hook = ("FLU501 hook table", hook) if name.endswith(".hook") else ("FLU501 hook name", HOOK)
+        found.append(_problem(key, line, why=why, table=table, name=name, hook=hook, outcome=outcome))
     disabled = sorted({table for table in hooks.values() if table in _disabled(root, pyproject)})
     for table in disabled if not misspelled else []:
-        which = " and ".join(target for target in HATCH_TARGETS if hooks[target] == table)
-        found.append(
-            _problem(
-                f"{why}, but `[{table}]` sets `enable-by-default = false`: hatchling runs the hook for the {which} "
-                "only when HATCH_BUILD_HOOKS_ENABLE (or HATCH_BUILD_HOOK_ENABLE_FLUE-SKILLS) is set, so a plain "
-                f"build does not: {outcome}",
-                f"delete the line from [{table}]:\nenable-by-default = false",
-                key_line(root / PYPROJECT, table, "enable-by-default"),
-            )
-        )
+        which = piece("and").join(target for target in HATCH_TARGETS if hooks[target] == table)
+        line = key_line(root / PYPROJECT, table, "enable-by-default")
+        found.append(_problem("FLU501 disabled", line, why=why, table=table, which=which, outcome=outcome))
     if missing and not misspelled and not disabled:
-        which = " and ".join(missing)
-        found.append(
-            _problem(
-                f"{why}, but hatchling runs no flue-skills hook for the {which}: {outcome}",
-                f"add the hook's table to pyproject.toml (it may stay empty):\n[tool.hatch.build.hooks.{HOOK}]",
-            )
-        )
+        which = piece("and").join(missing)
+        found.append(_problem("FLU501 no hook", why=why, which=which, outcome=outcome, hook=HOOK))
     if HATCH_REQUIREMENT not in names:
         found.append(_requirement(HATCH_REQUIREMENT, "hatchling", requires, place, why))
     return found
@@ -116,33 +93,13 @@ def _setuptools(
     root: Path, pyproject: dict[str, Any], names: set[str], requires: Any, place: int | None, why: str, implicit: bool
 ) -> list[Diagnostic]:
     if implicit and requires is None:
-        return [
-            _problem(
-                f"{why}, but pyproject.toml has no [build-system] table: front ends build it with setuptools "
-                "without the flue-skills plugin, so its wheel would ship no skills",
-                'add to pyproject.toml:\n[build-system]\nrequires = ["setuptools>=77", "flue-skills"]\n'
-                'build-backend = "setuptools.build_meta"\n\n[tool.flue]',
-            )
-        ]
+        return [_problem("FLU501 no build-system", why=why)]
     found = []
     misspelled = _misspelled_flue_tables(pyproject) if flue_table(pyproject) is None else []
     for table in misspelled:
-        found.append(
-            _problem(
-                f"{why}, but the table `[{table}]` opts in to nothing: the flue-skills plugin reads `[tool.flue]`, and "
-                "leaves setuptools builds without it alone, so its wheel would ship no skills",
-                "rename the table:\n[tool.flue]",
-                key_line(root / PYPROJECT, table, None),
-            )
-        )
+        found.append(_problem("FLU501 table", key_line(root / PYPROJECT, table, None), why=why, table=table))
     if flue_table(pyproject) is None and not misspelled:
-        found.append(
-            _problem(
-                f"{why}, but pyproject.toml has no [tool.flue] table: the flue-skills plugin leaves setuptools "
-                "builds without one alone, so its wheel would ship no skills",
-                "add the table to pyproject.toml (it may stay empty):\n[tool.flue]",
-            )
-        )
+        found.append(_problem("FLU501 no table", why=why))
     if SETUPTOOLS_REQUIREMENT not in names:
         found.append(_requirement(SETUPTOOLS_REQUIREMENT, "setuptools", requires, place, why))
     return found
@@ -205,20 +162,12 @@ def _misspelled_hooks(root: Path, pyproject: dict[str, Any]) -> list[tuple[str, 
 def _requirement(name: str, backend: str, requires: Any, place: int | None, why: str) -> Diagnostic:
     listed = [r for r in requires if isinstance(r, str)] if isinstance(requires, list) else [backend]
     example = ", ".join(f'"{r}"' for r in [*listed, name])
-    outcome = (
-        "hatchling fails with `Unknown build hook: flue-skills`"
-        if backend == "hatchling"
-        else "setuptools runs without the flue-skills plugin and the wheel ships no skills"
-    )
-    return _problem(
-        f"{why}, but `{name}` is not in [build-system] requires: in an isolated build (pip, `python -m build`) {outcome}",
-        f"add it to the list in pyproject.toml:\nrequires = [{example}]",
-        place,
-    )
+    outcome = piece("FLU501 hatchling" if backend == "hatchling" else "FLU501 setuptools")
+    return _problem("FLU501 requires", place, why=why, name=name, outcome=outcome, example=example)
 
 
-def _problem(message: str, hint: str, line: int | None = None) -> Diagnostic:
-    return Diagnostic.make("FLU501", PYPROJECT, message, hint, line, 1 if line else None)
+def _problem(key: str, line: int | None = None, /, **values: str) -> Diagnostic:
+    return diagnostic(key, PYPROJECT, line, 1 if line else None, **values)
 
 
 def _table(data: Any, key: str) -> dict[str, Any]:

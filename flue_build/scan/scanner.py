@@ -27,7 +27,8 @@ from pathlib import Path
 
 from flue_build.scan.prefilter import MODULE, prefilter
 from flue_runtime.errors import UnsafeFileError
-from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.diagnostics import Diagnostic, diagnostic
+from flue_runtime.format.messages import piece
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.specs import Kind, example_spec, spec_problem
 from flue_runtime.format.vetting import refused
@@ -86,23 +87,10 @@ def _scan(data: bytes, display: str, hot: frozenset[int] | None) -> ScanResult:
         # RecursionError/MemoryError: nesting too deep for Python's own parser (Python cannot import it either).
         line = max(getattr(exc, "lineno", None) or 1, 1)
         column = max(getattr(exc, "offset", None) or 1, 1)
-        message = getattr(exc, "msg", None) or str(exc) or type(exc).__name__
-        hint = "fix the syntax error; every module of a package is scanned for skill references"
         if isinstance(exc, (RecursionError, MemoryError)):
-            message = "nested too deeply for Python's parser"
-            hint = "split the deeply nested expression: Python cannot compile this module either"
-        return ScanResult(
-            diagnostics=[
-                Diagnostic.make(
-                    "FLU402",
-                    display,
-                    f"does not parse: {message}",
-                    hint,
-                    line,
-                    column,
-                )
-            ]
-        )
+            return ScanResult(diagnostics=[diagnostic("FLU402 deep", display, line, column)])
+        problem = getattr(exc, "msg", None) or str(exc) or type(exc).__name__
+        return ScanResult(diagnostics=[diagnostic("FLU402", display, line, column, problem=problem)])
     binder = _Binder(hot)
     binder.run(tree)
     result = ScanResult()
@@ -136,42 +124,39 @@ def _check_call(node: ast.Call, kind: Kind, display: str, columns: _Columns, res
     where = argument if argument is not None else node
     line, column = where.lineno, columns.column(where.lineno, where.col_offset)
 
-    def fail(code: str, message: str, hint: str) -> None:
-        result.diagnostics.append(Diagnostic.make(code, display, message, hint, line, column))
+    def fail(key: str, **values: str) -> None:
+        result.diagnostics.append(
+            diagnostic(key, display, line, column, kind=kind, example=example_spec(kind), **values)
+        )
 
     if argument is None or isinstance(argument, ast.Starred):
-        fail("FLU401", f"`{kind}()` needs one string literal spec", f'write `{kind}("{example_spec(kind)}")`')
+        fail("FLU401 missing")
         return
     if not (isinstance(argument, ast.Constant) and isinstance(argument.value, str)):
-        fail(
-            "FLU401",
-            f"dynamic {kind} reference: the spec is {_describe(argument)}, not one string literal",
-            f"the build finds {kind}s by reading the source; write the spec as one string literal, "
-            f'e.g. `{kind}("{example_spec(kind)}")`, and pick between several literal calls if you must',
-        )
+        fail("FLU401", what=_describe(argument))
         return
     spec = argument.value
     problem = spec_problem(kind, spec)
     if problem:
-        fail("FLU403", f"malformed {kind} spec `{spec}`: {problem}", f'for example `{kind}("{example_spec(kind)}")`')
+        fail("FLU403", spec=spec, problem=problem)
         return
     result.calls.append(Call(kind, spec, line, column))
 
 
 def _describe(node: ast.expr) -> str:
     if isinstance(node, ast.JoinedStr):
-        return "an f-string"
+        return piece("spec: f-string")
     if isinstance(node, ast.Name):
-        return f"the variable `{node.id}`"
+        return piece("spec: variable", name=node.id)
     if isinstance(node, ast.BinOp):
-        return "a concatenation" if isinstance(node.op, ast.Add) else "a computed expression"
+        return piece("spec: concatenation" if isinstance(node.op, ast.Add) else "spec: computed")
     if isinstance(node, ast.Call):
-        return "a function call"
+        return piece("spec: call")
     if isinstance(node, ast.Constant):
-        return f"a {type(node.value).__name__} constant"
+        return piece("spec: constant", type=type(node.value).__name__)
     if isinstance(node, ast.Attribute):
-        return "an attribute"
-    return "an expression"
+        return piece("spec: attribute")
+    return piece("spec: expression")
 
 
 class _Columns:

@@ -1,8 +1,8 @@
 """Diagnostics: one shape for every problem the build, the CLI and the run time report.
 
-Codes are stable (documented in docs/reference/diagnostics.md); messages may improve over time, and their
-words live in one table, `messages.TEXTS`: code that finds a problem calls `diagnostic`
-with a key of that table and the values to fill in.
+Codes are stable (documented in docs/reference/diagnostics.md); messages may improve over time. Each code is
+one row of `messages.CODES` (its severity, meaning and words): code that finds a problem calls `diagnostic`
+with a key of that table and the values to fill in, and nothing else makes a `Diagnostic`.
 """
 
 from __future__ import annotations
@@ -14,18 +14,14 @@ from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from flue_runtime.format.messages import piece, words
+from flue_runtime.format.messages import CODES, piece, words
 
 __all__ = [
-    "CODES",
     "PER_FILE",
-    "Code",
     "Deferred",
     "Diagnostic",
-    "E",
     "More",
     "Severity",
-    "W",
     "apply_strict",
     "bounded",
     "deferred",
@@ -42,92 +38,6 @@ __all__ = [
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
-
-
-@dataclass(frozen=True)
-class Code:
-    code: str
-    severity: Severity
-
-
-E, W = Severity.ERROR, Severity.WARNING
-
-#: Every diagnostic code and its default severity; what each means is `format.codes.SUMMARIES` (a module of
-#: its own: some summaries quote the schema, which this module, imported by every error, must not load).
-#: The diagnostics page's table is checked against both by the test suite.
-CODES: dict[str, Code] = {
-    code: Code(code, severity)
-    for code, severity in {
-        # 1xx: the SKILL.md file and its frontmatter
-        "FLU100": E,
-        "FLU101": E,
-        "FLU102": E,
-        "FLU103": E,
-        "FLU104": E,
-        "FLU105": E,
-        "FLU106": E,
-        "FLU107": E,
-        "FLU108": E,
-        "FLU109": E,
-        "FLU110": E,
-        "FLU111": W,
-        # 2xx: frontmatter fields
-        "FLU201": E,
-        "FLU202": E,
-        "FLU203": E,
-        "FLU204": E,
-        "FLU205": E,
-        "FLU206": E,
-        "FLU207": E,
-        "FLU208": E,
-        "FLU209": E,
-        "FLU210": W,
-        "FLU211": W,
-        "FLU212": W,
-        "FLU213": W,
-        "FLU214": W,
-        "FLU215": W,
-        # 3xx: packing a skill directory
-        "FLU301": E,
-        "FLU302": E,
-        "FLU303": E,
-        "FLU304": W,
-        "FLU305": W,
-        "FLU306": W,
-        "FLU307": E,
-        "FLU308": E,
-        "FLU309": E,
-        "FLU310": E,
-        "FLU311": E,
-        "FLU312": W,
-        "FLU313": E,
-        "FLU314": W,
-        "FLU315": E,
-        "FLU316": W,
-        "FLU317": E,
-        "FLU318": W,
-        # 4xx: references in Python source and what a build does with them
-        "FLU401": E,
-        "FLU402": E,
-        "FLU403": E,
-        "FLU404": E,
-        "FLU405": W,
-        "FLU406": E,
-        "FLU407": E,
-        "FLU408": E,
-        "FLU409": E,
-        "FLU410": W,
-        "FLU411": W,
-        "FLU412": E,
-        "FLU413": E,
-        "FLU414": E,
-        "FLU415": E,
-        # 5xx: the project's build configuration
-        "FLU501": E,
-        "FLU502": E,
-        "FLU503": E,
-    }.items()
-}
 
 
 #: What a terminal acts on, what reorders a line as shown or what no one sees: C0 and C1 controls, DEL,
@@ -188,21 +98,6 @@ class Diagnostic:
     #: The frontmatter field the problem is about, when there is one.
     field: str | None = None
 
-    @classmethod
-    def make(
-        cls,
-        code: str,
-        path: str,
-        message: str,
-        hint: str = "",
-        line: int | None = None,
-        column: int | None = None,
-        *,
-        field: str | None = None,
-    ) -> Diagnostic:
-        """A diagnostic with the code's default severity; `path` and `message` made printable (one line, encodable)."""
-        return cls(printable(path), code, printable(message), hint, line, column, CODES[code].severity, field)
-
     @property
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
@@ -239,10 +134,13 @@ def diagnostic(
     field: str | None = None,
     **values: Any,
 ) -> Diagnostic:
-    """The problem `messages.TEXTS[key]` words, filled with `values`, at `path` (and `line`, `column`);
-    its code is the key's first word (`FLU304 folder` is a FLU304)."""
+    """The problem `key` of `messages.CODES` words, filled with `values`, at `path` (and `line`, `column`), with
+    its code's severity; its code is the key's first word (`FLU304 folder` is a FLU304). `path` and the message
+    are made printable (one line, encodable)."""
     message, hint = words(key, **values)
-    return Diagnostic.make(key.partition(" ")[0], path, message, hint, line, column, field=field)
+    code = key.partition(" ")[0]
+    severity = Severity(CODES[code].severity)
+    return Diagnostic(printable(path), code, printable(message), hint, line, column, severity, field)
 
 
 class Deferred(NamedTuple):
@@ -316,7 +214,7 @@ def bounded(found: Iterable[Diagnostic | Deferred]) -> list[Diagnostic]:
 
 
 def _more(path: str, code: str, first: Diagnostic | Deferred, count: int) -> More:
-    severity = first.severity if isinstance(first, Diagnostic) else CODES[code].severity
+    severity = first.severity if isinstance(first, Diagnostic) else Severity(CODES[code].severity)
     message = piece("more: message", count=count, code=code)
     hint = piece("more: hint", shown=PER_FILE)
     return More(path, code, message, hint, first.line, first.column, severity, count=count)

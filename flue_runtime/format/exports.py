@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from flue_runtime.format.messages import piece
 from flue_runtime.format.specs import SKILL_SUFFIX, Kind, is_relative, spec_problem
 
 __all__ = ["EXAMPLE", "export_kind", "export_problem", "not_exported"]
@@ -32,20 +33,14 @@ def export_problem(spec: str) -> str:
     return spec_problem(export_kind(spec), spec)
 
 
-def not_exported(spec: str, exports: Sequence[str]) -> tuple[str, str]:
-    """The message and the hint for `spec`, a package spec that the providing distribution's `exports` do not list."""
-    top = spec.split("/")[0]
-    message = f"`{spec}` is not exported: the distribution providing `{top}` declares [tool.flue] exports"
+def not_exported(spec: str, exports: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """The FLU413 words for `spec`, a package spec that the providing distribution's `exports` do not list: a key of
+    `messages.CODES` and its values."""
+    values = {"spec": spec, "top": spec.split("/")[0]}
     if not exports:
-        return message, (
-            "it exports nothing, so none of its skills resolve from other packages; "
-            "ask its maintainers to list the spec in their [tool.flue] exports"
-        )
+        return "FLU413 nothing", values
     import difflib  # only when a message is made
 
     close = difflib.get_close_matches(spec, exports, n=1, cutoff=0.9)  # a typo, not a sibling
-    guess = f"did you mean `{close[0]}`? " if close else ""
-    return message, (
-        f"{guess}it exports {', '.join(sorted(exports))}; use one of those, "
-        "or ask its maintainers to list the spec in their [tool.flue] exports"
-    )
+    guess = piece("FLU413 guess", close=close[0]) if close else ""
+    return "FLU413", {**values, "guess": guess, "exports": ", ".join(sorted(exports))}

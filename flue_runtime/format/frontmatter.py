@@ -148,7 +148,7 @@ def _position(text: str, offset: int | None) -> tuple[int, int]:
 
 
 class _Refused(Exception):
-    """A YAML feature refused (FLU109): `key` of `messages.TEXTS` and its values, at `line`, `column`."""
+    """A YAML feature refused (FLU109): `key` of `messages.CODES` and its values, at `line`, `column`."""
 
     def __init__(self, key: str, line: int, column: int, values: dict[str, Any]) -> None:
         super().__init__(key)

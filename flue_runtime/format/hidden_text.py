@@ -7,8 +7,8 @@ Scotland, Wales: a black flag, `gbeng`/`gbsct`/`gbwls` in tags, a cancel tag). B
 zero-width characters (U+200B-U+200D, U+2060, U+FEFF but at the start of a file) hide inside words: a
 warning each (FLU318), but a zero-width joiner between two emoji (a family, a profession), which is what it
 is for. Each run of such characters is reported once, at its line and column, shown escaped (the
-diagnostic's words pass `diagnostics.printable`, which escapes all of them), at most `SHOWN` runs of each
-code per file, then how many more.
+diagnostic's words pass `diagnostics.printable`, which escapes all of them), at most `diagnostics.PER_FILE` runs
+of each code per file, then how many more (`diagnostics.bounded`'s rule and words).
 
 Only text files are read for them: a file a model is shown as text (`text_files`: no NUL in its head,
 which decodes as UTF-8); anything else reaches a model as base64, where nothing hides. The scan runs on
@@ -25,14 +25,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from flue_runtime.format.diagnostics import Diagnostic, diagnostic
+from flue_runtime.format.diagnostics import PER_FILE, Deferred, Diagnostic, bounded, deferred
 from flue_runtime.format.text_files import SNIFF, head_is_text
 
-__all__ = ["SHOWN", "Hidden", "HiddenScan", "Run", "hidden_diagnostics", "scan_hidden"]
+__all__ = ["Hidden", "HiddenScan", "Run", "hidden_diagnostics", "scan_hidden"]
 
 
-#: Runs of each code reported per file; past it, one diagnostic says how many more.
-SHOWN = 3
 #: Characters of a run shown escaped, and of the line on either side of it.
 _RUN_SHOWN = 8
 _CONTEXT = 24
@@ -111,7 +109,7 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class Hidden:
-    """The hidden text of one file: the first `SHOWN` runs of each kind, and how many more there are."""
+    """The hidden text of one file: the first `PER_FILE` runs of each kind, and how many more there are."""
 
     runs: tuple[Run, ...]
     more_tags: int = 0
@@ -128,7 +126,7 @@ class HiddenScan:
     whole (up to `_HELD` bytes of it). Memory: the file's first chunk (whether it is text) and the last, and the
     runs kept.
 
-    The first `SHOWN` runs of each kind are found one by one; the rest are only counted, by the pattern alone,
+    The first `PER_FILE` runs of each kind are found one by one; the rest are only counted, by the pattern alone,
     so a file made of hidden characters costs a pattern's speed, not Python's per run."""
 
     __slots__ = ("_head", "_size", "_carry", "_lines", "_column", "_tail", "_before", "_text", "_runs", "_counts")
@@ -211,12 +209,12 @@ class HiddenScan:
         self._before = None
 
     def _read_runs(self, data: bytes, tag: bool) -> None:
-        """Keep the first runs of a kind (`SHOWN` in all), then count the rest."""
+        """Keep the first runs of a kind (`PER_FILE` in all), then count the rest."""
         shift = len(self._tail)
         text = self._tail + data if shift else data  # (the bytes before, for what precedes a run)
         at = shift
         kept = sum(run.tag is tag for run in self._runs)
-        for match in _RUNS[tag].finditer(text, shift) if kept < SHOWN else ():
+        for match in _RUNS[tag].finditer(text, shift) if kept < PER_FILE else ():
             start, end = match.start() - shift, match.end() - shift
             at = match.end()
             if not tag and start == 0 and self._lines == self._column == 0 and data.startswith(b"\xef\xbb\xbf"):
@@ -226,10 +224,10 @@ class HiddenScan:
             self._counts[tag] += 1
             self._runs.append(self._run(data, start, end, tag))
             kept += 1
-            if kept == SHOWN:
+            if kept == PER_FILE:
                 break
         else:
-            if kept < SHOWN:
+            if kept < PER_FILE:
                 return
         self._counts[tag] += len(_RUNS[tag].findall(text, at))  # the rest, counted by the pattern alone
 
@@ -309,17 +307,16 @@ def scan_hidden(data: bytes) -> Hidden | None:
 
 def hidden_diagnostics(shown: str, hidden: Hidden) -> list[Diagnostic]:
     """FLU317 for each run of tag characters, FLU318 for each run of bidi or zero-width characters, at `shown`
-    (the file as diagnostics name it), then one for the runs of each not shown."""
-    found = []
-    for run in hidden.runs:
-        where = (shown, run.line, run.column)
+    (the file as diagnostics name it); the last run of each kind stands for those not shown (`bounded` says so)."""
+    rest = {True: hidden.more_tags, False: hidden.more_other}
+    found: list[Deferred] = []
+    for run in reversed(hidden.runs):
+        where, problems, rest[run.tag] = (shown, run.line, run.column), 1 + rest[run.tag], 0
         if run.tag:
-            found.append(diagnostic("FLU317", *where, count=run.length, run=run.text, spelled=run.spelled))
+            found.append(
+                deferred("FLU317", *where, problems=problems, count=run.length, run=run.text, spelled=run.spelled)
+            )
         else:
             names = ", ".join(dict.fromkeys(unicodedata.name(char, f"U+{ord(char):04X}") for char in run.text))
-            found.append(diagnostic("FLU318", *where, run=run.text, names=names, context=run.context))
-    if hidden.more_tags:
-        found.append(diagnostic("FLU317 more", shown, more=hidden.more_tags))
-    if hidden.more_other:
-        found.append(diagnostic("FLU318 more", shown, more=hidden.more_other))
-    return found
+            found.append(deferred("FLU318", *where, problems=problems, run=run.text, names=names, context=run.context))
+    return bounded(reversed(found))

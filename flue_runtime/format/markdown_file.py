@@ -69,7 +69,7 @@ def vet_markdown(
     try:
         info = os.lstat(path)
     except OSError as exc:
-        problems.append(unreadable(display, exc, "stat"))
+        problems.append(unreadable(display, exc, "FLU308 stat"))
         return done()
     if stat.S_ISLNK(info.st_mode):
         problems.append(link_refused(display))

@@ -1102,7 +1102,7 @@ def _real_value(value: str) -> bool:
     return letters and digits and value.isascii() and not placeholder(value.encode())
 
 
-# --- the verdicts (their words: `messages.TEXTS`) -----------------------------------------
+# --- the verdicts (their words: `messages.CODES`) -----------------------------------------
 # `in_project`: the skill belongs to a project, whose `[tool.flue] allow` can let a harmless
 # file through. Outside any project (a folder of skills, a workspace, `define_skill`) there
 # is no such list, so the hint says what to do instead.

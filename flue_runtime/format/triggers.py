@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flue_runtime.format.diagnostics import PER_FILE, Deferred, Diagnostic, More, bounded, deferred, diagnostic
+from flue_runtime.format.messages import piece
 
 __all__ = ["SPLITS", "TRIGGERS_FILE", "TriggerQuery", "parse_triggers", "trigger_diagnostics", "trigger_problems"]
 
@@ -79,7 +80,7 @@ def trigger_diagnostics(data: bytes, path: str) -> list[Diagnostic]:
     except json.JSONDecodeError as exc:
         return [diagnostic("FLU316 json", path, exc.lineno, exc.colno, problem=exc.msg)]
     except (ValueError, RecursionError) as exc:  # a number past int's digit limit; nesting past the stack
-        return [diagnostic("FLU316", path, problem=f"not readable as JSON: {_reason(exc)}")]
+        return [diagnostic("FLU316", path, problem=piece("FLU316 not json", reason=_reason(exc)))]
     return bounded(_found(text, parsed, path))
 
 
@@ -93,7 +94,7 @@ def _found(text: str, parsed: Any, path: str) -> Iterator[Deferred]:
             continue
         while at < index:  # (the problems come in the entries' order)
             at, position = at + 1, next(starts)
-        yield deferred("FLU316", path, *position, problem=f"entry {index}: {problem}")
+        yield deferred("FLU316", path, *position, problem=piece("FLU316 entry", index=index, problem=problem))
 
 
 def _entry_starts(text: str) -> Iterator[tuple[int, int]]:

@@ -134,7 +134,7 @@ class _Fields:
         return self.front.value_span(where) if self.front is not None else _NO_SPAN
 
     def problem(self, key: str, where: Span, field: str, /, **values: Any) -> Diagnostic:
-        """The diagnostic `messages.TEXTS[key]` words, at `where` (no place: a mapping with no file)."""
+        """The diagnostic `key` of `messages.CODES` words, at `where` (no place: a mapping with no file)."""
         line, column = (where.line, where.column) if where.line else (None, None)
         return diagnostic(key, self.path, line, column, field=field, **values)
 
@@ -421,7 +421,7 @@ def _tool_list_hint(tools: list[str]) -> str:
     if not spaced:
         return piece("tools: joined", tools=" ".join(t.strip() for t in tools))
     first = spaced[0]
-    pieces = piece("tools: and").join(piece("tools: piece", piece=part) for part in first.split())
+    pieces = piece("and").join(piece("tools: piece", piece=part) for part in first.split())
     plain = [tool.strip() for tool in tools if tool not in spaced and tool.strip()]
     keep = piece("tools: others", tools=" ".join(plain)) if plain else ""
     return piece("tools: spaced", first=first, pieces=pieces, keep=keep)

@@ -26,6 +26,7 @@ from flue_runtime.errors import SkillPathError, UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic, bounded, diagnostic, printable
 from flue_runtime.format.frontmatter import FRONTMATTER_LIMIT
 from flue_runtime.format.hidden_text import hidden_diagnostics
+from flue_runtime.format.messages import piece
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import PackedFile as PackedFile
 from flue_runtime.format.safe_read import FileBytes, kind
@@ -275,7 +276,7 @@ class _Walking:
         try:
             names = sorted(self.tree.names(rel_dir))
         except OSError as exc:
-            self.result.diagnostics.append(unreadable(self.shown(rel_dir), exc, "list this folder"))
+            self.result.diagnostics.append(unreadable(self.shown(rel_dir), exc, "FLU308 list folder"))
             return []
         subfolders: list[str] = []
         for name in names:
@@ -344,7 +345,7 @@ def _examined(walking: _Walking, entry: Entry) -> Verdict | None:
     try:
         entry.info = walking.tree.stat(entry.rel)
     except OSError as exc:
-        return _refuse(unreadable(walking.shown(entry.rel), exc, "stat"))
+        return _refuse(unreadable(walking.shown(entry.rel), exc, "FLU308 stat"))
     return None
 
 
@@ -568,7 +569,7 @@ def _case_clashes(result: Walk, shown: Callable[[str], str]) -> None:
             )
 
 
-# --- what an entry that cannot be packed gets (the words: `messages.TEXTS`) ----------------
+# --- what an entry that cannot be packed gets (the words: `messages.CODES`) ----------------
 
 
 def link_refused(shown: str, target: str = "") -> Diagnostic:
@@ -581,9 +582,9 @@ def not_regular(shown: str, mode: int | None = None) -> Diagnostic:
     return diagnostic("FLU307", shown) if mode is None else diagnostic("FLU307 kind", shown, kind=kind(mode))
 
 
-def unreadable(shown: str, exc: OSError, action: str = "read") -> Diagnostic:
-    """FLU308: the OS refused to `action` (read, stat, list) the entry."""
-    return diagnostic("FLU308", shown, action=action, reason=exc.strerror or exc)
+def unreadable(shown: str, exc: OSError, action: str = "FLU308 read") -> Diagnostic:
+    """FLU308: the OS refused to `action` (a piece: read, stat, list) the entry."""
+    return diagnostic("FLU308", shown, action=piece(action), reason=exc.strerror or exc)
 
 
 def refused(shown: str, exc: UnsafeFileError | OSError) -> Diagnostic:

@@ -58,7 +58,7 @@ def _load(directory: Path, shown: str, context: str) -> SkillReference:
     try:
         info = os.lstat(directory)
     except OSError as exc:
-        raise SkillError([unreadable(shown, exc, "stat")], context) from None
+        raise SkillError([unreadable(shown, exc, "FLU308 stat")], context) from None
     if stat.S_ISLNK(info.st_mode):
         raise SkillError([link_refused(shown, _link_target(directory))], context)
     config = project_config(directory)
@@ -194,7 +194,7 @@ class DiskSource(MountedSource):
             except FileNotFoundError:
                 raise SkillError([diagnostic("FLU308 removed", shown)]) from None
             except OSError as exc:
-                raise SkillError([unreadable(shown, exc, "stat")]) from None
+                raise SkillError([unreadable(shown, exc, "FLU308 stat")]) from None
             if stat.S_ISLNK(info.st_mode):
                 raise SkillError([link_refused(display_path(current), _link_target(current))])
         try:

@@ -37,6 +37,7 @@ from flue_runtime.errors import (
 )
 from flue_runtime.format.exports import not_exported
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Reference
+from flue_runtime.format.messages import words
 from flue_runtime.format.nearest import nearest_path
 from flue_runtime.format.paths import is_inside
 from flue_runtime.format.specs import SKILL_SUFFIX, Kind
@@ -255,7 +256,8 @@ def _check_exported(
         return
     if project is not None and caller.file is not None and is_inside(project, os.path.abspath(caller.file)):
         return
-    message, hint = not_exported(spec.text, exports)
+    key, values = not_exported(spec.text, exports)
+    message, hint = words(key, **values)
     raise NotExportedError(f"{spec.call} in {caller.where()}: {message}; {hint}", spec.text, exports)
 
 

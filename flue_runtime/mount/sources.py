@@ -251,7 +251,7 @@ def _listing(source: SkillSource, shown: str, limits: Limits) -> tuple[dict[str,
             else:
                 found[path] = entry
     except Exception as exc:
-        problems.append(unreadable(shown, OSError(errno.EIO, f"{type(exc).__name__}: {exc}"), "list the skill's files"))
+        problems.append(unreadable(shown, OSError(errno.EIO, f"{type(exc).__name__}: {exc}"), "FLU308 list files"))
     for path in sorted(found):
         parent = path.rpartition("/")[0]
         while parent:

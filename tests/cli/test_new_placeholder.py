@@ -10,7 +10,7 @@ import pytest
 
 from flue_build.cli import main
 from flue_runtime.errors import SkillError
-from flue_runtime.format.diagnostics import CODES
+from flue_runtime.format.messages import CODES
 from flue_runtime.format.validate import PLACEHOLDER_DESCRIPTION
 from flue_runtime.mount.disk import load_skill_dir
 

@@ -15,7 +15,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from flue_runtime.format import frontmatter
-from flue_runtime.format.diagnostics import CODES
+from flue_runtime.format.messages import CODES
 from flue_runtime.format.validate import check_skill_md
 
 pytestmark = pytest.mark.slow  # hypothesis campaigns

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flue_build.scan.scanner import ScanResult, scan_file, scan_source
-from flue_runtime.format.diagnostics import CODES
+from flue_runtime.format.messages import CODES
 from flue_runtime.format.specs import spec_problem
 
 pytestmark = pytest.mark.slow  # hypothesis campaigns

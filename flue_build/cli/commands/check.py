@@ -13,7 +13,16 @@ from flue_build.cli.exits import OK, PROBLEMS
 from flue_build.errors import UsageError
 from flue_build.scan.found import Found, find_skills
 from flue_runtime.format.config import PYPROJECT, project_config
-from flue_runtime.format.diagnostics import Diagnostic, apply_strict, format_json, has_errors, printable, summary
+from flue_runtime.format.diagnostics import (
+    Diagnostic,
+    apply_strict,
+    diagnostic,
+    format_json,
+    has_errors,
+    printable,
+    summary,
+)
+from flue_runtime.format.messages import piece
 from flue_runtime.format.paths import display_path
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.format.safe_read import kind
@@ -24,11 +33,9 @@ if TYPE_CHECKING:
     from flue_build.cli import AddParser
 
 __all__ = [
-    "NO_SKILL_HINT",
     "ProjectSummary",
     "Report",
     "check_paths",
-    "holds_no_skill",
     "is_project",
     "register",
     "run",
@@ -120,24 +127,13 @@ def check_paths(paths: list[Path], *, strict: bool = False) -> Report:
         elif path.is_dir():
             found = find_skills(path)
             if not found:
-                report.diagnostics.append(holds_no_skill(path, f"no {SKILL_FILE} in this folder or below it"))
+                report.diagnostics.append(diagnostic("FLU100 empty", display_path(path)))
         else:
             found = []
-            report.diagnostics.append(holds_no_skill(path, f"{kind(os.stat(path).st_mode)}, not a folder or a file"))
+            report.diagnostics.append(diagnostic("FLU100 kind", display_path(path), kind=kind(os.stat(path).st_mode)))
         report.diagnostics.extend(_check_found(found, strict))
         report.checked += len(found)
     return report
-
-
-NO_SKILL_HINT = (
-    f"pass a skill folder, a {SKILL_FILE}, a folder of skills or a project folder (one with a pyproject.toml); "
-    "create a skill with `flue-skills new NAME`"
-)
-
-
-def holds_no_skill(path: Path, why: str) -> Diagnostic:
-    """FLU100: a path the user named that holds no skill."""
-    return Diagnostic.make("FLU100", display_path(path), f"holds no skill: {why}", NO_SKILL_HINT)
 
 
 def _check_project(path: Path, strict: bool, report: Report) -> None:
@@ -153,13 +149,8 @@ def _check_project(path: Path, strict: bool, report: Report) -> None:
     report.checked += view.skills
     collection = view.collection
     if not view.skills and not collection.references and not diagnostics:
-        report.diagnostics.append(
-            holds_no_skill(
-                path,
-                f"its modules reference no skill or markdown file and it holds no {SKILL_FILE} "
-                f"(scanned {collection.modules} module{'' if collection.modules == 1 else 's'})",
-            )
-        )
+        scanned = piece("module" if collection.modules == 1 else "modules", count=collection.modules)
+        report.diagnostics.append(diagnostic("FLU100 project", display_path(path), modules=scanned))
     report.projects.append(
         ProjectSummary(
             Path(shown),
@@ -172,10 +163,10 @@ def _check_project(path: Path, strict: bool, report: Report) -> None:
     )
 
 
-def _rebase(diagnostic: Diagnostic, root: Path) -> Diagnostic:
-    if os.path.isabs(diagnostic.path):
-        return diagnostic
-    return replace(diagnostic, path=Path(display_path(root / diagnostic.path)).as_posix())
+def _rebase(found: Diagnostic, root: Path) -> Diagnostic:
+    if os.path.isabs(found.path):
+        return found
+    return replace(found, path=Path(display_path(root / found.path)).as_posix())
 
 
 def _check_found(found: list[Found], strict: bool) -> list[Diagnostic]:
