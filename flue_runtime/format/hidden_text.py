@@ -36,6 +36,8 @@ _RUN_SHOWN = 8
 _CONTEXT = 24
 #: Characters of what tag characters spell shown in the message.
 _SPELLED = 120
+#: Runs of a kind kept: the first `PER_FILE` shown, the next where the count of the rest is said.
+_KEPT = PER_FILE + 1
 
 # The characters in UTF-8 (a match in valid UTF-8 is exactly one of them: no continuation byte starts a character).
 _TAG = rb"\xf3\xa0[\x80\x81][\x80-\xbf]"
@@ -209,12 +211,13 @@ class HiddenScan:
         self._before = None
 
     def _read_runs(self, data: bytes, tag: bool) -> None:
-        """Keep the first runs of a kind (`PER_FILE` in all), then count the rest."""
+        """Keep the first runs of a kind (`_KEPT` in all: the one after `PER_FILE` places the count), then count the
+        rest."""
         shift = len(self._tail)
         text = self._tail + data if shift else data  # (the bytes before, for what precedes a run)
         at = shift
         kept = sum(run.tag is tag for run in self._runs)
-        for match in _RUNS[tag].finditer(text, shift) if kept < PER_FILE else ():
+        for match in _RUNS[tag].finditer(text, shift) if kept < _KEPT else ():
             start, end = match.start() - shift, match.end() - shift
             at = match.end()
             if not tag and start == 0 and self._lines == self._column == 0 and data.startswith(b"\xef\xbb\xbf"):
@@ -224,10 +227,10 @@ class HiddenScan:
             self._counts[tag] += 1
             self._runs.append(self._run(data, start, end, tag))
             kept += 1
-            if kept == PER_FILE:
+            if kept == _KEPT:
                 break
         else:
-            if kept < PER_FILE:
+            if kept < _KEPT:
                 return
         self._counts[tag] += len(_RUNS[tag].findall(text, at))  # the rest, counted by the pattern alone
 
@@ -307,7 +310,8 @@ def scan_hidden(data: bytes) -> Hidden | None:
 
 def hidden_diagnostics(shown: str, hidden: Hidden) -> list[Diagnostic]:
     """FLU317 for each run of tag characters, FLU318 for each run of bidi or zero-width characters, at `shown`
-    (the file as diagnostics name it); the last run of each kind stands for those not shown (`bounded` says so)."""
+    (the file as diagnostics name it); the run after the first `PER_FILE` of a kind stands for itself and those after
+    it, at its place (`bounded` says how many)."""
     rest = {True: hidden.more_tags, False: hidden.more_other}
     found: list[Deferred] = []
     for run in reversed(hidden.runs):
