@@ -41,6 +41,7 @@ __all__ = [
     "folder_skills",
     "installed_skills",
     "load_agent",
+    "names_agent",
     "project_skills",
     "resolve_target",
 ]
@@ -58,9 +59,14 @@ class Target:
     skipped: tuple[str, ...] = field(default=())
 
 
+def names_agent(target: str) -> bool:
+    """Whether `target` has the form of MODULE:AGENT."""
+    return _AGENT.match(target) is not None
+
+
 def resolve_target(target: str) -> Target:
     path = Path(target)
-    if _AGENT.match(target) and not path.exists():
+    if names_agent(target) and not path.exists():
         return _unique(target, agent_skills(target), ())
     if _NAME.match(target):
         notes: list[str] = []
@@ -151,7 +157,7 @@ def load_agent(spec: str) -> Callable[[], object]:
     The one loader of every command that takes MODULE:AGENT (`mcp`, `export`, `prompt`, `run`):
     `UnknownTargetError` when `spec` names no agent, `TargetError` when its module raises at import.
     """
-    if not _AGENT.match(spec):
+    if not names_agent(spec):
         raise UnknownTargetError(f"{spec}: name an agent as MODULE:AGENT, like `support.agent:support`")
     module_name, _, attribute = spec.partition(":")
     if "" not in sys.path and os.getcwd() not in sys.path:
