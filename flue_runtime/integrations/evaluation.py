@@ -134,8 +134,10 @@ class Report:
 
     def failing(self, rate: float | None) -> list[str]:
         """The skills whose trigger rate, or 1 minus whose false-trigger rate, over all runs is below `rate`."""
+        if rate is None:
+            return []
         failed = []
-        for name, tallies in self.skills.items() if rate is not None else ():
+        for name, tallies in self.skills.items():
             total = tallies["all"]
             if total.trigger_rate is not None and total.trigger_rate < rate:
                 failed.append(f"{name}: trigger rate {total.trigger_rate:.2f} is below {rate:g}")
