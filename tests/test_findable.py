@@ -13,6 +13,7 @@ PACKAGES = ("flue_runtime", "flue_build", "hatch_plugin/hatch_flue_skills")
 UMBRELLA = {
     "flue_runtime.agents.configuration": ["tests/harness/test_catalog.py"],
     "flue_runtime.agents.disk_write": ["tests/harness/test_files.py"],
+    "flue_runtime.agents.first_turn": ["tests/cli/test_prompt_command.py", "tests/integrations/test_evaluation.py"],
     "flue_runtime.agents.hooks": ["tests/harness/test_tools.py", "tests/harness/test_alias.py"],
     "flue_runtime.agents.json_schema": ["tests/fuzz/test_fuzz_validator.py", "tests/harness/test_tool_types.py"],
     "flue_runtime.agents.reading": ["tests/harness/test_bounded_reads.py"],

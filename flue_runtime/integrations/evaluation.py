@@ -2,7 +2,7 @@
 
 Each skill's `evals/triggers.json` (`flue_runtime.format.triggers`) holds labelled queries. Every query is sent
 `runs` times as the first user message of a new session, with the system prompt (instructions and skill catalog)
-and tool definitions the harness renders for it (the very `Session` `flue-skills prompt` shows), for one model
+and tool definitions the harness renders for it (`agents.first_turn`, which `flue-skills prompt` shows), for one model
 turn; the skill named by an `activate_skill` call in the answer, if any, is what the query triggered. An agent is
 evaluated as it stands (its instructions, tools and the skills it mounts with `state`); a list of skills, as an
 agent that mounts just those.
@@ -174,14 +174,13 @@ class Evaluation:
     @classmethod
     def of(cls, agent: AgentFunction | Sequence[SkillReference], state: dict[str, Any] | None = None) -> Evaluation:
         """`agent` rendered with `state` (a list of skills: an agent mounting them, `state` unused)."""
-        from flue_runtime.agents.harness import Harness, Session
+        from flue_runtime.agents.first_turn import first_turn
         from flue_runtime.agents.hooks import render
 
         function = agent if callable(agent) else _mounting(list(agent))
         rendered = render(function, dict(state or {}))
-        harness = Harness(function)
-        session = Session(harness, "flue-skills-eval", harness.store, state=state)
-        return cls(session.system_prompt, session.tools, rendered.skills, rendered.model)
+        turn = first_turn(function, state)
+        return cls(turn.system, turn.tools, rendered.skills, rendered.model)
 
     def cases(self, only: Sequence[str] = ()) -> tuple[list[Case], list[str]]:
         """The cases of every skill's eval set (of `only`'s skills when given) and the skills without one.
