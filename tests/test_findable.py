@@ -59,7 +59,6 @@ UMBRELLA = {
     "flue_build.cli.agent_args": ["tests/cli/test_skill_flags.py", "tests/cli/test_prompt_command.py"],
     "flue_build.cli.counts": ["tests/cli/test_exit_status.py"],
     "flue_build.cli.exits": ["tests/cli/test_exit_status.py"],
-    "flue_build.cli.http_serving": ["tests/integrations/test_mcp_serving.py"],
     "flue_build.cli.targets": ["tests/integrations/test_cli_integrations.py", "tests/cli/test_startup.py"],
     "flue_build.cli.watch": ["tests/cli/test_run_command.py"],
     "flue_build.fswalk": ["tests/hostile/test_limits.py"],
@@ -113,6 +112,6 @@ def test_every_module_has_a_test_module_named_for_it_or_listed_umbrella_tests() 
 
 def test_the_naming_rule_matches_whole_words() -> None:
     tests = [Path("tests/integrations/test_mcp_http_guard.py"), Path("tests/test_calls.py")]
-    assert named_by_a_test(Path("flue_build/cli/http_guard.py"), tests)
+    assert named_by_a_test(Path("flue_runtime/mcp/http_guard.py"), tests)
     assert not named_by_a_test(Path("flue_build/cli/commands/ls.py"), tests)  # not "calls"
-    assert not named_by_a_test(Path("flue_build/cli/http_sessions.py"), tests)
+    assert not named_by_a_test(Path("flue_runtime/mcp/http_sessions.py"), tests)

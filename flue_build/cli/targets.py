@@ -13,6 +13,8 @@
 - a folder: a skill folder, or a folder of skill folders, each vetted by the build's rules
   (`vet_skill`, with the nearest pyproject.toml's `[tool.flue]`); like workspace skills, one
   that fails is skipped with the reason, and the others are served.
+
+`worker_app` is the app each process of `mcp --http --workers N` serves: TARGET resolved there again.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flue_build.errors import ListError, TargetError, UnknownTargetError
 from flue_runtime.errors import FlueError, SkillError, SkillWarning
@@ -33,6 +36,9 @@ from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.disk import load_skill_dir
 from flue_runtime.mount.reference import SkillReference
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
 
 __all__ = [
     "Target",
@@ -44,6 +50,7 @@ __all__ = [
     "names_agent",
     "project_skills",
     "resolve_target",
+    "worker_app",
 ]
 
 
@@ -220,3 +227,19 @@ def _unique(target: str, skills: list[SkillReference], skipped: tuple[str, ...] 
         reasons = "; ".join(skipped)
         raise TargetError(f"{target}: no skills found" + (f" ({reasons})" if reasons else ""))
     return Target(tuple(by_name.values()), tuple(skipped))
+
+
+def worker_app() -> ASGIApp:
+    """uvicorn's app factory in each process of `flue-skills mcp --http --workers N`: TARGET resolved again from what
+    the command was asked (the parent printed its warnings already), served as `http_serving.http_app` serves it."""
+    from uvicorn.config import STARTUP_FAILURE
+
+    from flue_runtime.mcp.http_serving import Serving, http_app
+
+    serving = Serving.from_env(os.environ)
+    try:
+        skills = resolve_target(serving.target).skills
+    except FlueError as exc:  # changed since the command resolved it: stop, and the supervisor stops too
+        print(f"flue-skills mcp: error: worker {os.getpid()}: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(STARTUP_FAILURE) from None
+    return http_app(serving, skills)
