@@ -7,21 +7,38 @@ over streamable HTTP, guarded. `remote_skills(target)` is the other side: a host
 remote server serves; `forget_server(identity)` removes what the host keeps on disk of one server's skills.
 
 Without the SDK the package still imports (the HTTP serving's settings, which `flue-skills mcp --help`
-lists, need none of it); each of the names below raises the `ImportError` that says what to install.
+lists, need none of it); each of the names below raises the `ImportError` that says what to install, as
+`require_sdk()` does.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["EXTENSION_ID", "RemoteSkills", "SkillsExtension", "forget_server", "remote_skills", "skills_server"]
+__all__ = [
+    "EXTENSION_ID",
+    "RemoteSkills",
+    "SkillsExtension",
+    "forget_server",
+    "remote_skills",
+    "require_sdk",
+    "skills_server",
+]
+
+
+def require_sdk() -> None:
+    """Raise the `ImportError` that says what to install when the MCP SDK is not installed."""
+    try:
+        import mcp  # noqa: F401
+    except ModuleNotFoundError as exc:
+        raise ImportError("flue_runtime.mcp needs the MCP Python SDK: pip install 'flue-skills[mcp]'") from exc
+
 
 try:
-    import mcp  # noqa: F401  (to say which extra is missing)
-except ModuleNotFoundError as exc:
-    _missing: ModuleNotFoundError | None = exc
+    require_sdk()
+except ImportError:
+    pass
 else:
-    _missing = None
     from flue_runtime.mcp.entries import EXTENSION_ID
     from flue_runtime.mcp.remote import RemoteSkills, forget_server, remote_skills
     from flue_runtime.mcp.server import SkillsExtension, skills_server
@@ -29,6 +46,6 @@ else:
 
 def __getattr__(name: str) -> Any:
     """A public name asked for without the SDK: the `ImportError` that says what to install."""
-    if name in __all__ and _missing is not None:
-        raise ImportError("flue_runtime.mcp needs the MCP Python SDK: pip install 'flue-skills[mcp]'") from _missing
+    if name in __all__:
+        require_sdk()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,6 +22,7 @@ from flue_build.cli.counts import count, seconds
 from flue_build.cli.exits import OK, USAGE
 from flue_build.errors import UsageError
 from flue_runtime.format.diagnostics import printable
+from flue_runtime.mcp import require_sdk
 from flue_runtime.mcp.entries import servable
 from flue_runtime.mcp.http_bodies import BODY_TIMEOUT, OPENING_TIMEOUT
 from flue_runtime.mcp.http_guard import TOKEN_ENV, bind_problem, is_loopback
@@ -160,7 +161,8 @@ def run(args: argparse.Namespace) -> int:
     from flue_build.cli.targets import resolve_target  # here: `check` and `ls` do not pay for it
 
     target = resolve_target(args.target)
-    from flue_runtime.mcp import skills_server  # after TARGET: a bad TARGET is said first, extra or none
+    require_sdk()  # after TARGET: a bad TARGET is said first, extra or none
+    from flue_runtime.mcp.server import skills_server
 
     served, oversize = servable(target.skills, args.allow_oversize_skills)
     for note in (*target.skipped, *oversize):
