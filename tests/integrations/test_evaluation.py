@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +99,20 @@ def test_an_unknown_skill_and_an_invalid_eval_set_are_errors_naming_them() -> No
         [],
         ["shipping"],
     )  # a set not asked for is not read
+
+
+def test_the_guides_python_sample_prints_what_it_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """guides/eval.md, "From Python": its sample run beside the guide's own `triage.py`, printing what it shows."""
+    from support.site import blocks, section
+
+    [triage] = [b for b in blocks(section("guides/eval.md", "## Trying it without a key")) if b.title == "triage.py"]
+    found = blocks(section("guides/eval.md", "## From Python"))
+    [sample] = [block.code for block in found if block.language == "python"]
+    [shown] = [block.code for block in found if block.language == "text"]
+    (tmp_path / "triage.py").write_text(triage.code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "triage", raising=False)
+    exec(compile(sample, "guides/eval.md", "exec"), {})
+    assert capsys.readouterr().out == shown
