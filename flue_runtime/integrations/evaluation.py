@@ -10,9 +10,6 @@ agent that mounts just those.
 The `Report` holds per skill and split (train, validation) the trigger rate over the runs of its should-trigger
 queries, the false-trigger rate over the runs of its should-not-trigger ones and the confusions (what fired
 instead on a should-trigger run), and the cost: requests, tokens when the model reports them, time.
-
-    report = evaluate(support, model="anthropic/claude-haiku-4-5", runs=3)
-    report.failing(0.8)   # the skills below a rate, as `--fail-under` says them
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from flue_runtime.errors import ModelError, SkillNotFoundError, SkillSourceError
@@ -104,15 +101,8 @@ class Tally:
         return self.false_triggers / self.negative_runs if self.negative_runs else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "trigger_rate": self.trigger_rate,
-            "false_trigger_rate": self.false_trigger_rate,
-            "positive_runs": self.positive_runs,
-            "triggered": self.triggered,
-            "negative_runs": self.negative_runs,
-            "false_triggers": self.false_triggers,
-            "confusions": dict(self.confusions.most_common()),
-        }
+        rates = {"trigger_rate": self.trigger_rate, "false_trigger_rate": self.false_trigger_rate}
+        return {**rates, **asdict(self), "confusions": dict(self.confusions.most_common())}
 
 
 @dataclass
@@ -149,14 +139,7 @@ class Report:
         """The tallies, every query's runs and the cost, as JSON values."""
         skills = {name: {split: t.to_dict() for split, t in tallies.items()} for name, tallies in self.skills.items()}
         queries = [
-            {
-                "skill": o.case.skill,
-                "query": o.case.query.query,
-                "should_trigger": o.case.query.should_trigger,
-                "split": o.case.query.split,
-                "fired": [list(names) for names in o.fired],
-            }
-            for o in self.outcomes
+            {"skill": o.case.skill, **asdict(o.case.query), "fired": list(map(list, o.fired))} for o in self.outcomes
         ]
         return {"skills": skills, "queries": queries, "cost": self.cost.to_dict()}
 
@@ -270,14 +253,10 @@ def evaluate(
 
 def fired(tool_calls: Sequence[Any]) -> tuple[str, ...]:
     """The skills a model turn's `activate_skill` calls name, in order, each once."""
-    names: list[str] = []
-    for call in tool_calls:
-        name = (
-            call.arguments.get("name") if call.name == "activate_skill" and isinstance(call.arguments, dict) else None
-        )
-        if isinstance(name, str) and name not in names:
-            names.append(name)
-    return tuple(names)
+    calls = [
+        call.arguments for call in tool_calls if call.name == "activate_skill" and isinstance(call.arguments, dict)
+    ]
+    return tuple(dict.fromkeys(name for name in (c.get("name") for c in calls) if isinstance(name, str)))
 
 
 def _mounting(skills: list[SkillReference]) -> AgentFunction:

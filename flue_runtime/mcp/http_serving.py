@@ -42,7 +42,6 @@ __all__ = [
     "catalog_digest",
     "http_app",
     "listening_socket",
-    "serve",
     "serve_http",
     "serve_workers",
 ]
@@ -137,8 +136,9 @@ def http_app(serving: Serving, skills: Sequence[SkillReference]) -> ASGIApp:
     return guard.wrap(Bodies(Sessions(app, limits, PATH), serving.body_timeout))
 
 
-async def serve_http(app: ASGIApp, sock: socket.socket, announce: Callable[[], None]) -> None:
-    """`app` on the bound `sock`, announced once it accepts connections."""
+def serve_http(app: ASGIApp, sock: socket.socket, announce: Callable[[], None]) -> None:
+    """`app` on the bound `sock`, in this process until it is stopped (SIGINT, SIGTERM), announced once it accepts
+    connections."""
     import anyio
     import uvicorn
 
@@ -151,28 +151,13 @@ async def serve_http(app: ASGIApp, sock: socket.socket, announce: Callable[[], N
             await anyio.sleep(0.02)
         announce()
 
-    async with anyio.create_task_group() as group:
-        group.start_soon(announced)
-        await web.serve(sockets=[sock])
-        group.cancel_scope.cancel()
+    async def serving() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(announced)
+            await web.serve(sockets=[sock])
+            group.cancel_scope.cancel()
 
-
-def serve(
-    serving: Serving,
-    skills: Sequence[SkillReference],
-    sock: socket.socket,
-    announce: Callable[[], None],
-    workers: int = 1,
-    factory: str = "",
-) -> str | None:
-    """`skills` served on `sock` by this process (`serve_http`), or by `workers` processes, each building its app
-    with `factory` (`serve_workers`); why the workers could not be started, or None."""
-    if workers == 1:
-        import anyio
-
-        anyio.run(serve_http, http_app(serving, skills), sock, announce)
-        return None
-    return serve_workers(serving, sock, workers, factory, announce)
+    anyio.run(serving)
 
 
 def serve_workers(

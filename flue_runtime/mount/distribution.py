@@ -80,8 +80,6 @@ class Found:
     skills: list[SkillReference]
     where: dict[SkillReference, str]
     notes: list[str]
-    #: Whether the skills are raw folders (False: the distribution's bundles).
-    raw: bool
 
 
 def find_skills(name: str, package: str | None = None) -> Found:
@@ -89,9 +87,10 @@ def find_skills(name: str, package: str | None = None) -> Found:
     inside that top-level package."""
     dist, package = _distribution(name, package)
     files = list(dist.files or ())
-    bundled = _bundled(files, package)
-    if bundled is not None:
-        return Found(sorted(bundled, key=lambda s: (s.name, s.origin)), bundled, [], raw=False)
+    bundles = _bundles(files, package)
+    if bundles:
+        bundled = _skills_of(bundles)
+        return Found(sorted(bundled, key=lambda s: (s.name, s.origin)), bundled, [])
     where: dict[SkillReference, str] = {}
     notes: list[str] = []
     shown = dist.name  # (parsed from METADATA at every access)
@@ -104,7 +103,7 @@ def find_skills(name: str, package: str | None = None) -> Found:
             continue
         notes.extend(warned)
         where.setdefault(skill, posixpath.dirname(folder))
-    return Found(sorted(where, key=lambda s: (s.name, s.origin)), where, notes, raw=True)
+    return Found(sorted(where, key=lambda s: (s.name, s.origin)), where, notes)
 
 
 def _distribution(name: str, package: str | None) -> tuple[Distribution, str | None]:
@@ -122,12 +121,6 @@ def _distribution(name: str, package: str | None) -> tuple[Distribution, str | N
             "name the distribution"
         )
     raise SkillNotFoundError(f"{name!r}: no installed distribution or top-level package of that name")
-
-
-def _bundled(files: list[PackagePath], package: str | None) -> dict[SkillReference, str] | None:
-    """The skills of the distribution's bundles with their bundle packages (None when it has no bundle)."""
-    bundles = _bundles(files, package)
-    return _skills_of(bundles) if bundles else None
 
 
 def _bundles(files: Sequence[PackagePath], package: str | None = None) -> list[InstalledBundle]:
@@ -194,12 +187,10 @@ def shipped_skills(manifests: Iterable[Manifest]) -> list[ShippedSkill]:
                 exported.setdefault(ref.target, []).append(spec)
         for id in manifest.skill_ids():
             entry = manifest.skill(id)
-            size = sum(f.size for f in entry.files)
-            exports = None if manifest.exports is None else tuple(exported.get(id, ()))
-            row = ShippedSkill(
-                manifest.package, entry.metadata.name, entry.metadata.description, len(entry.files), size, id, exports
-            )
-            out.append(row)
+            size, exports = sum(f.size for f in entry.files), exported.get(id, ())
+            metadata, count = entry.metadata, len(entry.files)
+            shown = None if manifest.exports is None else tuple(exports)
+            out.append(ShippedSkill(manifest.package, metadata.name, metadata.description, count, size, id, shown))
     return sorted(out, key=lambda s: (s.package, s.name, s.id))
 
 
@@ -218,13 +209,13 @@ class Shipped:
 
     def listed(self) -> list[ShippedSkill]:
         """A row per skill (none for an editable project: only its build's rules can list those)."""
-        if self.raw is not None:
-            rows = [
-                ShippedSkill(self.raw.where[s], s.name, s.description, len(s.files), sum(f.size for f in s.files), s.id)
-                for s in self.raw.skills
-            ]
-            return sorted(rows, key=lambda s: (s.package, s.name, s.id))
-        return shipped_skills(bundle.manifest for bundle in self.bundles)
+        if self.raw is None:
+            return shipped_skills(bundle.manifest for bundle in self.bundles)
+        rows = [
+            ShippedSkill(self.raw.where[s], s.name, s.description, len(s.files), sum(f.size for f in s.files), s.id)
+            for s in self.raw.skills
+        ]
+        return sorted(rows, key=lambda s: (s.package, s.name, s.id))
 
     def skills(self) -> list[SkillReference]:
         """The skills themselves, in the order `listed` gives (none for an editable project)."""
@@ -239,15 +230,7 @@ class Shipped:
             return None
         if self.raw is not None:
             return f"{self.name}: no skill folder among its files passes the rules ({'; '.join(self.raw.notes)})"
-        if self.described.startswith("package"):
-            return (
-                f"{self.described} has no skill bundle (it was built without the flue-skills hook) and no skill "
-                "folder among its distribution's files"
-            )
-        return (
-            f"{self.described} installs no skill bundle (built without the flue-skills hook) and no skill folder "
-            "among its files"
-        )
+        return f"{self.described} has no skill bundle (built without the flue-skills hook) nor a skill folder installed"
 
 
 def shipped(name: str) -> Shipped:

@@ -19,7 +19,9 @@ def test_a_package_that_ships_nothing_says_so() -> None:
     found = shipped("json")
     assert (found.bundles, found.project, found.raw, found.listed(), found.skills()) == ((), None, None, [], [])
     assert found.nothing() is not None and found.nothing().startswith("package 'json' (")
-    assert "has no skill bundle (it was built without the flue-skills hook)" in (found.nothing() or "")
+    assert "has no skill bundle (built without the flue-skills hook) nor a skill folder installed" in (
+        found.nothing() or ""
+    )
 
 
 def test_a_name_nothing_has_is_not_found() -> None:

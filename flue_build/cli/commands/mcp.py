@@ -1,11 +1,8 @@
 """`flue-skills mcp TARGET [--http HOST:PORT]`: serve TARGET's skills over MCP, on stdio or streamable HTTP.
 
-The serving is `flue_runtime.mcp`'s (`http_serving` and the modules beside it); this reads the options, resolves
-TARGET and says what is served. HTTP listens on the loopback interface unless another host is named, and answers
-only requests addressed to it; another host is refused unless asked for with `--allow-remote` and a token every
-request must carry. `--stateless` serves without sessions; `--workers N` runs N processes on one port, each
-resolving TARGET again (`targets.worker_app`). Stateful, the sessions kept are bounded in all, per client address
-and in idle time, and a request's body must arrive within `--body-timeout` seconds.
+The serving is `flue_runtime.mcp`'s (`http_serving` and the modules beside it: the guard, the bounds on sessions
+and bodies); this reads the options, resolves TARGET and says what is served. `--workers N` runs N processes on
+one port, each resolving TARGET again (`targets.worker_app`).
 """
 
 from __future__ import annotations
@@ -170,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     if args.http is None:
         skills_server(served, name=args.name, allow_oversize=args.allow_oversize_skills).run("stdio")
         return OK
-    from flue_runtime.mcp.http_serving import Serving, listening_socket, serve
+    from flue_runtime.mcp.http_serving import Serving, http_app, listening_socket, serve_http, serve_workers
 
     host, port = args.http
     try:
@@ -183,11 +180,13 @@ def run(args: argparse.Namespace) -> int:
         args.target, args.name, host, address, bound, stateless, sessions, args.allow_oversize_skills, timeout
     )
     announce = functools.partial(_announce, serving, sock.family, len(served), args.workers)
-    failed = serve(serving, served, sock, announce, args.workers, "flue_build.cli.targets:worker_app")
-    if failed is None:
+    if args.workers == 1:
+        serve_http(http_app(serving, served), sock, announce)
         return OK
-    print(f"flue-skills mcp: error: --workers {args.workers}: {failed} (see above)", file=sys.stderr)
-    return USAGE  # the machine could not run the workers: an environment problem
+    failed = serve_workers(serving, sock, args.workers, "flue_build.cli.targets:worker_app", announce)
+    if failed is not None:  # the machine could not run the workers: an environment problem
+        print(f"flue-skills mcp: error: --workers {args.workers}: {failed} (see above)", file=sys.stderr)
+    return OK if failed is None else USAGE
 
 
 def _announce(serving: Serving, family: socket.AddressFamily, count: int, workers: int) -> None:

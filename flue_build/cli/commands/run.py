@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     harness.resolved_model(chosen)  # a missing SDK or key is reported now, not after the first question
     kept = f"kept in {args.store}" if args.store else "not kept: add --store PATH to keep it"
     print(
-        f"{args.agent} with {_model_name(chosen)}: session {session_id} ({resumed}, {kept}). "
+        f"{args.agent} with {chosen if isinstance(chosen, str) else type(chosen).__name__}: session {session_id} ({resumed}, {kept}). "
         "End with Ctrl-D; Ctrl-C stops.",
         file=sys.stderr,
     )
@@ -110,7 +110,8 @@ def _open(harness: Harness, session_id: str, state: dict[str, Any]) -> tuple[Ses
     session = harness.session(session_id)
     for key, value in state.items():
         session.set_state(key, value)
-    turns = sum(1 for m in stored.messages if m["role"] == "user" and not _announcement(m))
+    announced = ("catalog_update", "instructions_update")
+    turns = sum(1 for m in stored.messages if m["role"] == "user" and not any(m.get(key) for key in announced))
     return session, f"resumed after {turns} prompt{'' if turns == 1 else 's'}"
 
 
@@ -168,11 +169,3 @@ def _terminal_approval(request: ScriptRequest) -> bool:
     if not sys.stdin.isatty():
         print(line.strip(), file=sys.stderr, flush=True)  # piped: the answer shows in the transcript
     return line.strip().lower().startswith("y")
-
-
-def _announcement(message: dict[str, Any]) -> bool:
-    return bool(message.get("catalog_update") or message.get("instructions_update"))
-
-
-def _model_name(model: object) -> str:
-    return model if isinstance(model, str) else type(model).__name__
