@@ -95,14 +95,8 @@ def resolve_target(target: str) -> Target:
 
 
 def installed_skills(name: str, notes: list[str] | None = None) -> list[SkillReference]:
-    """Every skill installed package or distribution `name` ships, as `flue-skills ls` lists them.
-
-    From its bundles, read through the package's loader and checked against the manifest; an
-    entry recorded with a `source` folder (an editable build), or an editable install without
-    a bundle, is read from the project's folder through `vet_skill`, as `skill()` would; a
-    distribution built without the hook, from the skill folders among its files, each vetted by
-    the build's rules (`flue_runtime.mount.distribution`): one refused is skipped, `notes` says why.
-    """
+    """Every skill installed package or distribution `name` ships, as `flue-skills ls` lists them (`shipped_by`);
+    an editable install without a bundle, read from its project's folders through `vet_skill`, as `skill()` would."""
     found = shipped_by(name, notes if notes is not None else [])
     if found.project is None:
         return found.skills()

@@ -29,7 +29,10 @@ if TYPE_CHECKING:
     from flue_runtime.agents.harness import AgentFunction
     from flue_runtime.mount.reference import SkillReference
 
-__all__ = ["Case", "Cost", "Evaluation", "Outcome", "Progress", "Report", "Tally", "evaluate"]
+__all__ = ["Case", "Cost", "Evaluation", "Outcome", "Report", "Tally", "evaluate"]
+
+#: Called as each case's runs are done: the outcome, how many cases are done, how many there are.
+Progress = Callable[["Outcome", int, int], None]
 
 
 @dataclass(frozen=True)
@@ -46,15 +49,6 @@ class Outcome:
 
     case: Case
     fired: tuple[tuple[str, ...], ...]
-
-    @property
-    def hits(self) -> int:
-        """The runs that activated the case's skill."""
-        return sum(self.case.skill in names for names in self.fired)
-
-
-#: Called as each case's runs are done: the outcome, how many cases are done, how many there are.
-Progress = Callable[[Outcome, int, int], None]
 
 
 @dataclass

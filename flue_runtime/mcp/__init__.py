@@ -36,7 +36,7 @@ def require_sdk() -> None:
 
 try:
     require_sdk()
-except ImportError:
+except ImportError:  # each public name raises it when asked for (`__getattr__`)
     pass
 else:
     from flue_runtime.mcp.entries import EXTENSION_ID
@@ -45,7 +45,6 @@ else:
 
 
 def __getattr__(name: str) -> Any:
-    """A public name asked for without the SDK: the `ImportError` that says what to install."""
     if name in __all__:
         require_sdk()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

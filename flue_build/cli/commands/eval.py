@@ -130,7 +130,8 @@ def _progress(outcome: Outcome, done: int, count: int) -> None:
     case = outcome.case
     expect = "should trigger" if case.query.should_trigger else "should not"
     text = case.query.query if len(case.query.query) <= 60 else case.query.query[:59] + "…"
-    line = f"[{done}/{count}] {case.skill} ({expect}): {outcome.hits}/{len(outcome.fired)} — {text}"
+    hits = sum(case.skill in names for names in outcome.fired)
+    line = f"[{done}/{count}] {case.skill} ({expect}): {hits}/{len(outcome.fired)} — {text}"
     print(printable(line), file=sys.stderr)
 
 
