@@ -13,6 +13,7 @@ PACKAGES = ("flue_runtime", "flue_build", "hatch_plugin/hatch_flue_skills")
 UMBRELLA = {
     "flue_runtime.agents.configuration": ["tests/harness/test_catalog.py"],
     "flue_runtime.agents.disk_write": ["tests/harness/test_files.py"],
+    "flue_runtime.agents.first_turn": ["tests/cli/test_prompt_command.py", "tests/integrations/test_evaluation.py"],
     "flue_runtime.agents.hooks": ["tests/harness/test_tools.py", "tests/harness/test_alias.py"],
     "flue_runtime.agents.json_schema": ["tests/fuzz/test_fuzz_validator.py", "tests/harness/test_tool_types.py"],
     "flue_runtime.agents.reading": ["tests/harness/test_bounded_reads.py"],
@@ -48,7 +49,6 @@ UMBRELLA = {
     "flue_runtime.models.scripted": ["tests/harness/test_turns.py"],
     "flue_runtime.models.sdk": ["tests/providers/test_anthropic.py", "tests/providers/test_openai.py"],
     "flue_runtime.mount.disk": ["tests/runtime/test_dev_mode.py", "tests/runtime/test_sources.py"],
-    "flue_runtime.mount.distribution": ["tests/integrations/test_raw_distributions.py"],
     "flue_runtime.mount.origin_record": ["tests/integrations/test_remote_host.py"],
     "flue_runtime.mount.specs": ["tests/fuzz/test_fuzz_scan.py", "tests/runtime/test_resolve.py"],
     "flue_runtime.validation": ["tests/test_public_face.py"],
@@ -57,8 +57,7 @@ UMBRELLA = {
     "flue_build.backends.setuptools_rules": ["tests/build/test_build_wheels.py", "tests/build/test_static_project.py"],
     "flue_build.cli.agent_args": ["tests/cli/test_skill_flags.py", "tests/cli/test_prompt_command.py"],
     "flue_build.cli.counts": ["tests/cli/test_exit_status.py"],
-    "flue_build.cli.exits": ["tests/cli/test_exit_status.py"],
-    "flue_build.cli.http_serving": ["tests/integrations/test_mcp_serving.py"],
+    "flue_build.cli.exits": ["tests/cli/test_exit_status.py", "tests/cli/test_run_command.py"],
     "flue_build.cli.targets": ["tests/integrations/test_cli_integrations.py", "tests/cli/test_startup.py"],
     "flue_build.cli.watch": ["tests/cli/test_run_command.py"],
     "flue_build.fswalk": ["tests/hostile/test_limits.py"],
@@ -112,6 +111,6 @@ def test_every_module_has_a_test_module_named_for_it_or_listed_umbrella_tests() 
 
 def test_the_naming_rule_matches_whole_words() -> None:
     tests = [Path("tests/integrations/test_mcp_http_guard.py"), Path("tests/test_calls.py")]
-    assert named_by_a_test(Path("flue_build/cli/http_guard.py"), tests)
+    assert named_by_a_test(Path("flue_runtime/mcp/http_guard.py"), tests)
     assert not named_by_a_test(Path("flue_build/cli/commands/ls.py"), tests)  # not "calls"
-    assert not named_by_a_test(Path("flue_build/cli/http_sessions.py"), tests)
+    assert not named_by_a_test(Path("flue_runtime/mcp/http_sessions.py"), tests)

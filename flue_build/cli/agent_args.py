@@ -58,8 +58,14 @@ def add_store_arguments(parser: argparse.ArgumentParser, store_help: str, sessio
     parser.add_argument("--session", metavar="ID", help=session_help)
 
 
-def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("agent", metavar="MODULE:AGENT", help="the agent function, e.g. support.agent:support")
+def add_agent_arguments(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
+    """MODULE:AGENT (`optional`: None when not given), `--state`, `--skill` and `--disable-skill`."""
+    parser.add_argument(
+        "agent",
+        metavar="MODULE:AGENT",
+        nargs="?" if optional else None,
+        help="the agent function, e.g. support.agent:support",
+    )
     add_state_argument(parser, "a use_state value, as JSON (repeatable): --state vip=true --state tier='\"gold\"'")
     parser.add_argument(
         "--skill",

@@ -1,12 +1,12 @@
-"""Whole-number options (`--workers 4`, `--max-sessions 64`, `eval --runs 3`): one parser, so every command
-refuses a count the same way."""
+"""Number options: whole numbers (`--workers 4`, `--max-sessions 64`, `eval --runs 3`) and seconds
+(`--body-timeout 10`), one parser each, so every command refuses a number the same way."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
 
-__all__ = ["count"]
+__all__ = ["count", "seconds"]
 
 
 def count(one: str, many: str, example: int) -> Callable[[str], int]:
@@ -23,3 +23,14 @@ def count(one: str, many: str, example: int) -> Callable[[str], int]:
 
     parse.__name__ = many  # argparse names the type in its own messages
     return parse
+
+
+def seconds(text: str) -> float:
+    """An argparse `type`: a positive, finite number of seconds."""
+    try:
+        number = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, e.g. 300") from None
+    if not 0 < number < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: a positive number of seconds")
+    return number

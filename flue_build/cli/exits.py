@@ -23,6 +23,7 @@ import traceback
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
 from typing import TextIO
 
 from flue_build.errors import BackendNotInstalledError, UnknownTargetError, UsageError
@@ -46,6 +47,7 @@ __all__ = [
     "PROBLEMS",
     "USAGE",
     "USAGE_OR_ENVIRONMENT",
+    "ctrl_c_ends",
     "error_line",
     "report",
     "run",
@@ -113,6 +115,36 @@ def _handled(command: str, handler: Handler, args: argparse.Namespace) -> int:
         traceback.print_exc()
         print(f"flue-skills {command}: internal error: a bug in flue-skills; please report it", file=sys.stderr)
         return USAGE
+
+
+@contextmanager
+def ctrl_c_ends(dropped: Callable[[], str]) -> Iterator[None]:
+    """Ctrl-C ends the process at once with status 130, inside a tool that blocks too, saying `interrupted` and
+    what `dropped()` says was dropped (`run`: ": the unfinished turn was not saved" while a turn runs).
+
+    Neither alternative stops cleanly: asyncio's own handler cancels the running task, which
+    waits for a tool that does not await; a KeyboardInterrupt can land anywhere, asyncio's
+    own machinery included. Ending the process is safe for a session: the harness saves a
+    turn in one transaction, and only once it is complete.
+    """
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        try:
+            sys.stdout.flush()
+        except Exception:  # Ctrl-C came in the middle of a write: what was written stays written
+            pass
+        os.write(sys.stderr.fileno(), f"\ninterrupted{dropped()}\n".encode())
+        os._exit(INTERRUPTED)
+
+    try:
+        previous = signal.signal(signal.SIGINT, interrupt)
+    except ValueError:  # not the main thread: Ctrl-C stays Python's KeyboardInterrupt
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def report(command: str, exc: BaseException) -> None:

@@ -13,6 +13,8 @@
 - a folder: a skill folder, or a folder of skill folders, each vetted by the build's rules
   (`vet_skill`, with the nearest pyproject.toml's `[tool.flue]`); like workspace skills, one
   that fails is skipped with the reason, and the others are served.
+
+`worker_app` is the app each process of `mcp --http --workers N` serves: TARGET resolved there again.
 """
 
 from __future__ import annotations
@@ -26,13 +28,19 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from flue_build.errors import ListError, TargetError, UnknownTargetError
-from flue_runtime.errors import FlueError, SkillError, SkillWarning
+from flue_build.errors import ListError, NotInstalledError, TargetError, UnknownTargetError
+from flue_runtime.errors import BundleError, FlueError, SkillError, SkillNotFoundError, SkillWarning
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.disk import load_skill_dir
 from flue_runtime.mount.reference import SkillReference
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
+    from flue_runtime.mount.distribution import Shipped, ShippedSkill
 
 __all__ = [
     "Target",
@@ -41,8 +49,12 @@ __all__ = [
     "folder_skills",
     "installed_skills",
     "load_agent",
+    "names_agent",
+    "project_listing",
     "project_skills",
     "resolve_target",
+    "shipped_by",
+    "worker_app",
 ]
 
 
@@ -58,9 +70,14 @@ class Target:
     skipped: tuple[str, ...] = field(default=())
 
 
+def names_agent(target: str) -> bool:
+    """Whether `target` has the form of MODULE:AGENT."""
+    return _AGENT.match(target) is not None
+
+
 def resolve_target(target: str) -> Target:
     path = Path(target)
-    if _AGENT.match(target) and not path.exists():
+    if names_agent(target) and not path.exists():
         return _unique(target, agent_skills(target), ())
     if _NAME.match(target):
         notes: list[str] = []
@@ -78,46 +95,56 @@ def resolve_target(target: str) -> Target:
 
 
 def installed_skills(name: str, notes: list[str] | None = None) -> list[SkillReference]:
-    """Every skill installed package or distribution `name` ships, as `flue-skills ls` lists them.
+    """Every skill installed package or distribution `name` ships, as `flue-skills ls` lists them (`shipped_by`);
+    an editable install without a bundle, read from its project's folders through `vet_skill`, as `skill()` would."""
+    found = shipped_by(name, notes if notes is not None else [])
+    if found.project is None:
+        return found.skills()
+    from flue_build.collect import check_project
 
-    From its bundles, read through the package's loader and checked against the manifest; an
-    entry recorded with a `source` folder (an editable build), or an editable install without
-    a bundle, is read from the project's folder through `vet_skill`, as `skill()` would; a
-    distribution built without the hook, from the skill folders among its files, each vetted by
-    the build's rules (`flue_runtime.mount.distribution`): one refused is skipped, `notes` says why.
-    """
-    from flue_build.cli.commands.ls import installed
-    from flue_runtime.mount.bundled import bundle_of
-
-    listing, raw = installed(name, notes if notes is not None else [])
-    if raw is not None:  # raw skill folders of a distribution built without the hook, vetted as they were listed
-        return raw
-    found: list[SkillReference] = []
-    from_source: dict[str, Path] | None = None
-    for listed in listing:
-        bundle = bundle_of(listed.package)
-        if bundle is not None and listed.id in bundle.manifest.skill_ids():
-            source = bundle.skill_entry(listed.id).source
-            found.append(bundle.skill(listed.id) if source is None else load_skill_dir(Path(source)))
-            continue
-        if from_source is None:
-            from_source = _editable_skill_folders(name)
-        folder = from_source.get(listed.id)
-        if folder is None:
+    folders = {vetted.id: folder for folder, vetted in check_project(found.project).collection.skills.items()}
+    skills = []
+    for listed in project_listing(found.project):
+        if listed.id not in folders:
             raise TargetError(f"{name}: skill {listed.name!r} ({listed.package}) is listed but cannot be loaded")
-        found.append(load_skill_dir(folder))
+        skills.append(load_skill_dir(folders[listed.id]))
+    return skills
+
+
+def shipped_by(name: str, notes: list[str]) -> Shipped:
+    """What installed package or distribution `name` ships (`flue_runtime.mount.distribution.shipped`), the raw
+    folders skipped and the warnings their vetting gave added to `notes`; `NotInstalledError` when nothing
+    installed has that name, `ListError` when it ships no skill or a bundle is not one."""
+    from flue_runtime.mount.distribution import shipped
+
+    try:
+        found = shipped(name)
+    except SkillNotFoundError:
+        raise NotInstalledError(
+            f"{name!r}: no installed package or distribution of that name (nor a .whl file or project folder)"
+        ) from None
+    except BundleError as exc:
+        raise ListError(str(exc)) from None
+    problem = found.nothing()
+    if problem is not None:
+        raise ListError(problem)
+    notes.extend(found.raw.notes if found.raw is not None else ())
     return found
 
 
-def _editable_skill_folders(name: str) -> dict[str, Path]:
-    """The skill folders of the project an editable install of `name` points at, by content id."""
-    from flue_build.cli.commands.ls import _editable_project
-    from flue_build.collect import check_project
+def project_listing(root: Path) -> list[ShippedSkill]:
+    """The skills a wheel build of the project at `root` would bundle, planned without building or running project
+    code; `SkillError` when it would not build."""
+    from flue_build.pack import plan
+    from flue_build.project import view_project
+    from flue_runtime.format.diagnostics import has_errors
+    from flue_runtime.format.manifest import Manifest
+    from flue_runtime.mount.distribution import shipped_skills
 
-    root = _editable_project(name)
-    if root is None:
-        return {}
-    return {vetted.id: folder for folder, vetted in check_project(root).collection.skills.items()}
+    view = view_project(root)
+    if has_errors(view.diagnostics):
+        raise SkillError(view.diagnostics, f"{root}: the project would not build")
+    return shipped_skills(Manifest.loads(bundle.manifest, bundle.manifest_path) for bundle in plan(view.collection))
 
 
 def agent_skills(spec: str) -> list[SkillReference]:
@@ -151,7 +178,7 @@ def load_agent(spec: str) -> Callable[[], object]:
     The one loader of every command that takes MODULE:AGENT (`mcp`, `export`, `prompt`, `run`):
     `UnknownTargetError` when `spec` names no agent, `TargetError` when its module raises at import.
     """
-    if not _AGENT.match(spec):
+    if not names_agent(spec):
         raise UnknownTargetError(f"{spec}: name an agent as MODULE:AGENT, like `support.agent:support`")
     module_name, _, attribute = spec.partition(":")
     if "" not in sys.path and os.getcwd() not in sys.path:
@@ -214,3 +241,19 @@ def _unique(target: str, skills: list[SkillReference], skipped: tuple[str, ...] 
         reasons = "; ".join(skipped)
         raise TargetError(f"{target}: no skills found" + (f" ({reasons})" if reasons else ""))
     return Target(tuple(by_name.values()), tuple(skipped))
+
+
+def worker_app() -> ASGIApp:
+    """uvicorn's app factory in each process of `flue-skills mcp --http --workers N`: TARGET resolved again from what
+    the command was asked (the parent printed its warnings already), served as `http_serving.http_app` serves it."""
+    from uvicorn.config import STARTUP_FAILURE
+
+    from flue_runtime.mcp.http_serving import Serving, http_app
+
+    serving = Serving.from_env(os.environ)
+    try:
+        skills = resolve_target(serving.target).skills
+    except FlueError as exc:  # changed since the command resolved it: stop, and the supervisor stops too
+        print(f"flue-skills mcp: error: worker {os.getpid()}: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(STARTUP_FAILURE) from None
+    return http_app(serving, skills)

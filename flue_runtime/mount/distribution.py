@@ -1,4 +1,9 @@
-"""Skills shipped by any installed distribution: its bundles, or the plain skill folders among its files.
+"""Skills shipped by any installed package or distribution: its bundles, or the plain skill folders among its files.
+
+`shipped(name)` says what an installed name ships, as `flue-skills ls`, `mcp`, `export` and `eval` take it: an
+importable package's bundles (a namespace package's: its regular subpackages'), or a distribution's; without a
+bundle, the project folder of an editable install (PEP 610's `direct_url.json`: what its build would ship, which
+only the build's rules can list), or else its raw skill folders; `ShippedSkill` is a row of what it lists.
 
 A distribution built with the flue-skills hook is read through its bundles (what its build
 vetted and packed, checked against the manifest). Any other distribution is searched for
@@ -17,19 +22,34 @@ import base64
 import binascii
 import os
 import posixpath
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+import zipfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from importlib.metadata import Distribution, PackageNotFoundError, PackagePath, distribution, packages_distributions
+from pathlib import Path
 from typing import Any
 
-from flue_runtime.errors import SkillError, SkillNotFoundError
-from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE
+from flue_runtime.errors import BundleError, SkillError, SkillNotFoundError, UnsafeFileError
+from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, MANIFEST_LIMIT, Manifest
 from flue_runtime.format.records import SKILL_FILE, ListedFile
 from flue_runtime.format.safe_read import read_regular
+from flue_runtime.mount.bundled import InstalledBundle, bundle_of, is_regular_package, module_spec
+from flue_runtime.mount.installed import editable_folder
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.sources import vet_source
 
-__all__ = ["Found", "RawSkillFolder", "find_skills", "raw_skill_folders", "skills_of"]
+__all__ = [
+    "Found",
+    "RawSkillFolder",
+    "Shipped",
+    "ShippedSkill",
+    "find_skills",
+    "raw_skill_folders",
+    "shipped",
+    "shipped_skills",
+    "skills_of",
+    "wheel_skills",
+]
 
 
 #: Folders of a distribution's file list that are its metadata, never a skill's.
@@ -60,8 +80,6 @@ class Found:
     skills: list[SkillReference]
     where: dict[SkillReference, str]
     notes: list[str]
-    #: Whether the skills are raw folders (False: the distribution's bundles).
-    raw: bool
 
 
 def find_skills(name: str, package: str | None = None) -> Found:
@@ -69,9 +87,10 @@ def find_skills(name: str, package: str | None = None) -> Found:
     inside that top-level package."""
     dist, package = _distribution(name, package)
     files = list(dist.files or ())
-    bundled = _bundled(files, package)
-    if bundled is not None:
-        return Found(sorted(bundled, key=lambda s: (s.name, s.origin)), bundled, [], raw=False)
+    bundles = _bundles(files, package)
+    if bundles:
+        bundled = _skills_of(bundles)
+        return Found(sorted(bundled, key=lambda s: (s.name, s.origin)), bundled, [])
     where: dict[SkillReference, str] = {}
     notes: list[str] = []
     shown = dist.name  # (parsed from METADATA at every access)
@@ -84,7 +103,7 @@ def find_skills(name: str, package: str | None = None) -> Found:
             continue
         notes.extend(warned)
         where.setdefault(skill, posixpath.dirname(folder))
-    return Found(sorted(where, key=lambda s: (s.name, s.origin)), where, notes, raw=True)
+    return Found(sorted(where, key=lambda s: (s.name, s.origin)), where, notes)
 
 
 def _distribution(name: str, package: str | None) -> tuple[Distribution, str | None]:
@@ -104,21 +123,20 @@ def _distribution(name: str, package: str | None) -> tuple[Distribution, str | N
     raise SkillNotFoundError(f"{name!r}: no installed distribution or top-level package of that name")
 
 
-def _bundled(files: list[PackagePath], package: str | None) -> dict[SkillReference, str] | None:
-    """The skills of the distribution's bundles with their bundle packages (None when it has no bundle)."""
-    from pathlib import Path
-
-    from flue_runtime.mount.bundled import bundle_of
-    from flue_runtime.mount.disk import load_skill_dir
-
+def _bundles(files: Sequence[PackagePath], package: str | None = None) -> list[InstalledBundle]:
+    """The bundles among a distribution's files (of `package` and its subpackages, when given)."""
     suffix = f"/{BUNDLE_DIR}/{MANIFEST_FILE}"
     packages = [f.as_posix()[: -len(suffix)].replace("/", ".") for f in files if f.as_posix().endswith(suffix)]
     packages = [p for p in packages if all(part.isidentifier() for part in p.split("."))]
     if package is not None:
         packages = [p for p in packages if p == package or p.startswith(f"{package}.")]
-    bundles = [b for b in (bundle_of(p) for p in packages) if b is not None]
-    if not bundles:
-        return None
+    return [b for b in (bundle_of(p) for p in packages) if b is not None]
+
+
+def _skills_of(bundles: Iterable[InstalledBundle]) -> dict[SkillReference, str]:
+    """Each bundle's skills with its package: an entry an editable build recorded with its folder, read from there."""
+    from flue_runtime.mount.disk import load_skill_dir
+
     found: dict[SkillReference, str] = {}
     for bundle in bundles:
         for id in bundle.manifest.skill_ids():
@@ -139,6 +157,155 @@ def _by_folder(files: Iterable[PackagePath], folders: list[str]) -> dict[str, di
             if listed is not None:
                 listed[path[len(parent) + 1 :]] = file
             parent = posixpath.dirname(parent)
+    return found
+
+
+@dataclass(frozen=True)
+class ShippedSkill:
+    """A skill as `flue-skills ls` lists it: where it lies (its bundle package, or the folder holding a raw one),
+    its name and description, its files and their total size, its content id."""
+
+    package: str
+    name: str
+    description: str
+    files: int
+    size: int
+    id: str
+    #: The package specs other packages may use for this skill; None when its distribution
+    #: declares no exports (then any spec into its packages resolves).
+    exports: tuple[str, ...] | None = None
+
+
+def shipped_skills(manifests: Iterable[Manifest]) -> list[ShippedSkill]:
+    """What bundle manifests list, a row per skill, by package, name and id (no skill is read: the manifest says)."""
+    out = []
+    for manifest in manifests:
+        exported: dict[str, list[str]] = {}  # skill id -> the exported specs naming it (references of the package)
+        for spec in manifest.exports or ():
+            ref = manifest.reference(manifest.package, spec)
+            if ref is not None and ref.kind == "skill":
+                exported.setdefault(ref.target, []).append(spec)
+        for id in manifest.skill_ids():
+            entry = manifest.skill(id)
+            size, exports = sum(f.size for f in entry.files), exported.get(id, ())
+            metadata, count = entry.metadata, len(entry.files)
+            shown = None if manifest.exports is None else tuple(exports)
+            out.append(ShippedSkill(manifest.package, metadata.name, metadata.description, count, size, id, shown))
+    return sorted(out, key=lambda s: (s.package, s.name, s.id))
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """What an installed package or distribution ships (`shipped`): its bundles; without one, the project folder of
+    its editable install, or else its raw skill folders (`raw`: None when it lists no folder holding a SKILL.md)."""
+
+    #: The name asked for, and how messages name what it found: `package 'acme' (<its folders>)`, or
+    #: `distribution 'acme'`.
+    name: str
+    described: str
+    bundles: tuple[InstalledBundle, ...] = field(default=())
+    project: Path | None = None
+    raw: Found | None = None
+
+    def listed(self) -> list[ShippedSkill]:
+        """A row per skill (none for an editable project: only its build's rules can list those)."""
+        if self.raw is None:
+            return shipped_skills(bundle.manifest for bundle in self.bundles)
+        rows = [
+            ShippedSkill(self.raw.where[s], s.name, s.description, len(s.files), sum(f.size for f in s.files), s.id)
+            for s in self.raw.skills
+        ]
+        return sorted(rows, key=lambda s: (s.package, s.name, s.id))
+
+    def skills(self) -> list[SkillReference]:
+        """The skills themselves, in the order `listed` gives (none for an editable project)."""
+        if self.raw is not None:
+            return self.raw.skills
+        skills = _skills_of(self.bundles)
+        return sorted(skills, key=lambda s: (skills[s], s.name, s.id))
+
+    def nothing(self) -> str | None:
+        """Why it ships no skill, or None when it ships some (or is an editable project)."""
+        if self.bundles or self.project is not None or (self.raw is not None and self.raw.skills):
+            return None
+        if self.raw is not None:
+            return f"{self.name}: no skill folder among its files passes the rules ({'; '.join(self.raw.notes)})"
+        return f"{self.described} has no skill bundle (built without the flue-skills hook) nor a skill folder installed"
+
+
+def shipped(name: str) -> Shipped:
+    """What installed package or distribution `name` ships; an importable package is taken first.
+    `SkillNotFoundError` when nothing installed has that name; `BundleError` for a bundle that is not one."""
+    spec = module_spec(name)
+    if spec is not None and spec.submodule_search_locations is not None:
+        locations = list(spec.submodule_search_locations)
+        packages = [name] if is_regular_package(spec) else _regular_children(name, locations)
+        bundles = [b for b in (bundle_of(p) for p in packages) if b is not None]
+        top = name.split(".")[0]
+        return _shipping(f"package {name!r} ({', '.join(locations)})", bundles, name, top, top)
+    try:
+        files = distribution(name).files or ()
+    except (PackageNotFoundError, ValueError):
+        raise SkillNotFoundError(f"{name!r}: no installed package or distribution of that name") from None
+    return _shipping(f"distribution {name!r}", _bundles(files), name, name, None)
+
+
+def _shipping(described: str, bundles: list[InstalledBundle], name: str, raw_of: str, package: str | None) -> Shipped:
+    """Its bundles; or the project of an editable install of `name`; or the raw folders of `raw_of` (in `package`)."""
+    if bundles:
+        return Shipped(name, described, tuple(bundles))
+    project = _editable_project(name)
+    if project is not None:
+        return Shipped(name, described, project=project)
+    try:
+        found = find_skills(raw_of, package)
+    except SkillNotFoundError:
+        return Shipped(name, described)
+    return Shipped(name, described, raw=found if found.skills or found.notes else None)
+
+
+def wheel_skills(wheel: Path) -> list[ShippedSkill]:
+    """What the bundles of a wheel file list, each manifest read by the run time's zip reader: its recorded size
+    checked against `MANIFEST_LIMIT` before it is inflated, and never more than that inflated. `BundleError` for a
+    wheel that cannot be read, holds no bundle, or a manifest that is not one."""
+    from flue_runtime.mount.zipped import Archive
+
+    suffix = f"/{BUNDLE_DIR}/{MANIFEST_FILE}"
+    try:
+        with zipfile.ZipFile(wheel) as archive:
+            names = sorted(name for name in archive.namelist() if name.endswith(suffix))
+        reader = Archive(str(wheel))
+        manifests = [Manifest.loads(reader.read_limited(n, MANIFEST_LIMIT), f"{wheel}!{n}") for n in names]
+    except UnsafeFileError as exc:
+        raise BundleError(f"{wheel}!{exc.path}: the skill bundle manifest {exc.reason}; refused") from None
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise BundleError(f"{wheel}: cannot read the wheel: {exc}") from None
+    if not manifests:
+        raise BundleError(
+            f"{wheel}: no skill bundle in this wheel (no *{suffix}); was it built with the flue-skills hook?"
+        )
+    return shipped_skills(manifests)
+
+
+def _editable_project(name: str) -> Path | None:
+    """The project folder (holding a pyproject.toml) of an editable install of distribution or package `name`."""
+    for dist_name in [*packages_distributions().get(name.split(".")[0], []), name]:
+        try:
+            folder = editable_folder(distribution(dist_name))
+        except (PackageNotFoundError, ValueError):
+            continue
+        if folder and (Path(folder) / "pyproject.toml").is_file():
+            return Path(folder)
+    return None
+
+
+def _regular_children(name: str, locations: list[str]) -> list[str]:
+    """The regular subpackages of namespace package `name`, each folder of it in turn."""
+    found = []
+    for location in locations:
+        for child in sorted(os.listdir(location)):
+            if child.isidentifier() and os.path.isfile(os.path.join(location, child, "__init__.py")):
+                found.append(f"{name}.{child}")
     return found
 
 

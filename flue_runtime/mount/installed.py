@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # imported when a folder holds metadata to read: a source tre
 
 from flue_runtime.mount.bundled import module_spec
 
-__all__ = ["Installed", "installed"]
+__all__ = ["Installed", "editable_folder", "installed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +83,7 @@ def _folder_distribution(location: str, init: str, top: str) -> Installed | None
         dist = Distribution.at(os.path.join(location, info))
         if not _lists(dist, init):
             continue
-        return None if _editable(dist) else Installed(dist.name, location)
+        return None if editable_folder(dist) is not None else Installed(dist.name, location)
     return None
 
 
@@ -102,14 +102,20 @@ def _lists(dist: Distribution, init: str) -> bool:
     return any(file.as_posix() == init for file in dist.files or ())
 
 
-def _editable(dist: Distribution) -> bool:
-    """An editable install, as its `direct_url.json` (PEP 610, PEP 660) says."""
+def editable_folder(dist: Distribution) -> str | None:
+    """The folder an editable install was made from, as its `direct_url.json` says (PEP 610, PEP 660): None when
+    it is not editable; "" when its URL is not a `file://` one."""
     try:
         data = json.loads(dist.read_text("direct_url.json") or "{}")
     except ValueError:
-        return False
+        return None
     info = data.get("dir_info") if isinstance(data, dict) else None
-    return isinstance(info, dict) and info.get("editable") is True
+    if not (isinstance(info, dict) and info.get("editable") is True):
+        return None
+    from urllib.parse import unquote, urlparse
+
+    url = data.get("url")
+    return unquote(urlparse(url).path) if isinstance(url, str) and url.startswith("file://") else ""
 
 
 def _normalized(name: str) -> str:

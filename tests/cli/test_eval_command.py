@@ -187,7 +187,7 @@ def test_through_the_anthropic_sdk(
     fake_api: FakeAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     need("anthropic", "anthropic")
-    from flue_build.cli.commands.prompt import first_turn
+    from flue_runtime.integrations.evaluation import Evaluation
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.url)
@@ -197,7 +197,7 @@ def test_through_the_anthropic_sdk(
     command = ["eval", f"{module}:support", "--skill", "shipping", "--format", "json", "--runs", "2", "--jobs", "1"]
     assert main(command) == 0
     report: dict[str, Any] = json.loads(capsys.readouterr().out)
-    harness_turn = first_turn(__import__(module).support, {})
+    harness_turn = Evaluation.of(__import__(module).support)
     assert [received.path for received in fake_api.received] == ["/v1/messages"] * 4
     for sent in fake_api.bodies:  # what the SDK put on the wire is the harness's first turn
         assert sent["model"] == "claude-test"

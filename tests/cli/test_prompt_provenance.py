@@ -1,5 +1,6 @@
-"""`flue-skills prompt MODULE:AGENT --provenance --store PATH --session ID`: a stored session's turns, as
-`Session.provenance()` reads them, for a terminal and as JSON; the store is only read."""
+"""`flue-skills prompt --provenance --store PATH --session ID` (MODULE:AGENT before `--provenance` taken and not
+used): a stored session's turns, as `Session.provenance()` reads them, for a terminal and as JSON; the store is only
+read."""
 
 from __future__ import annotations
 
@@ -75,6 +76,19 @@ def test_text_shows_each_turns_catalog_and_what_was_served(tmp_path: Path, capsy
     assert f"activation (explicit)  refunds/SKILL.md   file {first.sha256[:12]}  skill {REFUNDS.id[:12]}" in out
     assert f"read                   refunds/policy.md  file {read.sha256[:12]}  skill {REFUNDS.id[:12]}" in out
     assert "  served: nothing" in out  # the last turn, the answer, called no tool
+
+
+def test_no_agent_is_needed_to_read_a_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 42 item 1: the store alone says what its session saw; the form with MODULE:AGENT prints the same."""
+    db = tmp_path / "sessions.db"
+    stored_session(db)
+    reading = ["--provenance", "--store", str(db), "--session", "case-42"]
+    assert main(["prompt", *reading]) == OK
+    alone = capsys.readouterr().out
+    assert main(["prompt", "any.module:agent", *reading]) == OK
+    assert capsys.readouterr().out == alone and alone.startswith("session case-42: 3 model turns recorded")
+    assert main(["prompt", "--store", str(db)]) == USAGE
+    assert "name the agent as MODULE:AGENT" in capsys.readouterr().err
 
 
 def test_what_is_missing_is_a_usage_error_and_nothing_is_created(

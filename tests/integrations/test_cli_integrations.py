@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from flue_build.cli import _parser, main
-from flue_build.cli.http_guard import is_loopback
+from flue_runtime.mcp.http_guard import is_loopback
 
 
 @pytest.mark.parametrize(

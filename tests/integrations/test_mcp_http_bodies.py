@@ -1,4 +1,4 @@
-"""Issue 41.5: a request's body must arrive within a bound, or 408 (`flue_build.cli.http_bodies`).
+"""Issue 41.5: a request's body must arrive within a bound, or 408 (`flue_runtime.mcp.http_bodies`).
 
 A real server process on 127.0.0.1, real sockets that send their headers and a part of the body they announce,
 then nothing. Before, 32 of them held every session of 127.0.0.1 (the SDK read each body while the request held
@@ -28,8 +28,8 @@ from mcpclient import mcp_process, port_of
 from support.projects import write_skill
 from test_mcp_http_sessions import connection, initialize, ping
 
-from flue_build.cli.http_bodies import OPENING_TIMEOUT
-from flue_build.cli.http_guard import TOKEN_ENV
+from flue_runtime.mcp.http_bodies import OPENING_TIMEOUT
+from flue_runtime.mcp.http_guard import TOKEN_ENV
 
 pytestmark = pytest.mark.slow  # server processes
 

@@ -26,7 +26,7 @@ need("mcp", "mcp")  # the server it starts; mcpclient imports the SDK too
 from mcpclient import mcp_process, port_of
 from support.projects import write_skill
 
-from flue_build.cli.http_guard import TOKEN_ENV
+from flue_runtime.mcp.http_guard import TOKEN_ENV
 
 pytestmark = pytest.mark.slow  # server processes
 

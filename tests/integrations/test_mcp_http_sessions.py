@@ -1,4 +1,4 @@
-"""Issue 32.7: one client cannot take `flue-skills mcp --http` from the others (`flue_build.cli.http_sessions`).
+"""Issue 32.7: one client cannot take `flue-skills mcp --http` from the others (`flue_runtime.mcp.http_sessions`).
 
 A real server process on 127.0.0.1; clients on loopback addresses of their own (127.0.0.2, ...: a socket bound
 to that source address), raw HTTP for the floods and the probes, the MCP SDK's own client (the initialize
@@ -33,7 +33,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcpclient import mcp_process, port_of, verified_skills
 from support.projects import write_skill
 
-from flue_build.cli.http_guard import TOKEN_ENV
+from flue_runtime.mcp.http_guard import TOKEN_ENV
 
 pytestmark = pytest.mark.slow  # server processes
 

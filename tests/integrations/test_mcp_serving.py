@@ -36,9 +36,9 @@ from support.projects import write_skill
 from support.site import page
 
 from flue_build.cli import _parser
-from flue_build.cli.http_guard import TOKEN_ENV
-from flue_build.cli.http_serving import listening_socket
 from flue_runtime.mcp.host import check_entry, verify_file, verify_skill_md
+from flue_runtime.mcp.http_guard import TOKEN_ENV
+from flue_runtime.mcp.http_serving import listening_socket
 
 pytestmark = pytest.mark.slow  # server processes
 

@@ -113,9 +113,10 @@ def test_an_editable_install_lists_from_the_source_tree(setups: dict[str, Setup]
 
 @pytest.mark.slow
 def test_descriptions_are_whole_when_piped_and_cut_on_a_terminal(builds: Builds) -> None:
-    from flue_build.cli.commands.ls import format_text, from_wheel
+    from flue_build.cli.commands.ls import format_text
+    from flue_runtime.mount.distribution import wheel_skills
 
-    skills = from_wheel(builds.agent)
+    skills = wheel_skills(builds.agent)
     whole = format_text(skills)
     assert all(" ".join(s.description.split()) in whole for s in skills)
     cut = format_text(skills, width=60)

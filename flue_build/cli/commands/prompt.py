@@ -1,20 +1,15 @@
 """`flue-skills prompt MODULE:AGENT`: what the agent sends on its first model turn, with its size in tokens.
 
-Rendered by the harness itself: a fresh in-memory `Session` with the `--state` values,
-whose `system_prompt` and `tools` are exactly what its first request carries (the catalog,
-workspace skills and the tools the harness offers included), so the preview cannot drift
-from a real conversation. `--disable-skill` leaves skills out as `Harness(disabled_skills=...)`
-does; `--skill` adds the activations `prompt(..., activate=...)` puts after the user's message
-(`Session.activation_messages`). No model is called and nothing is saved. This is how a user
-sees the catalog a model reads and tunes the descriptions in it. What a skill, a tool or the agent wrote is
-printed through `format.diagnostics.printable` (line breaks kept; control characters, escape sequences and
-bidirectional controls escaped), so a description cannot drive the terminal; `--raw` prints the exact text,
-for a file; `--format json` escapes them as JSON does, the same strings once parsed.
+Rendered by the harness itself (`flue_runtime.agents.first_turn`, with the `--state` values; `--disable-skill` as
+`Harness(disabled_skills=...)`); `--skill` adds the activations `prompt(..., activate=...)` puts after the user's
+message. No model is called and nothing is saved: this is how a user sees the catalog a model reads and tunes the
+descriptions in it. What a skill, a tool or the agent wrote is printed through `format.diagnostics.printable`, so
+a description cannot drive the terminal; `--raw` prints the exact text, for a file; `--format json` escapes them
+as JSON does, the same strings once parsed.
 
 `--provenance --store PATH --session ID` shows instead what a stored session's model saw, turn by turn
-(`Session.provenance()`, `flue_runtime.agents.provenance`): each turn's catalog (name, origin, content
-id) and every activation, read and script run with the digests of what was served. It reads the store
-only: the agent is not imported, and a store that does not exist is not created.
+(`Session.provenance()`): each turn's catalog (name, origin, content id) and every activation, read and script
+run with the digests of what was served. It reads the store only, never creates one; no MODULE:AGENT is needed.
 """
 
 from __future__ import annotations
@@ -23,23 +18,20 @@ import argparse
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from flue_build.cli.agent_args import activation, add_agent_arguments, add_store_arguments
 from flue_build.cli.exits import OK
 from flue_build.errors import UsageError
 from flue_runtime.format.diagnostics import printable, printable_json, printable_lines
-from flue_runtime.models.base import Message, ToolSpec
+from flue_runtime.models.base import Message
 
 if TYPE_CHECKING:
     from flue_build.cli import AddParser  # the harness is imported when the command runs, so other commands start fast
-    from flue_runtime.agents.harness import AgentFunction
     from flue_runtime.agents.provenance import Turn
 
-
-__all__ = ["FirstTurn", "first_turn", "provenance_text", "register", "run"]
+__all__ = ["provenance_text", "register", "run"]
 
 
 def register(add_parser: AddParser) -> None:
@@ -50,9 +42,9 @@ def register(add_parser: AddParser) -> None:
         "print its system prompt (instructions and skill catalog) and tool definitions, with token counts; "
         "with --skill, the activations that follow the user's message too. "
         "Imports the module and calls the agent function; no model is called. "
-        "With --provenance, print instead what a session kept in --store saw, turn by turn.",
+        "With --provenance, print instead what a session kept in --store saw, turn by turn (no MODULE:AGENT needed).",
     )
-    add_agent_arguments(parser)
+    add_agent_arguments(parser, optional=True)
     parser.add_argument(
         "--provenance",
         action="store_true",
@@ -74,52 +66,32 @@ def register(add_parser: AddParser) -> None:
     parser.set_defaults(handler=run)
 
 
-@dataclass(frozen=True)
-class FirstTurn:
-    """What a new session's first request holds before the user's message (the system prompt and the tools),
-    and the explicit activations that follow it (an `activate_skill` call and its results)."""
-
-    system: str
-    tools: list[ToolSpec]
-    activation: list[Message]
-
-    @property
-    def activated(self) -> list[tuple[str, str]]:
-        """Each explicitly activated skill's name and the activation text the model reads."""
-        names = {call["id"]: call["arguments"]["name"] for m in self.activation for call in m.get("tool_calls", ())}
-        return [(names[m["tool_call_id"]], m["content"]) for m in self.activation if m["role"] == "tool"]
-
-
-def first_turn(
-    agent: AgentFunction, state: dict[str, Any], activate: Sequence[str] = (), disabled: Sequence[str] = ()
-) -> FirstTurn:
-    from flue_runtime.agents.harness import Harness, Session
-
-    harness = Harness(agent, disabled_skills=disabled)
-    session = Session(harness, "flue-skills-prompt", harness.store, state=state)
-    return FirstTurn(session.system_prompt, session.tools, activation(session, activate))
-
-
 def run(args: argparse.Namespace) -> int:
     if args.raw and (args.format == "json" or args.provenance):
         raise UsageError(
             "--raw prints the first turn's text as the model gets it; --format json is exact already (its escapes "
             "read back as the same strings), and --provenance shows what a store holds, escaped"
         )
+    if args.agent is None and not args.provenance:
+        raise UsageError(
+            "name the agent as MODULE:AGENT, like support.agent:support (or read a stored session's "
+            "turns with --provenance --store PATH --session ID)"
+        )
     if args.provenance or args.store is not None or args.session is not None:
         return show_provenance(args)
     from flue_build.cli.targets import agent_code, load_agent  # here: `check` and `ls` do not pay for it
     from flue_build.cli.tokens import counter
+    from flue_runtime.agents.first_turn import first_turn
 
     agent = load_agent(args.agent)
     state = dict(args.state)
     with agent_code(args.agent):
-        turn = first_turn(agent, state, args.skills, args.disabled_skills)
+        turn = first_turn(agent, state, args.disabled_skills)
+        activated = _activated(activation(turn.session, args.skills))
     tokens = counter()
     system_tokens = tokens.count(turn.system)
     # A provider sends each tool as JSON of its own shape; the definition's compact JSON is close to it.
     tool_tokens = [tokens.count(json.dumps(tool, ensure_ascii=False)) for tool in turn.tools]
-    activated = turn.activated
     activation_tokens = [tokens.count(text) for _, text in activated]
     total = system_tokens + sum(tool_tokens) + sum(activation_tokens)
     if args.format == "json":
@@ -151,10 +123,8 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"=== activation of {name} (--skill), after the user's message: {about}{count:,} tokens ===")
         lines.append(text)
     tools = f"{len(turn.tools)} tool{'' if len(turn.tools) == 1 else 's'}"
-    activations = ""
-    if activated:
-        plural = "" if len(activated) == 1 else "s"
-        activations = f", {sum(activation_tokens):,} in {len(activated)} activation{plural}"
+    plural = "" if len(activated) == 1 else "s"
+    activations = f", {sum(activation_tokens):,} in {len(activated)} activation{plural}" if activated else ""
     lines.append(
         f"=== total: {about}{total:,} tokens: {system_tokens:,} in the system prompt, {sum(tool_tokens):,} in "
         f"{tools} (as JSON){activations}; {tokens.name} ==="
@@ -162,6 +132,12 @@ def run(args: argparse.Namespace) -> int:
     text = "\n".join(lines)
     print(text if args.raw else printable_lines(text))
     return OK
+
+
+def _activated(messages: list[Message]) -> list[tuple[str, str]]:
+    """Each explicitly activated skill's name and the activation text the model reads."""
+    names = {call["id"]: call["arguments"]["name"] for m in messages for call in m.get("tool_calls", ())}
+    return [(names[m["tool_call_id"]], m["content"]) for m in messages if m["role"] == "tool"]
 
 
 def show_provenance(args: argparse.Namespace) -> int:
@@ -180,33 +156,35 @@ def show_provenance(args: argparse.Namespace) -> int:
             raise UsageError(f"--session {args.session}: the store holds no such session")
         turns = store.turns(args.session)
     finally:
-        close = getattr(store, "close", None)  # (the store protocol leaves closing out: a store object may be shared)
-        if close is not None:
-            close()
-    if args.format == "json":
-        document = {"session": args.session, "turns": [turn.to_dict() for turn in turns]}
-        print(printable_json(document))
-    else:
-        print(provenance_text(args.session, turns))
+        getattr(store, "close", lambda: None)()  # (the store protocol leaves closing out: a store may be shared)
+    document = {"session": args.session, "turns": [turn.to_dict() for turn in turns]}
+    print(printable_json(document) if args.format == "json" else provenance_text(args.session, turns))
     return OK
 
 
 def provenance_text(session: str, turns: Sequence[Turn]) -> str:
-    """A stored session's turns for a terminal: a block per model turn, its catalog and what it was served."""
+    """A stored session's turns for a terminal: a block per model turn, its catalog and what it was served (a
+    digest cut to 12 hex digits, as git shows a commit: `--format json` has them whole)."""
     plural = "" if len(turns) == 1 else "s"
     lines = [f"session {printable(session)}: {len(turns)} model turn{plural} recorded"]
     for number, turn in enumerate(turns, 1):
         at = datetime.fromtimestamp(turn.at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         lines.append(f"turn {number} (step {turn.step} of its prompt, answer at message {turn.message}, {at})")
         lines.append(f"  catalog: {len(turn.catalog)} skill{'' if len(turn.catalog) == 1 else 's'}")
-        lines += _columns([(e.name, _short(e.digest), _origin(e.origin, e.server)) for e in turn.catalog])
+        # (a server's identity beside the origin shown: two servers one text shows told apart)
+        lines += _columns(
+            [
+                (e.name, e.digest[:12] or "-", e.origin + (f" (server {e.server})" if e.server is not None else ""))
+                for e in turn.catalog
+            ]
+        )
         lines.append("  served:" + ("" if turn.served else " nothing"))
         rows = [
             (
                 s.kind + (" (explicit)" if s.explicit else ""),
                 f"{s.skill}/{s.path}",
-                f"file {_short(s.sha256)}",
-                f"skill {_short(s.digest)}",
+                f"file {s.sha256[:12] or '-'}",
+                f"skill {s.digest[:12] or '-'}",
                 s.tool_call_id or "-",
             )
             for s in turn.served
@@ -215,20 +193,8 @@ def provenance_text(session: str, turns: Sequence[Turn]) -> str:
     return "\n".join(lines)
 
 
-def _origin(origin: str, server: str | None) -> str:
-    """Where a skill came from, as shown, with its server's identity (two servers one text shows told apart)."""
-    return origin if server is None else f"{origin} (server {server})"
-
-
-def _short(digest: str) -> str:
-    """The first 12 hex digits, as git shows a commit (--format json has them whole)."""
-    return digest[:12] if digest else "-"
-
-
 def _columns(rows: Sequence[tuple[str, ...]]) -> list[str]:
     """`rows` as aligned lines, indented under their heading; everything stored is shown through `printable`."""
     shown = [tuple(printable(cell) for cell in row) for row in rows]
-    if not shown:
-        return []
-    widths = [max(len(row[i]) for row in shown) for i in range(len(shown[0]))]
+    widths = [max(len(row[i]) for row in shown) for i in range(len(shown[0]))] if shown else []
     return ["    " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in shown]

@@ -1,41 +1,29 @@
 """`flue-skills run MODULE:AGENT`: a conversation with the agent in the terminal.
 
-Each line read from standard input is one prompt through the harness (`Session.prompt`,
-the loop every host uses); the answer is printed when the turn is done. Tool calls are
-shown as they happen, seen where a provider sees them: each call when the model asks
-for it, its result when the next request carries it to the model.
+Each line read from standard input is one prompt through the harness (`Session.prompt`, the loop every host
+uses); the answer is printed when the turn is done. Tool calls are shown as they happen, where a provider sees
+them (`watch`). Sessions live in memory unless `--store` names a SQLite file (or a `postgresql://` URL);
+`--session ID` resumes one. The harness saves a session only when a turn is complete, so Ctrl-C in the middle
+of a turn (exit 130) leaves it as it was after the last answer; end of input ends the conversation (exit 0).
+`--skill NAME` activates a skill with the first prompt, checked before anything is read; `--disable-skill NAME`
+leaves a skill out for this run (not saved with the session).
 
-Sessions live in memory unless `--store` names a SQLite file (or a `postgresql://` URL);
-`--session ID` resumes one. The harness saves a session only when a turn is complete, so
-Ctrl-C in the middle of a turn (exit 130) leaves it as it was after the last answer, and
-end of input (Ctrl-D, or the end of a piped file) ends the conversation (exit 0).
-
-`--skill NAME` activates a skill with the first prompt (`prompt(..., activate=...)`), checked
-before anything is read; `--disable-skill NAME` leaves a skill out for this run
-(`Harness(disabled_skills=...)`, not saved with the session).
-
-Before a skill's script runs (`run_skill_script`), the terminal is asked, once per script of each skill's
-content in the session (`flue_runtime.agents.approval.ask`; with `--store` the answer is kept with the
-session): a line starting with `y` runs that script, with any arguments, for the session; anything else,
-or end of input, refuses it. The same question is asked before a call of the agent's tool that runs code
-(`use_tool(..., runs_code=True)`) while a remote skill is active. The question is
-`ScriptRequest.question()`: escaped, bounded parts only.
+Before a skill's script runs, the terminal is asked, once per script of each skill's content in the session
+(`flue_runtime.agents.approval.ask`; with `--store` the answer is kept with the session): a line starting with
+`y` runs it, anything else or end of input refuses it; likewise before a call of the agent's tool that runs code
+while a remote skill is active. The question is `ScriptRequest.question()`: escaped, bounded parts only.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import signal
 import sys
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from types import FrameType
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from flue_build.cli.agent_args import activation, add_agent_arguments, add_store_arguments
-from flue_build.cli.exits import INTERRUPTED, OK, PROBLEMS, error_line
+from flue_build.cli.exits import OK, PROBLEMS, ctrl_c_ends, error_line
 from flue_build.errors import UsageError
 from flue_runtime.errors import FlueError
 from flue_runtime.format.diagnostics import printable_lines
@@ -44,7 +32,6 @@ if TYPE_CHECKING:
     from flue_build.cli import AddParser  # the harness is imported when the command runs, so other commands start fast
     from flue_runtime.agents.approval import ScriptRequest
     from flue_runtime.agents.harness import Harness, Session
-
 
 __all__ = ["Conversation", "register", "run"]
 
@@ -76,11 +63,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--session needs --store PATH: without a store nothing is kept to resume")
     from flue_build.cli.targets import agent_code, load_agent  # here: `check` and `ls` do not pay for it
     from flue_build.cli.watch import Trace, WatchedHarness
+    from flue_runtime.agents.approval import ask
     from flue_runtime.agents.hooks import render
 
     agent = load_agent(args.agent)
-    from flue_runtime.agents.approval import ask
-
     harness = WatchedHarness(
         agent,
         store=args.store,
@@ -93,9 +79,7 @@ def run(args: argparse.Namespace) -> int:
     with agent_code(args.agent):
         session, resumed = _open(harness, session_id, dict(args.state))
         chosen = args.model or render(agent, session.state).model
-        activation(
-            session, args.skills
-        )  # a name the agent does not mount is a usage error now, not at the first prompt
+        activation(session, args.skills)  # a name the agent does not mount: a usage error now, not at the first prompt
     if chosen is None:
         raise UsageError(
             f"{args.agent} calls no use_model(); pass --model PROVIDER/NAME, e.g. --model anthropic/claude-haiku-4-5"
@@ -103,12 +87,12 @@ def run(args: argparse.Namespace) -> int:
     harness.resolved_model(chosen)  # a missing SDK or key is reported now, not after the first question
     kept = f"kept in {args.store}" if args.store else "not kept: add --store PATH to keep it"
     print(
-        f"{args.agent} with {_model_name(chosen)}: session {session_id} ({resumed}, {kept}). "
+        f"{args.agent} with {chosen if isinstance(chosen, str) else type(chosen).__name__}: session {session_id} ({resumed}, {kept}). "
         "End with Ctrl-D; Ctrl-C stops.",
         file=sys.stderr,
     )
     conversation = Conversation(session, args.skills)
-    with _ctrl_c_exits(conversation):
+    with ctrl_c_ends(lambda: ": the unfinished turn was not saved" if conversation.in_turn else ""):
         conversation.run()
     if args.store and args.session is None:
         print(f"resume with: --store {args.store} --session {session_id}", file=sys.stderr)
@@ -126,7 +110,8 @@ def _open(harness: Harness, session_id: str, state: dict[str, Any]) -> tuple[Ses
     session = harness.session(session_id)
     for key, value in state.items():
         session.set_state(key, value)
-    turns = sum(1 for m in stored.messages if m["role"] == "user" and not _announcement(m))
+    announced = ("catalog_update", "instructions_update")
+    turns = sum(1 for m in stored.messages if m["role"] == "user" and not any(m.get(key) for key in announced))
     return session, f"resumed after {turns} prompt{'' if turns == 1 else 's'}"
 
 
@@ -177,36 +162,6 @@ class Conversation:
         print(printable_lines(result.text), flush=True)  # the model's words: line breaks kept, nothing raw
 
 
-@contextmanager
-def _ctrl_c_exits(conversation: Conversation) -> Iterator[None]:
-    """Ctrl-C ends the process at once with status 130, inside a tool that blocks too.
-
-    Neither alternative stops cleanly: asyncio's own handler cancels the running task, which
-    waits for a tool that does not await; a KeyboardInterrupt can land anywhere, asyncio's
-    own machinery included. Ending the process is safe for the session: the harness saves a
-    turn in one transaction, and only once it is complete.
-    """
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        try:
-            sys.stdout.flush()
-        except Exception:  # Ctrl-C came in the middle of a write: what was written stays written
-            pass
-        dropped = ": the unfinished turn was not saved" if conversation.in_turn else ""
-        os.write(sys.stderr.fileno(), f"\ninterrupted{dropped}\n".encode())
-        os._exit(INTERRUPTED)
-
-    try:
-        previous = signal.signal(signal.SIGINT, interrupt)
-    except ValueError:  # not the main thread: Ctrl-C stays Python's KeyboardInterrupt
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def _terminal_approval(request: ScriptRequest) -> bool:
     """Ask on the terminal whether a skill's script may run: a line starting with y says yes."""
     print(f"{request.question()} [y/N] ", end="", file=sys.stderr, flush=True)
@@ -214,11 +169,3 @@ def _terminal_approval(request: ScriptRequest) -> bool:
     if not sys.stdin.isatty():
         print(line.strip(), file=sys.stderr, flush=True)  # piped: the answer shows in the transcript
     return line.strip().lower().startswith("y")
-
-
-def _announcement(message: dict[str, Any]) -> bool:
-    return bool(message.get("catalog_update") or message.get("instructions_update"))
-
-
-def _model_name(model: object) -> str:
-    return model if isinstance(model, str) else type(model).__name__

@@ -57,6 +57,14 @@ class SessionLimits:
     per_client: int = 32
     idle_timeout: float = 300.0
 
+    @classmethod
+    def of(
+        cls, total: int | None = None, per_client: int | None = None, idle_timeout: float | None = None
+    ) -> SessionLimits:
+        """The limits asked for, the defaults for those not given (`per_client`'s at most `total`)."""
+        total = total or cls.total
+        return cls(total, per_client or min(cls.per_client, total), idle_timeout or cls.idle_timeout)
+
     def problem(self) -> str:
         """Why these limits cannot be served ("" when they can)."""
         if self.total < 1 or self.per_client < 1:
