@@ -18,7 +18,7 @@ from support.projects import write_skill
 
 from flue_runtime import LocalSandbox, SkillError
 from flue_runtime.errors import SandboxError
-from flue_runtime.format.diagnostics import Diagnostic
+from flue_runtime.format.diagnostics import diagnostic
 from flue_runtime.format.skill_folder import vet_skill
 from flue_runtime.mount.disk import load_skill_dir
 
@@ -44,8 +44,11 @@ def test_secret_folders_are_matched_without_case_and_can_be_allowed(tmp_path: Pa
 
 
 def test_a_name_cannot_add_lines_or_terminal_escapes_to_a_report() -> None:
-    shown = Diagnostic.make("FLU309", "s/evil\n\x1b[31mname\t\udcff.md", "name refused").format()
-    assert shown.splitlines() == ["s/evil\\n\\x1b[31mname\\t\\xff.md: FLU309 error: name refused"]
+    shown = diagnostic("FLU309", "s/evil\n\x1b[31mname\t\udcff.md", problem="a \x1b]52;c;x\x07 line\nbreak").format()
+    assert shown.splitlines()[0] == (
+        "s/evil\\n\\x1b[31mname\\t\\xff.md: FLU309 error: name refused (a \\x1b]52;c;x\\x07 line\\nbreak): no path "
+        "to it could ever be read at run time"
+    )
     shown.encode("utf-8")  # nothing left that cannot be written
 
 

@@ -201,7 +201,9 @@ def test_langchain_failure_is_an_error_tool_message_with_the_harness_text(demo: 
     ],
 )
 def test_a_missing_extra_says_what_to_install(module: str, missing: str, extra: str) -> None:
-    code = f"import sys; sys.modules[{missing!r}] = None\ntry:\n    import {module}\nexcept ImportError as e:\n    print(e)"
+    """Importing the module (an adapter) or taking its names (`flue_runtime.mcp` imports without the SDK: `mcp --help`
+    lists its HTTP settings) says which extra to install."""
+    code = f"import sys; sys.modules[{missing!r}] = None\ntry:\n    from {module} import *\nexcept ImportError as e:\n    print(e)"
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert f"pip install 'flue-skills[{extra}]'" in shown
 
