@@ -42,19 +42,19 @@ from flue_runtime.agents.reading import (
     MAX_BYTES,
     page_stream,
     paths_page,
-    quoted,
     text_window,
     utf8_size,
 )
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.agents.workspace import WorkspaceSource
 from flue_runtime.errors import FlueError, PageError, ToolFailure
+from flue_runtime.format.diagnostics import quoted
 from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.models.base import Message
 from flue_runtime.mount.origins import origin_line
 from flue_runtime.mount.reference import SkillReference
-from flue_runtime.mount.vfs import FLUE_ROOT, SKILLS_ROOT, SkillTree, identity_of, shown_path
+from flue_runtime.mount.vfs import FLUE_ROOT, SKILLS_ROOT, SkillTree, identity_of
 
 #: At most this many catalog lines come back from `find_skills`.
 FIND_LIMIT = 20
@@ -374,7 +374,7 @@ class MountedSkills:
         chosen = [m for m in meant if m[0] in activated] if activated else meant
         if len(chosen) == 1:
             return self.tree.path(*chosen[0])
-        shown = shown_path(path)
+        shown = quoted(path)
         if chosen:
             paths = some_paths([self.tree.path(*m) for m in chosen])
             raise ToolFailure(

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic
 from flue_runtime.format.text_files import SNIFF, head_is_text
 
-__all__ = ["SHOWN", "Hidden", "HiddenScan", "Run", "hidden_diagnostics", "scan_hidden"]
+__all__ = ["Hidden", "HiddenScan", "Run", "hidden_diagnostics", "scan_hidden"]
 
 
 #: Runs of each code reported per file; past it, one diagnostic says how many more.

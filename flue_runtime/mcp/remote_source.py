@@ -22,7 +22,7 @@ from flue_runtime.format.diagnostics import printable
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
 from flue_runtime.format.vetting import Limits
 from flue_runtime.mcp.host import verify_file, verify_skill_md
-from flue_runtime.mcp.remote_connection import Connection, one_line
+from flue_runtime.mcp.remote_connection import Connection
 from flue_runtime.mount.reference import MountedSource
 from flue_runtime.mount.sources import vet_source
 
@@ -215,4 +215,4 @@ def _entry_id(entry: Mapping[str, Any]) -> str:
 
 def _after(error: Exception, shown: str) -> str:
     """An error's text without the source's name in front (the message around it names it)."""
-    return one_line(str(error).removeprefix(shown).lstrip(": "))
+    return printable(str(error).removeprefix(shown).lstrip(": "))

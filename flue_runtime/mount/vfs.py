@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, NoReturn
 
 from flue_runtime.errors import FlueError, ReadOnlyError, ResourceNotFoundError, SkillPathError
+from flue_runtime.format.diagnostics import quoted
 from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.reference import SkillReference
@@ -35,7 +36,6 @@ __all__ = [
     "VirtualEntry",
     "checked_identity",
     "identity_of",
-    "shown_path",
     "skill_folder",
 ]
 
@@ -73,11 +73,6 @@ def skill_folder(skill: SkillReference) -> str:
     a remote server, `remote/<identity>/<name>`."""
     identity = identity_of(skill)
     return f"skills/{skill.name}" if identity is None else f"remote/{identity}/{skill.name}"
-
-
-def shown_path(path: str) -> str:
-    """`path` as an error quotes what the model sent: `repr`, cut when long."""
-    return repr(path) if len(path) <= 300 else f"{path[:200]!r}... ({len(path):,} characters)"
 
 
 @dataclass(frozen=True)
@@ -163,7 +158,7 @@ class SkillTree:
             return None, clean
         name = self._named(clean)
         inner = "/".join(parts[3 if parts[0] == "remote" else 2 :])
-        raise ResourceNotFoundError(f"no mounted skill at {shown_path(path)}; {self._unknown(name, inner)}")
+        raise ResourceNotFoundError(f"no mounted skill at {quoted(path)}; {self._unknown(name, inner)}")
 
     @staticmethod
     def _named(rest: str) -> str:
@@ -265,12 +260,12 @@ class SkillTree:
         if skill is None:
             below = self._below(inner)
             raise ResourceNotFoundError(
-                f"{shown_path(path)} is a folder of the mounted skills ({some_paths([e.name for e in below])}); "
+                f"{quoted(path)} is a folder of the mounted skills ({some_paths([e.name for e in below])}); "
                 f"read a skill's file, like {self.example()}"
             )
         if not inner or self._is_folder(skill, inner):
             raise ResourceNotFoundError(
-                f"{shown_path(path)} is a folder of skill {skill.name!r}; read one of its files: "
+                f"{quoted(path)} is a folder of skill {skill.name!r}; read one of its files: "
                 f"{some_paths(self.files_of(skill.name, inner))}"
             )
         if not self.has(skill.name, inner):

@@ -32,7 +32,7 @@ from flue_build.cli.agent_args import add_state_argument, add_target_argument
 from flue_build.cli.counts import count
 from flue_build.cli.exits import OK, PROBLEMS
 from flue_build.errors import TargetError, UsageError
-from flue_runtime.format.diagnostics import printable, printable_json
+from flue_runtime.format.diagnostics import cut, printable, printable_json
 from flue_runtime.format.triggers import SPLITS, TRIGGERS_FILE, TriggerQuery, parse_triggers
 from flue_runtime.models.base import Model, ModelRequest, ToolSpec
 
@@ -367,8 +367,7 @@ def run(args: argparse.Namespace) -> int:
         case = outcome.case
         hits = sum(case.skill in names for names in outcome.fired)
         expect = "should trigger" if case.query.should_trigger else "should not"
-        text = case.query.query if len(case.query.query) <= 60 else case.query.query[:59] + "…"
-        line = f"[{done}/{count}] {case.skill} ({expect}): {hits}/{len(outcome.fired)} — {text}"
+        line = f"[{done}/{count}] {case.skill} ({expect}): {hits}/{len(outcome.fired)} — {cut(case.query.query, 60)}"
         print(printable(line), file=sys.stderr)
 
     outcomes, cost = asyncio.run(evaluate(model, turn.system, turn.tools, cases, args.runs, args.jobs, progress))

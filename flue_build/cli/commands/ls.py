@@ -395,9 +395,7 @@ def format_text(skills: list[ListedSkill], width: int | None = None) -> str:
     room = max(20, width - sum(widths) - 8) if width else None
     lines = []
     for row in rows:
-        description = printable(" ".join(row[4].split()))
-        if room is not None and len(description) > room:
-            description = description[: room - 1] + "…"
+        description = printable(" ".join(row[4].split()), room)
         lines.append(
             f"{row[0]:<{widths[0]}}  {row[1]:>{widths[1]}}  {row[2]:>{widths[2]}}  {row[3]:<{widths[3]}}  {description}".rstrip()
         )
