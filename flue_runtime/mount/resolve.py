@@ -39,11 +39,10 @@ from flue_runtime.format.exports import not_exported
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Reference
 from flue_runtime.format.nearest import nearest_path
 from flue_runtime.format.paths import is_inside
-from flue_runtime.format.specs import SKILL_SUFFIX, Kind
+from flue_runtime.format.specs import SKILL_SUFFIX, Kind, Spec, parse_spec
 from flue_runtime.mount.bundled import InstalledBundle, bundle_of, bundle_package, is_regular_package, module_spec
 from flue_runtime.mount.installed import installed
 from flue_runtime.mount.reference import SkillReference
-from flue_runtime.mount.specs import Spec, parse_spec
 
 __all__ = ["markdown", "resolve_markdown", "resolve_skill", "skill"]
 
