@@ -33,6 +33,7 @@ from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.disk import load_skill_dir
 from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.wheel_install import is_distribution_name
 
 __all__ = [
     "Target",
@@ -47,7 +48,6 @@ __all__ = [
 
 
 _AGENT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def resolve_target(target: str) -> Target:
     path = Path(target)
     if _AGENT.match(target) and not path.exists():
         return _unique(target, agent_skills(target), ())
-    if _NAME.match(target):
+    if is_distribution_name(target):
         notes: list[str] = []
         try:
             return _unique(target, installed_skills(target, notes), notes)
@@ -86,10 +86,10 @@ def installed_skills(name: str, notes: list[str] | None = None) -> list[SkillRef
     distribution built without the hook, from the skill folders among its files, each vetted by
     the build's rules (`flue_runtime.mount.distribution`): one refused is skipped, `notes` says why.
     """
-    from flue_build.cli.commands.ls import installed
+    from flue_build.cli.commands.ls import installed_listing
     from flue_runtime.mount.bundled import bundle_of
 
-    listing, raw = installed(name, notes if notes is not None else [])
+    listing, raw = installed_listing(name, notes if notes is not None else [])
     if raw is not None:  # raw skill folders of a distribution built without the hook, vetted as they were listed
         return raw
     found: list[SkillReference] = []

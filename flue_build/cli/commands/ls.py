@@ -14,9 +14,7 @@ printed with control characters escaped (`printable`); any failure is one `ListE
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import re
 import shutil
 import sys
 import zipfile
@@ -31,6 +29,7 @@ from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.diagnostics import printable, printable_json
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, MANIFEST_LIMIT, Manifest
 from flue_runtime.format.vetting import format_size
+from flue_runtime.mount.wheel_install import editable_url, is_distribution_name
 
 if TYPE_CHECKING:
     from flue_build.cli import AddParser
@@ -44,7 +43,7 @@ __all__ = [
     "from_manifests",
     "from_project",
     "from_wheel",
-    "installed",
+    "installed_listing",
     "list_target",
     "register",
     "run",
@@ -52,7 +51,6 @@ __all__ = [
 
 
 _SUFFIX = f"/{BUNDLE_DIR}/{MANIFEST_FILE}"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def register(add_parser: AddParser) -> None:
@@ -117,9 +115,9 @@ def _list(target: str, notes: list[str]) -> list[ListedSkill]:
             raise UnknownTargetError(f"{target}: no such wheel")
         return from_wheel(path)
     project = path.is_dir() and (path / PYPROJECT).is_file()
-    if _NAME.match(target):  # a bare name names what is installed; `./NAME` names the folder
+    if is_distribution_name(target):  # a bare name names what is installed; `./NAME` names the folder
         try:
-            listed, _ = installed(target, notes)
+            listed, _ = installed_listing(target, notes)
         except NotInstalledError:
             if not path.exists():
                 raise
@@ -248,10 +246,10 @@ def from_project(root: Path) -> list[ListedSkill]:
 
 def from_installed(name: str) -> list[ListedSkill]:
     """An importable package (its bundle, or its regular subpackages' for a namespace) or a distribution name."""
-    return installed(name, [])[0]
+    return installed_listing(name, [])[0]
 
 
-def installed(name: str, notes: list[str]) -> tuple[list[ListedSkill], list[SkillReference] | None]:
+def installed_listing(name: str, notes: list[str]) -> tuple[list[ListedSkill], list[SkillReference] | None]:
     """`from_installed`, and the skills themselves when they are raw skill folders of a distribution built without
     the hook (vetted now: `flue_runtime.mount.distribution`), whose skipped folders and warnings go to `notes`."""
     from flue_runtime.errors import BundleError
@@ -288,15 +286,10 @@ def _editable_project(name: str) -> Path | None:
     top = name.split(".")[0]
     for dist_name in [*packages_distributions().get(top, []), name]:
         try:
-            text = distribution(dist_name).read_text("direct_url.json")
+            url = editable_url(distribution(dist_name)) or ""
         except PackageNotFoundError:
             continue
-        try:
-            data = json.loads(text or "{}")
-        except ValueError:
-            continue
-        url = data.get("url", "") if isinstance(data, dict) else ""
-        if data.get("dir_info", {}).get("editable") and url.startswith("file://"):
+        if url.startswith("file://"):
             from urllib.parse import unquote, urlparse
 
             root = Path(unquote(urlparse(url).path))
