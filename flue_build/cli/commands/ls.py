@@ -56,7 +56,6 @@ _SUFFIX = f"/{BUNDLE_DIR}/{MANIFEST_FILE}"
 def register(add_parser: AddParser) -> None:
     parser = add_parser(
         "ls",
-        help="list the skills a wheel, an installed package or a project ships",
         description="List each skill TARGET ships: name, number and size of files, bundle package, description. "
         "TARGET is a .whl file, a project folder (holding a pyproject.toml) or an installed package or distribution name; "
         "a name that is both names what is installed (./NAME names the folder).",
