@@ -388,7 +388,7 @@ class MountedSkills:
                 f"({some_paths(activated)}), within which a relative path is read; another skill has it: read "
                 f"{paths} by its full path if you mean that skill's file"
             )
-        close = self.tree.close(relative, activated) or self.tree.close(relative, self.names)
+        close = self.tree.closest(relative, activated) or self.tree.closest(relative, self.names)
         if close:
             advice = f"did you mean {' or '.join(close)}?"
         elif activated:

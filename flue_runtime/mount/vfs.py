@@ -190,7 +190,7 @@ class SkillTree:
         close = difflib.get_close_matches(name[:128], list(self._skills), n=1)  # (no name is longer)
         if not close:
             return f"available skills: {some_paths(self.names)} (activate_skill lists each one's files)"
-        near = self.close(inner, close) if inner else []
+        near = self.closest(inner, close) if inner else []
         if near:
             return f"did you mean {' or '.join(near)}?"
         return f"did you mean skill {close[0]!r}? Its files: {some_paths(self.files_of(close[0]))}"
@@ -204,7 +204,7 @@ class SkillTree:
         """The virtual paths of the file `inner` in each of the skills `names` that has it."""
         return [self.path(name, inner) for name in names if self.has(name, inner)]
 
-    def close(self, inner: str, names: Iterable[str], n: int = 3) -> list[str]:
+    def closest(self, inner: str, names: Iterable[str], n: int = 3) -> list[str]:
         """The virtual paths of the files of skills `names` whose paths are closest to `inner`: the `n` closest
         paths, in each skill that has one."""
         if len(inner) > _COMPARED_LENGTH:
@@ -218,6 +218,13 @@ class SkillTree:
         found = difflib.get_close_matches(inner, list(where), n=n)
         return [self.path(name, path) for path in found for name in where[path]]
 
+    def close(self, inner: str, names: Iterable[str], n: int = 3) -> list[str]:
+        """Deprecated (until 0.3): `closest`, whose name this read as closing the tree."""
+        import warnings
+
+        warnings.warn("SkillTree.close() is SkillTree.closest() (close goes in 0.3)", DeprecationWarning, stacklevel=2)
+        return self.closest(inner, names, n)
+
     def files_of(self, name: str, folder: str = "") -> list[str]:
         """The virtual paths of skill `name`'s files (under `folder`)."""
         prefix = f"{folder}/" if folder else ""
@@ -225,7 +232,7 @@ class SkillTree:
 
     def _missing(self, skill: SkillReference, inner: str) -> ResourceNotFoundError:
         """A file skill `skill` does not have, and the ones it does."""
-        close = self.close(inner, [skill.name])
+        close = self.closest(inner, [skill.name])
         advice = (
             f"did you mean {' or '.join(close)}?" if close else f"its files: {some_paths(self.files_of(skill.name))}"
         )
