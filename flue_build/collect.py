@@ -36,7 +36,7 @@ _Report = Callable[[str, str, str], None]
 
 
 @dataclass(frozen=True)
-class Target:
+class Resolved:
     """What a spec resolved to: a skill folder, a markdown file, or a package resolved at run time."""
 
     kind: Literal["skill", "markdown", "package"]
@@ -50,7 +50,7 @@ class BundleRefs:
 
     package: str
     folder: Path
-    references: dict[str, dict[str, Target]] = field(default_factory=dict)
+    references: dict[str, dict[str, Resolved]] = field(default_factory=dict)
 
 
 @dataclass
@@ -194,7 +194,7 @@ class _Collector:
 
     # resolution -------------------------------------------------------------------
 
-    def _resolve(self, source: Source, call: Call, report: _Report) -> Target | None:
+    def _resolve(self, source: Source, call: Call, report: _Report) -> Resolved | None:
         spec = call.spec
         segments = spec.split("/")
         if segments[0] in (".", ".."):
@@ -225,7 +225,7 @@ class _Collector:
                 return None
         return self._external(call, report)
 
-    def _local(self, module: Path | None, call: Call, path: Path, report: _Report) -> Target | None:
+    def _local(self, module: Path | None, call: Call, path: Path, report: _Report) -> Resolved | None:
         """A target inside the project: checked, vetted, bundled. `module`: the referencing module's file."""
         shown = self.result.display(path.parent if call.kind == "skill" else path)
         link = symlink_on_path(self.root, path.parent if call.kind == "skill" else path)
@@ -246,7 +246,7 @@ class _Collector:
                 text = vet_markdown(path, shown, self.allow, self.limits)
                 self.result.markdown[path] = text
                 self.result.diagnostics.extend(text.diagnostics)
-            return Target("markdown", call.spec, path)
+            return Resolved("markdown", call.spec, path)
         folder = path.parent
         if not folder.is_dir():
             report("FLU404", f"skill folder {shown} not found (spec `{call.spec}`)", self._missing_hint(module, call))
@@ -262,7 +262,7 @@ class _Collector:
             vetted = vet_skill(folder, display=shown, allow=self.allow, limits=self.limits)
             self.result.skills[folder] = vetted
             self.result.diagnostics.extend(vetted.diagnostics)
-        return Target("skill", call.spec, folder)
+        return Resolved("skill", call.spec, folder)
 
     def _missing_hint(self, module: Path | None, call: Call) -> str:
         """ "did you mean" the spec of the closest existing path (`nearest_path`), else how specs resolve."""
@@ -278,7 +278,7 @@ class _Collector:
             return f"did you mean `{'/'.join(fixed)}`?"
         return _missing_hint(call.spec)
 
-    def _external(self, call: Call, report: _Report) -> Target | None:
+    def _external(self, call: Call, report: _Report) -> Resolved | None:
         """A package spec naming another distribution: validated here when importable (an export of it,
         when it declares exports), never bundled."""
         top, *rest = call.spec.split("/")
@@ -289,7 +289,7 @@ class _Collector:
                 f"package `{top}` is not importable in the build environment; `{call.spec}` is resolved at run time",
                 f"add the distribution providing `{top}` to [build-system] requires to check it at build time",
             )
-            return Target("package", call.spec)
+            return Resolved("package", call.spec)
         bundle = bundle_folder(call.spec, locations)
         exports = producer_exports(bundle)
         if exports is not None and call.spec not in exports:
@@ -304,21 +304,21 @@ class _Collector:
                     vetted = vet_skill(path, display=str(path), allow=self.allow, limits=self.limits)
                     self.result.skills[path] = vetted
                     self.result.diagnostics.extend(vetted.diagnostics)
-                return Target("package", call.spec)
+                return Resolved("package", call.spec)
             if call.kind == "markdown" and os.path.lexists(path):
                 if path not in self.result.markdown:
                     text = vet_markdown(path, str(path), self.allow, self.limits)
                     self.result.markdown[path] = text
                     self.result.diagnostics.extend(text.diagnostics)
-                return Target("package", call.spec)
+                return Resolved("package", call.spec)
         if bundle is not None and (bundle / BUNDLE_DIR / MANIFEST_FILE).is_file():
-            return Target("package", call.spec)  # installed from a wheel built with the hook: its own build vetted it
+            return Resolved("package", call.spec)  # installed from a wheel built with the hook: its own build vetted it
         report(
             "FLU404",
             f"package `{top}` is importable here but holds no `{'/'.join(rest)}`",
             f"check the spec against the files of `{top}` (found at {locations[0]})",
         )
-        return Target("package", call.spec)
+        return Resolved("package", call.spec)
 
 
 def _holds(call: Call, locations: Sequence[Path]) -> bool:
@@ -449,4 +449,4 @@ def _package_locations(top: str) -> list[Path] | None:
     return [Path(location) for location in spec.submodule_search_locations]
 
 
-__all__ = ["BundleRefs", "Collection", "Target", "collect"]
+__all__ = ["BundleRefs", "Collection", "Resolved", "collect"]

@@ -43,5 +43,7 @@ def test_the_rules_are_written_once() -> None:
             if path == ROOT / "flue_runtime" / "format" / "diagnostics.py":
                 continue
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                found += [f"{path.relative_to(ROOT)}:{number}: {what}" for what, p in HAND_WRITTEN.items() if p.search(line)]
+                found += [
+                    f"{path.relative_to(ROOT)}:{number}: {what}" for what, p in HAND_WRITTEN.items() if p.search(line)
+                ]
     assert not found, "use format.diagnostics (cut, quoted, printable):\n" + "\n".join(found)

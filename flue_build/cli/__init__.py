@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     chosen = _chosen(words)
     args = _parser(() if chosen is None else (chosen,)).parse_args(words)
-    return exits.run(args.command, args.handler, args)
+    return exits.run_command(args.command, args.handler, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -36,7 +36,7 @@ from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.wheel_install import is_distribution_name
 
 __all__ = [
-    "Target",
+    "TargetSkills",
     "agent_code",
     "agent_skills",
     "folder_skills",
@@ -51,14 +51,14 @@ _AGENT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
 @dataclass(frozen=True)
-class Target:
+class TargetSkills:
     """The skills TARGET names, in a stable order, and the folders skipped on the way (with why)."""
 
     skills: tuple[SkillReference, ...]
     skipped: tuple[str, ...] = field(default=())
 
 
-def resolve_target(target: str) -> Target:
+def resolve_target(target: str) -> TargetSkills:
     path = Path(target)
     if _AGENT.match(target) and not path.exists():
         return _unique(target, agent_skills(target), ())
@@ -200,7 +200,7 @@ def _loaded(candidates: list[Path]) -> tuple[list[SkillReference], list[str]]:
     return skills, skipped
 
 
-def _unique(target: str, skills: list[SkillReference], skipped: tuple[str, ...] | list[str]) -> Target:
+def _unique(target: str, skills: list[SkillReference], skipped: tuple[str, ...] | list[str]) -> TargetSkills:
     """One skill per name: the same skill seen twice counts once; two different ones are an error."""
     by_name: dict[str, SkillReference] = {}
     for skill in skills:
@@ -213,4 +213,4 @@ def _unique(target: str, skills: list[SkillReference], skipped: tuple[str, ...] 
     if not by_name:
         reasons = "; ".join(skipped)
         raise TargetError(f"{target}: no skills found" + (f" ({reasons})" if reasons else ""))
-    return Target(tuple(by_name.values()), tuple(skipped))
+    return TargetSkills(tuple(by_name.values()), tuple(skipped))

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from referencing._core import Resolver
 
 __all__ = [
-    "CACHE_SIZE",
     "JsonSchema",
     "MAX_SHOWN",
     "MAX_TEXT",

@@ -30,7 +30,7 @@ from flue_runtime.agents.approval import ActingOn, ReadConsent, ReadRequest
 from flue_runtime.agents.catalog import (
     CATALOG_BUDGET,
     NAMES_LIMIT,
-    Entry,
+    CatalogItem,
     catalog,
     catalog_line,
     listed,
@@ -151,11 +151,11 @@ class MountedSkills:
         self._activated = activated
 
     @property
-    def entries(self) -> list[Entry]:
+    def entries(self) -> list[CatalogItem]:
         return list(self._entries)
 
     @functools.cached_property
-    def _entries(self) -> tuple[Entry, ...]:
+    def _entries(self) -> tuple[CatalogItem, ...]:
         return tuple((m.skill.name, m.skill.description) for m in self.mounted)  # a reference's fields never change
 
     @property

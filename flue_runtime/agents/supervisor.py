@@ -47,7 +47,7 @@ __all__ = [
     "children",
     "join_cgroup",
     "kill_cgroup",
-    "main",
+    "supervise",
     "own_cgroup",
     "populated",
     "remove_cgroup",
@@ -336,7 +336,7 @@ def _start(argv: list[str], report: int) -> int:
         raise SystemExit(0) from None
 
 
-def main(args: list[str]) -> None:
+def supervise(args: list[str]) -> None:
     report = int(args[1])
     os.set_inheritable(report, False)
     cgroup = args[2] if args[2] != "-" and join_cgroup(args[2]) else None
@@ -365,4 +365,4 @@ def main(args: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    supervise(sys.argv)

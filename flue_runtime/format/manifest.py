@@ -51,7 +51,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUNDLE_DIR",
-    "FORMAT",
     "MANIFEST_FILE",
     "MANIFEST_LIMIT",
     "MARKDOWN_DIR",

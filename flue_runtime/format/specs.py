@@ -14,10 +14,19 @@ from typing import Literal
 
 from flue_runtime.errors import SpecError
 
-__all__ = ["IDENTIFIER", "SKILL_SUFFIX", "Kind", "Spec", "example_spec", "is_relative", "parse_spec", "spec_problem"]
+__all__ = [
+    "IDENTIFIER",
+    "SKILL_SUFFIX",
+    "SpecKind",
+    "Spec",
+    "example_spec",
+    "is_relative",
+    "parse_spec",
+    "spec_problem",
+]
 
 
-Kind = Literal["skill", "markdown"]
+SpecKind = Literal["skill", "markdown"]
 SKILL_SUFFIX = "/SKILL.md"
 #: A plain (ASCII) Python identifier: a package name a spec may start with.
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -28,7 +37,7 @@ def is_relative(spec: str) -> bool:
     return spec.startswith(("./", "../"))
 
 
-def spec_problem(kind: Kind, spec: str) -> str:
+def spec_problem(kind: SpecKind, spec: str) -> str:
     """Why `spec` is not a well-formed spec for `kind`, or "" when it is (the scanner's rules)."""
     if not spec:
         return "the spec is empty"
@@ -57,7 +66,7 @@ def spec_problem(kind: Kind, spec: str) -> str:
     return ""
 
 
-def example_spec(kind: Kind) -> str:
+def example_spec(kind: SpecKind) -> str:
     """A well-formed spec of `kind`, for messages."""
     return "./skills/refunds/SKILL.md" if kind == "skill" else "./prompts/system.md"
 
@@ -66,7 +75,7 @@ def example_spec(kind: Kind) -> str:
 class Spec:
     """A well-formed spec: `relative` ones start with `./` or `../`, the others with a package name."""
 
-    kind: Kind
+    kind: SpecKind
     text: str
     relative: bool
 
@@ -79,7 +88,7 @@ class Spec:
         return f"{self.kind}({self.text!r})"
 
 
-def parse_spec(kind: Kind, spec: object) -> Spec:
+def parse_spec(kind: SpecKind, spec: object) -> Spec:
     """`spec` checked for `kind`; `SpecError` saying what is wrong and what a good one looks like."""
     if not isinstance(spec, str):
         raise SpecError(

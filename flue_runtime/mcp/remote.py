@@ -53,7 +53,7 @@ from flue_runtime.mcp.host import check_entry
 from flue_runtime.mcp.pinning import Pins, pins_for
 from flue_runtime.mcp.remote_connection import Connection, Target, server_identity, server_of
 from flue_runtime.mcp.remote_listing import asked_uris, get_skills, list_skills, skipped
-from flue_runtime.mcp.remote_source import FROM, FROM_LINE, UNVERIFIED, ListedSkill, RemoteSkill
+from flue_runtime.mcp.remote_source import FROM, FROM_LINE, UNVERIFIED, MountedRemoteSkill, RemoteSkill
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.sources import vet_catalog, vet_listing
 
@@ -236,7 +236,7 @@ def _mount(
         return None, [skipped(connection, entry, str(refused))]
     said = fields.description + FROM.format(origin=source.describe(), identity=source.identity)
     said += UNVERIFIED if dynamic else ""
-    listed = ListedSkill(source, fields, files, limits)
+    listed = MountedRemoteSkill(source, fields, files, limits)
     return SkillReference(replace(fields, description=said), listed, known_id=listed.known_id), notes
 
 

@@ -1,6 +1,6 @@
 """One skill of a remote Skills server as a source: `RemoteSkill`, the `SkillSource` whose listing is its entry's
 manifest (path, size, SHA-256) and whose reads are `resources/read` of its URIs, each checked by the host's rules
-(`mcp.host`) before `load_skill`'s own checks see it; and `ListedSkill`, the `MountedSource` a reference holds,
+(`mcp.host`) before `load_skill`'s own checks see it; and `MountedRemoteSkill`, the `MountedSource` a reference holds,
 mounted from the entry alone and loaded at first need (SEP-2640: nothing is fetched ahead of need).
 
 Every path where a remote skill's files appear encodes its server (`server_identity`, the source's `identity`):
@@ -26,7 +26,7 @@ from flue_runtime.mcp.remote_connection import Connection
 from flue_runtime.mount.reference import MountedSource
 from flue_runtime.mount.sources import vet_source
 
-__all__ = ["FROM", "FROM_LINE", "UNVERIFIED", "ListedSkill", "RemoteSkill"]
+__all__ = ["FROM", "FROM_LINE", "UNVERIFIED", "MountedRemoteSkill", "RemoteSkill"]
 
 #: What a dynamic skill's catalog line says after its description: its content was not verified.
 UNVERIFIED = " (unverified: served as dynamic content, without digests to check it by)"
@@ -111,7 +111,7 @@ class RemoteSkill:
             raise
 
 
-class ListedSkill(MountedSource):
+class MountedRemoteSkill(MountedSource):
     """A listed skill, mounted from its entry alone: its catalog fields and file list vetted from the entry
     (`vet_listing`); its SKILL.md fetched, verified against the entry and the whole skill vetted by `load_skill`'s
     rules only when first needed (its instructions, a file, a script), and refused then if it does not pass.

@@ -29,7 +29,7 @@ from flue_runtime.format.safe_read import read_regular
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.sources import vet_source
 
-__all__ = ["Found", "RawSkillFolder", "find_skills", "raw_skill_folders", "skills_of"]
+__all__ = ["DistributionSkills", "RawSkillFolder", "shipped_skills", "raw_skill_folders", "skills_of"]
 
 
 #: Folders of a distribution's file list that are its metadata, never a skill's.
@@ -46,15 +46,15 @@ def skills_of(name: str) -> list[SkillReference]:
 
     from flue_runtime.errors import SkillWarning
 
-    found = find_skills(name)
+    found = shipped_skills(name)
     for note in found.notes:
         warnings.warn(note, SkillWarning, stacklevel=2)
     return found.skills
 
 
 @dataclass(frozen=True)
-class Found:
-    """What `find_skills` found: the skills (sorted by name), where each lies (its bundle package, or the
+class DistributionSkills:
+    """What `shipped_skills` found: the skills (sorted by name), where each lies (its bundle package, or the
     folder holding it inside the distribution), and a line for each folder skipped and each warning given."""
 
     skills: list[SkillReference]
@@ -64,14 +64,14 @@ class Found:
     raw: bool
 
 
-def find_skills(name: str, package: str | None = None) -> Found:
+def shipped_skills(name: str, package: str | None = None) -> DistributionSkills:
     """`skills_of(name)` without warning (the CLI prints the notes its own way). `package`: only the skills
     inside that top-level package."""
     dist, package = _distribution(name, package)
     files = list(dist.files or ())
     bundled = _bundled(files, package)
     if bundled is not None:
-        return Found(sorted(bundled, key=lambda s: (s.name, s.origin)), bundled, [], raw=False)
+        return DistributionSkills(sorted(bundled, key=lambda s: (s.name, s.origin)), bundled, [], raw=False)
     where: dict[SkillReference, str] = {}
     notes: list[str] = []
     shown = dist.name  # (parsed from METADATA at every access)
@@ -84,7 +84,7 @@ def find_skills(name: str, package: str | None = None) -> Found:
             continue
         notes.extend(warned)
         where.setdefault(skill, posixpath.dirname(folder))
-    return Found(sorted(where, key=lambda s: (s.name, s.origin)), where, notes, raw=True)
+    return DistributionSkills(sorted(where, key=lambda s: (s.name, s.origin)), where, notes, raw=True)
 
 
 def _distribution(name: str, package: str | None) -> tuple[Distribution, str | None]:

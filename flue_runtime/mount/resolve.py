@@ -39,7 +39,7 @@ from flue_runtime.format.exports import not_exported
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Reference
 from flue_runtime.format.nearest import nearest_path
 from flue_runtime.format.paths import is_inside
-from flue_runtime.format.specs import SKILL_SUFFIX, Kind, Spec, parse_spec
+from flue_runtime.format.specs import SKILL_SUFFIX, Spec, SpecKind, parse_spec
 from flue_runtime.mount.bundled import InstalledBundle, bundle_of, bundle_package, is_regular_package, module_spec
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.wheel_install import wheel_install
@@ -141,7 +141,7 @@ def _from_reference(bundle: InstalledBundle, ref: Reference, spec: Spec, caller:
     return _load(bundle, spec.kind, ref.target, spec, caller)
 
 
-def _load(bundle: InstalledBundle, kind: Kind, id: str, spec: Spec, caller: Caller) -> SkillReference | str:
+def _load(bundle: InstalledBundle, kind: SpecKind, id: str, spec: Spec, caller: Caller) -> SkillReference | str:
     if kind == "skill":
         entry = bundle.skill_entry(id)
         if entry.source is not None:

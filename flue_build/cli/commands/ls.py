@@ -341,10 +341,10 @@ def _raw(
     """The raw skill folders of distribution `name` (or of the distribution of package `package`), vetted now by
     the build's rules; None when it lists no folder holding a SKILL.md, nor refused one."""
     from flue_runtime.errors import SkillNotFoundError
-    from flue_runtime.mount.distribution import find_skills
+    from flue_runtime.mount.distribution import shipped_skills
 
     try:
-        found = find_skills(name if package is None else package, package)
+        found = shipped_skills(name if package is None else package, package)
     except SkillNotFoundError:
         return None
     if not found.skills and not found.notes:
