@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from flue_build.cli import AddParser  # the harness is imported when the command runs, so other commands start fast
     from flue_runtime.mount.reference import SkillReference
 
-__all__ = ["Case", "Outcome", "Report", "evaluate", "register", "run"]
+__all__ = ["Case", "CaseOutcome", "EvalReport", "evaluate", "register", "run"]
 
 ACTIVATE = "activate_skill"
 
@@ -103,7 +103,7 @@ class Case:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CaseOutcome:
     """A case's runs: the skills each run activated (empty: none)."""
 
     case: Case
@@ -174,8 +174,8 @@ async def evaluate(
     cases: Sequence[Case],
     runs: int,
     jobs: int = 4,
-    progress: Callable[[Outcome, int, int], None] | None = None,
-) -> tuple[list[Outcome], Cost]:
+    progress: Callable[[CaseOutcome, int, int], None] | None = None,
+) -> tuple[list[CaseOutcome], Cost]:
     """Each case sent `runs` times as a new session's first request, one model turn each."""
     cost = Cost()
     gate = asyncio.Semaphore(jobs)
@@ -193,9 +193,9 @@ async def evaluate(
             cost.output_tokens += response.usage.output_tokens
         return fired(response.tool_calls)
 
-    async def one(case: Case) -> Outcome:
+    async def one(case: Case) -> CaseOutcome:
         nonlocal done
-        outcome = Outcome(case, tuple(await asyncio.gather(*(once(case) for _ in range(runs)))))
+        outcome = CaseOutcome(case, tuple(await asyncio.gather(*(once(case) for _ in range(runs)))))
         done += 1
         if progress is not None:
             progress(outcome, done, len(cases))
@@ -219,7 +219,7 @@ class Tally:
     false_triggers: int = 0
     confusions: Counter[str] = field(default_factory=Counter)
 
-    def add(self, outcome: Outcome) -> None:
+    def add(self, outcome: CaseOutcome) -> None:
         skill = outcome.case.skill
         for names in outcome.fired:
             if outcome.case.query.should_trigger:
@@ -253,14 +253,14 @@ class Tally:
 
 
 @dataclass
-class Report:
+class EvalReport:
     """Per skill: a tally per split and one over all runs; the skills below `--fail-under`."""
 
     skills: dict[str, dict[str, Tally]]
-    outcomes: list[Outcome]
+    outcomes: list[CaseOutcome]
 
     @classmethod
-    def of(cls, outcomes: list[Outcome]) -> Report:
+    def of(cls, outcomes: list[CaseOutcome]) -> EvalReport:
         skills: dict[str, dict[str, Tally]] = {}
         for outcome in outcomes:
             tallies = skills.setdefault(outcome.case.skill, {split: Tally() for split in (*SPLITS, "all")})
@@ -285,7 +285,7 @@ def _percent(rate: float | None) -> str:
     return "-" if rate is None else f"{rate:.0%}"
 
 
-def table(report: Report) -> str:
+def table(report: EvalReport) -> str:
     """The terminal table: a row per skill and split that has runs."""
     rows = [("skill", "split", "trigger", "false trigger", "confused with")]
     for name, tallies in report.skills.items():
@@ -362,7 +362,7 @@ def run(args: argparse.Namespace) -> int:
     counts = f"{_counted(len(cases), 'query', 'queries')} × {_counted(args.runs, 'run')} = {_counted(total, 'request')}"
     print(f"flue-skills eval: {counts}", file=sys.stderr)
 
-    def progress(outcome: Outcome, done: int, count: int) -> None:
+    def progress(outcome: CaseOutcome, done: int, count: int) -> None:
         case = outcome.case
         hits = sum(case.skill in names for names in outcome.fired)
         expect = "should trigger" if case.query.should_trigger else "should not"
@@ -370,7 +370,7 @@ def run(args: argparse.Namespace) -> int:
         print(printable(line), file=sys.stderr)
 
     outcomes, cost = asyncio.run(evaluate(model, turn.system, turn.tools, cases, args.runs, args.jobs, progress))
-    report = Report.of(outcomes)
+    report = EvalReport.of(outcomes)
     failed = report.failing(args.fail_under)
     if args.format == "json":
         document = {

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ListedSkill",
-    "format_json",
+    "skills_json",
     "format_text",
     "from_installed",
     "from_manifests",
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     for note in notes:  # raw skill folders of a distribution built without the hook: skipped, or warned about
         print(f"flue-skills ls: warning: {printable(note)}", file=sys.stderr)
     if args.format == "json":
-        print(format_json(skills))
+        print(skills_json(skills))
     else:
         width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
         print(format_text(skills, width))
@@ -403,7 +403,7 @@ def format_text(skills: list[ListedSkill], width: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def format_json(skills: list[ListedSkill]) -> str:
+def skills_json(skills: list[ListedSkill]) -> str:
     """A list of skills; `exports` appears only for a distribution that declares exports."""
     rows = [{k: v for k, v in asdict(s).items() if k != "exports" or v is not None} for s in skills]
     return printable_json(rows)

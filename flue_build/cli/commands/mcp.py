@@ -21,6 +21,7 @@ from flue_build.cli.agent_args import add_target_argument
 from flue_build.cli.counts import count
 from flue_build.cli.exits import OK, USAGE
 from flue_build.cli.http_bodies import BODY_TIMEOUT, OPENING_TIMEOUT
+from flue_build.cli.http_serving import PATH
 from flue_build.cli.http_sessions import SessionLimits
 from flue_build.errors import UsageError
 
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LOOPBACK",
-    "PATH",
     "WORKERS_READY_S",
     "http_address",
     "register",
@@ -49,7 +49,6 @@ __all__ = [
 
 
 LOOPBACK = "127.0.0.1"
-PATH = "/mcp"
 #: How long `--workers` waits for every worker to serve (each resolves TARGET itself) before giving up.
 WORKERS_READY_S = 600.0
 
