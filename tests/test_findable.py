@@ -45,7 +45,6 @@ UMBRELLA = {
     "flue_runtime.integrations.openai_agents": ["tests/integrations/test_adapters.py"],
     "flue_runtime.integrations.pydantic_ai": ["tests/integrations/test_adapters.py"],
     "flue_runtime.mcp.contents": ["tests/integrations/test_mcp_caching.py"],
-    "flue_runtime.mcp.remote_cache": ["tests/integrations/test_remote_host.py"],
     "flue_runtime.mcp.remote_source": ["tests/integrations/test_remote_host.py"],
     "flue_runtime.models.base": ["tests/harness/test_turns.py"],
     "flue_runtime.models.providers": ["tests/providers/test_lazy.py"],

@@ -30,7 +30,7 @@ This module mounts; each other concern is a module of its own:
 - `mcp.remote_listing`: `skills/list` (every page) and `skills/get` (a skill loaded by URI alone);
 - `mcp.remote_source`: one skill as a source, its reads `resources/read` checked by `mcp.host`, mounted from its
   entry and loaded at first need, in every path under its server's identity;
-- `mcp.remote_cache`: the verified files kept in memory by URI and digest, so a file is read from the server once.
+- `mcp.contents.Kept`: the verified files kept in memory by URI and digest, so a file is read from the server once.
 """
 
 from __future__ import annotations

@@ -45,9 +45,9 @@ from pydantic import ValidationError
 from flue_runtime.errors import RemoteSkillsError, SkillVerificationError
 from flue_runtime.format.diagnostics import printable
 from flue_runtime.format.vetting import Limits
+from flue_runtime.mcp.contents import Kept
 from flue_runtime.mcp.entries import EXTENSION_ID
 from flue_runtime.mcp.http_replies import parsed_http_transport
-from flue_runtime.mcp.remote_cache import Verified
 from flue_runtime.mcp.replies import Bound, count_replies, reply_limit, stdio_transport
 
 __all__ = ["SHOWN", "Closed", "Connection", "Refused", "Target", "server_identity", "server_of"]
@@ -99,7 +99,7 @@ class Connection:
         self._http_status = ""
         self.identity = server_identity(server)
         #: Files read and verified, for the next read of them (SEP-2640: hosts SHOULD cache verified content).
-        self.verified = Verified()
+        self.verified = Kept()  # what was read from the server and verified, by URI and digest
 
     def call(self, what: str, request: Callable[[Client], Awaitable[T]], deadline: float | None = None) -> T:
         """`request(client)` on the loop, answered before `deadline` (`timeout` from now when None)."""

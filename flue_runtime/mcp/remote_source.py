@@ -86,7 +86,7 @@ class RemoteSkill:
             return self._skill_md  # (read once: what is vetted is what is served)
         uri = self._uris[path]
         listed = self._files[path]
-        kept = self._connection.verified.get(uri, listed.sha256)
+        kept = self._connection.verified.get((uri, listed.sha256)) if listed.sha256 is not None else None
         if kept is not None:
             return kept
         data = self._fetch(uri, listed.size)
@@ -95,7 +95,7 @@ class RemoteSkill:
         else:
             data = verify_file(self.entry, uri, data)
         if listed.sha256 is not None:
-            self._connection.verified.keep(uri, listed.sha256, data)
+            self._connection.verified.keep((uri, listed.sha256), data)
         return data
 
     def _verified_skill_md(self, data: bytes) -> bytes:
