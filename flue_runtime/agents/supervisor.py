@@ -98,6 +98,12 @@ def _prctl(option: int, value: int) -> bool:
         return False
 
 
+# The /proc reads here are our own, not psutil's: this module runs as `python -I -S -c <source>`, so no installed
+# package can be imported (nor can anything on sys.path or in site-packages run before it stops the script: that is
+# the point of -I -S), and it starts at every script call, which pays each import (BENCHMARKS.md, "Issue 42:
+# docstrings, the byte-budget cache, the supervisor's /proc walk": psutil's import alone costs more than this whole
+# module's start). psutil would walk the same files: its `Process.children()` reads every /proc/PID/stat, which
+# is only our fallback after the kernel's own list of children.
 def children() -> list[int]:
     """The processes whose parent is this one (a subreaper's adopted orphans among them)."""
     me = os.getpid()

@@ -174,6 +174,12 @@ def _definition_only(**arguments: Any) -> None:
     raise AssertionError("a cached tool definition is never called")  # pragma: no cover
 
 
+# Docstrings are read here, not by a parser library: kept by measurement (issue 42). Reading them through
+# docstring_parser, or griffe as pydantic-ai does, adds the library's import to every process that makes a typed
+# function a tool: more than a few percent of such a process's CPU with docstring_parser, and with griffe more than
+# all the rest of it (BENCHMARKS.md, "Issue 42: docstrings, the byte-budget cache, the supervisor's /proc walk"). What is
+# read is the Google style's `Args:` section, which mkdocstrings reads for our own docs too
+# (tests/test_docs_site.py).
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     """The first paragraph, and `name: text` lines from a Google-style `Args:` section."""
     paragraphs = doc.strip().split("\n\n")
