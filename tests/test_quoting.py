@@ -30,8 +30,8 @@ def test_a_cut_after_escaping_never_leaves_a_control_character() -> None:
 #: The shapes of the three rules, as written by hand: a cut ending in `…`, a repr cut with its length said, and an
 #: escape of each character `isprintable` refuses.
 HAND_WRITTEN = {
-    "a cut": re.compile(r"""\[\s*:[^\]]+\]\s*\+\s*["'](…|\\u2026)["']"""),
-    "a quote": re.compile(r"""!r}\.\.\. \(\{len\("""),
+    "a cut": re.compile(r"""\[\s*:[^\]]+\]\s*\+\s*["'](…|\\u2026|\.\.\.)["']"""),
+    "a quote": re.compile(r"""!r}\.\.\. \(\{len\(|\[\s*:\s*\w+\s*\]!r}"""),
     "an escape": re.compile(r"""isprintable\(\) else repr\("""),
 }
 
