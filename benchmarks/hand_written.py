@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/hand_written.py yaml BASELINE_TREE [--rounds 21]
     .venv/bin/python benchmarks/hand_written.py jsonschema [--rounds 21]
-    .venv/bin/python benchmarks/hand_written.py docstrings [--rounds 21]   # needs docstring-parser and griffe
+    .venv/bin/python benchmarks/hand_written.py docstrings [--rounds 21]   # docstring-parser and griffe: the test extra
     .venv/bin/python benchmarks/hand_written.py cachetools [--rounds 21]   # needs cachetools (the mcp extra)
     .venv/bin/python benchmarks/hand_written.py supervisor [--rounds 21]   # needs psutil
 
