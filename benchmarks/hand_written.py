@@ -2,6 +2,9 @@
 
     .venv/bin/python benchmarks/hand_written.py yaml BASELINE_TREE [--rounds 21]
     .venv/bin/python benchmarks/hand_written.py jsonschema [--rounds 21]
+    .venv/bin/python benchmarks/hand_written.py docstrings [--rounds 21]   # docstring-parser and griffe: the test extra
+    .venv/bin/python benchmarks/hand_written.py cachetools [--rounds 21]   # needs cachetools (the mcp extra)
+    .venv/bin/python benchmarks/hand_written.py supervisor [--rounds 21]   # needs psutil
 
 `yaml`: this tree against BASELINE_TREE, another checkout (e.g. `git worktree add /tmp/noplain HEAD`, then
 `frontmatter._read_plain` removed there; `--tree` names another than this one). Each round runs, for each tree
@@ -15,6 +18,18 @@ in a rotated order, fresh processes of:
 `jsonschema`: fresh processes of `python -c pass`, `python -c "import jsonschema"` and
 `probes/first_validation.py` making a typed function a tool and checking one call, its schema compiled by
 the compact validator (`tools`) or by jsonschema (`tools-jsonschema`).
+
+`docstrings` (issue 42): fresh processes of `python -c pass` and `probes/first_validation.py` making a typed
+function with an `Args:` section a tool (`docstring`), and the same with the docstring parsed again by
+docstring_parser or by griffe (`docstring-docstring_parser`, `docstring-griffe`): what reading docstrings through
+the library adds to the process.
+
+`supervisor` (issue 42): fresh processes of a bare `python -I -S` (how the supervisor runs) and `python -I`, the
+supervisor's source listing its children (`children()`) and psutil's `Process().children()`, which needs
+site-packages (`-I` alone): what reading /proc through psutil would add to each script call.
+
+`cachetools` (issue 42): fresh processes of `python -c pass`, `import cachetools`, `import flue_runtime.mcp.server`
+(a skills server's imports) and the same with cachetools: what the byte-budget cache's library adds to a server.
 
 Prints a markdown table of medians (wall, and the child's CPU: user + system), with the load average
 before and after.
@@ -105,6 +120,54 @@ def jsonschema(args: argparse.Namespace, work: Path) -> None:
         )
 
 
+def docstrings(args: argparse.Namespace, work: Path) -> None:
+    python, probe, tree = sys.executable, str(HERE / "probes" / "first_validation.py"), env(args.tree.resolve())
+    commands = {"`python -c pass`": Command([python, "-c", "pass"], tree, work)}
+    for kind in ("docstring", "docstring-docstring_parser", "docstring-griffe"):
+        commands[f"`{kind}`"] = Command([python, probe, kind], tree, work)
+    over_pass(measure(commands, args.rounds), "`python -c pass`")
+
+
+def cachetools(args: argparse.Namespace, work: Path) -> None:
+    python, tree = sys.executable, env(args.tree.resolve())
+    commands = {
+        f"`python -c '{code}'`": Command([python, "-c", code], tree, work)
+        for code in (
+            "pass",
+            "import cachetools",
+            "import flue_runtime.mcp.server",
+        )
+    }
+    over_pass(measure(commands, args.rounds), "`python -c 'pass'`")
+
+
+def supervisor(args: argparse.Namespace, work: Path) -> None:
+    python, tree = sys.executable, env(args.tree.resolve())
+    source = (args.tree.resolve() / "flue_runtime" / "agents" / "supervisor.py").read_text(encoding="utf-8")
+    source = source.replace('if __name__ == "__main__":\n    supervise(sys.argv)', "") + "\nchildren()\n"
+    psutil = "import psutil; psutil.Process().children()"
+    commands = {
+        "`python -I -S -c pass`": Command([python, "-I", "-S", "-c", "pass"], tree, work),
+        "`python -I -c pass`": Command([python, "-I", "-c", "pass"], tree, work),
+        "the supervisor's source and `children()`, `python -I -S`": Command(
+            [python, "-I", "-S", "-c", source], tree, work
+        ),
+        f"`python -I -c '{psutil}'`": Command([python, "-I", "-c", psutil], tree, work),
+    }
+    over_pass(measure(commands, args.rounds), "`python -I -S -c pass`")
+
+
+def over_pass(res: dict[str, Samples], bare_name: str) -> None:
+    bare = res[bare_name]
+    print("| process | wall / CPU | over the bare interpreter: wall / CPU |")
+    print("|---|---|---|")
+    for name, found in res.items():
+        print(
+            f"| {name} | {found.median * 1e3:.1f} / {found.cpu_median * 1e3:.1f} ms "
+            f"| {(found.median - bare.median) * 1e3:.1f} / {(found.cpu_median - bare.cpu_median) * 1e3:.1f} ms |"
+        )
+
+
 def measure(commands: dict[str, Command], rounds: int) -> dict[str, Samples]:
     for command in commands.values():  # every command must work before anything is timed
         run_once(command)
@@ -114,9 +177,18 @@ def measure(commands: dict[str, Command], rounds: int) -> dict[str, Samples]:
     return res
 
 
+SUBJECTS = {
+    "yaml": yaml,
+    "jsonschema": jsonschema,
+    "docstrings": docstrings,
+    "cachetools": cachetools,
+    "supervisor": supervisor,
+}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["yaml", "jsonschema"])
+    parser.add_argument("what", choices=list(SUBJECTS))
     parser.add_argument("baseline", type=Path, nargs="?", help="yaml: the tree to compare with")
     parser.add_argument("--tree", type=Path, default=HERE.parent, help="the tree measured (default: this one)")
     parser.add_argument("--rounds", type=int, default=21)
@@ -129,7 +201,7 @@ def main() -> int:
         work = args.workdir.resolve() if args.workdir else Path(temporary)
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
-        (yaml if args.what == "yaml" else jsonschema)(args, work)
+        SUBJECTS[args.what](args, work)
     return 0
 
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from flue_build.inventory import Inventory, SkillFile
+from flue_build.inventory import Inventory, InventoryFile
 from flue_build.pack import BundlePlan
 from flue_build.shipping import SkillFolders
 from flue_runtime.errors import UnsafeFileError
@@ -339,7 +339,7 @@ class _Members:
             )
         return self._problem(piece("FLU409 bytes", about=self._about(same[0].source)), route)
 
-    def _same_bytes(self, entry: _Entry, *, wheel: bool) -> list[SkillFile]:
+    def _same_bytes(self, entry: _Entry, *, wheel: bool) -> list[InventoryFile]:
         """The files under skill folders whose bytes the entry holds (see `CONTENT_MATCH`)."""
         if _generated(entry.name, wheel=wheel):
             return []
@@ -392,7 +392,7 @@ class _Members:
         return {"what": what, "route": route, "fix": fix}
 
 
-def _common_tail(member: str, item: SkillFile) -> int:
+def _common_tail(member: str, item: InventoryFile) -> int:
     """How many path segments `member` shares with the end of `item`'s path in its project."""
     ours, theirs = member.split("/"), item.source.as_posix().split("/")
     count = 0

@@ -37,7 +37,7 @@ _Report = Callable[..., None]
 
 
 @dataclass(frozen=True)
-class Target:
+class Resolved:
     """What a spec resolved to: a skill folder, a markdown file, or a package resolved at run time."""
 
     kind: Literal["skill", "markdown", "package"]
@@ -51,7 +51,7 @@ class BundleRefs:
 
     package: str
     folder: Path
-    references: dict[str, dict[str, Target]] = field(default_factory=dict)
+    references: dict[str, dict[str, Resolved]] = field(default_factory=dict)
 
 
 @dataclass
@@ -185,7 +185,7 @@ class _Collector:
 
     # resolution -------------------------------------------------------------------
 
-    def _resolve(self, source: Source, call: Call, report: _Report) -> Target | None:
+    def _resolve(self, source: Source, call: Call, report: _Report) -> Resolved | None:
         spec = call.spec
         segments = spec.split("/")
         if segments[0] in (".", ".."):
@@ -206,7 +206,7 @@ class _Collector:
                 return None
         return self._external(call, report)
 
-    def _local(self, module: Path | None, call: Call, path: Path, report: _Report) -> Target | None:
+    def _local(self, module: Path | None, call: Call, path: Path, report: _Report) -> Resolved | None:
         """A target inside the project: checked, vetted, bundled. `module`: the referencing module's file."""
         shown = self.result.display(path.parent if call.kind == "skill" else path)
         link = symlink_on_path(self.root, path.parent if call.kind == "skill" else path)
@@ -221,7 +221,7 @@ class _Collector:
                 text = vet_markdown(path, shown, self.allow, self.limits)
                 self.result.markdown[path] = text
                 self.result.diagnostics.extend(text.diagnostics)
-            return Target("markdown", call.spec, path)
+            return Resolved("markdown", call.spec, path)
         folder = path.parent
         if not folder.is_dir():
             report("FLU404 skill", shown=shown, spec=call.spec, hint=self._missing_hint(module, call))
@@ -233,7 +233,7 @@ class _Collector:
             vetted = vet_skill(folder, display=shown, allow=self.allow, limits=self.limits)
             self.result.skills[folder] = vetted
             self.result.diagnostics.extend(vetted.diagnostics)
-        return Target("skill", call.spec, folder)
+        return Resolved("skill", call.spec, folder)
 
     def _missing_hint(self, module: Path | None, call: Call) -> str:
         """ "did you mean" the spec of the closest existing path (`nearest_path`), else how specs resolve."""
@@ -249,14 +249,14 @@ class _Collector:
             return piece("FLU404 did you mean", spec="/".join(fixed))
         return piece("FLU404 relative" if call.spec.startswith(".") else "FLU404 package")
 
-    def _external(self, call: Call, report: _Report) -> Target | None:
+    def _external(self, call: Call, report: _Report) -> Resolved | None:
         """A package spec naming another distribution: validated here when importable (an export of it,
         when it declares exports), never bundled."""
         top, *rest = call.spec.split("/")
         locations = _package_locations(top)
         if locations is None:
             report("FLU405", top=top, spec=call.spec)
-            return Target("package", call.spec)
+            return Resolved("package", call.spec)
         bundle = bundle_folder(call.spec, locations)
         exports = producer_exports(bundle)
         if exports is not None and call.spec not in exports:
@@ -272,17 +272,17 @@ class _Collector:
                     vetted = vet_skill(path, display=str(path), allow=self.allow, limits=self.limits)
                     self.result.skills[path] = vetted
                     self.result.diagnostics.extend(vetted.diagnostics)
-                return Target("package", call.spec)
+                return Resolved("package", call.spec)
             if call.kind == "markdown" and os.path.lexists(path):
                 if path not in self.result.markdown:
                     text = vet_markdown(path, str(path), self.allow, self.limits)
                     self.result.markdown[path] = text
                     self.result.diagnostics.extend(text.diagnostics)
-                return Target("package", call.spec)
+                return Resolved("package", call.spec)
         if bundle is not None and (bundle / BUNDLE_DIR / MANIFEST_FILE).is_file():
-            return Target("package", call.spec)  # installed from a wheel built with the hook: its own build vetted it
+            return Resolved("package", call.spec)  # installed from a wheel built with the hook: its own build vetted it
         report("FLU404 package", top=top, rest="/".join(rest), location=locations[0])
-        return Target("package", call.spec)
+        return Resolved("package", call.spec)
 
 
 def _holds(call: Call, locations: Sequence[Path]) -> bool:
@@ -403,4 +403,4 @@ def _package_locations(top: str) -> list[Path] | None:
     return [Path(location) for location in spec.submodule_search_locations]
 
 
-__all__ = ["BundleRefs", "Collection", "Target", "collect"]
+__all__ = ["BundleRefs", "Collection", "Resolved", "collect"]

@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-__all__ = ["make_dirs", "walk"]
+__all__ = ["make_dirs", "walk_tree"]
 
 
-def walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str]]]:
+def walk_tree(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str]]]:
     """Like `os.walk(top)`: top-down, links to folders listed but never entered, unreadable folders
     skipped; prune by editing the yielded folder list in place."""
     pending = [os.fspath(top)]

@@ -20,16 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from flue_build.fswalk import walk
+from flue_build.fswalk import walk_tree
 from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.vetting import is_noise_dir
 
-__all__ = ["Digest", "Inventory", "SkillFile"]
+__all__ = ["Digest", "Inventory", "InventoryFile"]
 
 
-class SkillFile(NamedTuple):
+class InventoryFile(NamedTuple):
     """An entry under a skill folder that is not a folder: a regular file (its size), a symbolic
     link or a special file (size -1)."""
 
@@ -58,8 +58,8 @@ class Inventory:
 
     def __init__(self, root: Path, extra: Iterable[Path] = ()) -> None:
         self.root = root
-        self._by_key: dict[str, list[SkillFile]] = defaultdict(list)
-        self._by_size: dict[int, list[SkillFile]] = defaultdict(list)
+        self._by_key: dict[str, list[InventoryFile]] = defaultdict(list)
+        self._by_size: dict[int, list[InventoryFile]] = defaultdict(list)
         self._names: set[str] = set()
         self._digests: dict[Path, Digest | None] = {}
         self.folders = sorted({*_skill_folders(root), *(Path(os.path.abspath(f)) for f in extra)})
@@ -70,12 +70,12 @@ class Inventory:
                 if item.size > 0:
                     self._by_size[item.size].append(item)
 
-    def named(self, member: str) -> list[tuple[SkillFile, bool]]:
+    def named(self, member: str) -> list[tuple[InventoryFile, bool]]:
         """The files whose `<folder name>/<path>` the member's path ends with, and the links the
         member's path runs through (`True`: the member lies below a link of a skill folder, which
         a backend followed)."""
         parts = member.split("/")
-        found: list[tuple[SkillFile, bool]] = []
+        found: list[tuple[InventoryFile, bool]] = []
         for start, part in enumerate(parts[:-1]):
             if part not in self._names:
                 continue
@@ -87,11 +87,11 @@ class Inventory:
                         found.append((item, True))
         return found
 
-    def sized(self, size: int) -> list[SkillFile]:
+    def sized(self, size: int) -> list[InventoryFile]:
         """The regular files of `size` bytes (never an empty one)."""
         return self._by_size.get(size, []) if size > 0 else []
 
-    def digest(self, item: SkillFile) -> Digest | None:
+    def digest(self, item: InventoryFile) -> Digest | None:
         """SHA-256 and CRC-32 of a regular file, read without following a link; None when it cannot be
         read as one (gone, swapped for a link or a FIFO since it was listed)."""
         source = item.source
@@ -108,7 +108,7 @@ class Inventory:
 def _skill_folders(root: Path) -> Iterator[Path]:
     """Every outermost folder below `root` holding a `SKILL.md` (as `SkillFolders` decides: any entry
     of that name), noise folders and links left out."""
-    for folder, dirs, files in walk(root):
+    for folder, dirs, files in walk_tree(root):
         if folder != os.fspath(root) and (SKILL_FILE in files or SKILL_FILE in dirs):
             dirs[:] = []
             yield Path(folder)
@@ -116,7 +116,7 @@ def _skill_folders(root: Path) -> Iterator[Path]:
         dirs[:] = [d for d in dirs if not is_noise_dir(d)]
 
 
-def _entries(folder: Path) -> Iterator[SkillFile]:
+def _entries(folder: Path) -> Iterator[InventoryFile]:
     """Every entry below `folder` that is not a folder, from `lstat` (never followed); iterative."""
     top = os.fspath(folder)
     pending = [""]
@@ -139,6 +139,6 @@ def _entries(folder: Path) -> Iterator[SkillFile]:
             if stat.S_ISDIR(info.st_mode):  # replaced by a folder since it was listed
                 pending.append(path)
             elif stat.S_ISREG(info.st_mode):
-                yield SkillFile(folder, path, info.st_size)
+                yield InventoryFile(folder, path, info.st_size)
             else:
-                yield SkillFile(folder, path, -1, stat.S_ISLNK(info.st_mode))
+                yield InventoryFile(folder, path, -1, stat.S_ISLNK(info.st_mode))

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from flue_build.collect import Collection, Target
+from flue_build.collect import Collection, Resolved
 from flue_build.fswalk import make_dirs
 from flue_runtime.errors import FlueError, UnsafeFileError
 from flue_runtime.format.manifest import (
@@ -97,7 +97,7 @@ def plan(collection: Collection, *, editable: bool = False) -> list[BundlePlan]:
 
 def _reference(
     collection: Collection,
-    target: Target,
+    target: Resolved,
     skills: dict[str, SkillEntry],
     markdown: dict[str, MarkdownEntry],
     files: dict[str, BundleFile],

@@ -140,8 +140,9 @@ class SkillPathError(MountError, ValueError):
         self, path: str, reason: str, advice: str = "use a path relative to the skill folder, like 'reference.md'"
     ) -> None:
         self.path, self.reason = path, reason
-        shown = repr(path) if len(path) <= 300 else f"{path[:200]!r}... ({len(path):,} characters)"
-        super().__init__(f"refused path {shown}: {reason}; {advice}")
+        from flue_runtime.format.diagnostics import quoted  # (not at import: every module imports the errors)
+
+        super().__init__(f"refused path {quoted(path)}: {reason}; {advice}")
 
 
 class UnsafeFileError(MountError):

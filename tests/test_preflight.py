@@ -15,7 +15,7 @@ import pytest
 from flue_runtime import define_skill
 from flue_runtime.format.records import content_id
 from flue_runtime.mount.reference import SkillReference
-from flue_runtime.publish.preflight import Upload, archive, refusals, upload
+from flue_runtime.publish.preflight import Upload, refusals, upload, zip_upload
 
 
 def skill(name: str = "refunds", files: Mapping[str, str | bytes] | None = None) -> SkillReference:
@@ -30,11 +30,11 @@ def test_an_upload_is_the_skills_vetted_files_under_a_folder_of_its_name_and_its
     assert made.folder == "refunds"
     assert made.files == {f.path: ref.read_bytes(f.path) for f in ref.files}
     assert made.digest == content_id(ref.files) == ref.id
-    with zipfile.ZipFile(io.BytesIO(archive(made))) as zipped:
+    with zipfile.ZipFile(io.BytesIO(zip_upload(made))) as zipped:
         assert {i.filename: zipped.read(i) for i in zipped.infolist()} == {
             f"refunds/{path}": data for path, data in made.files.items()
         }
-    assert archive(made) == archive(upload(ref))  # the same bytes every time: no clock in the archive
+    assert zip_upload(made) == zip_upload(upload(ref))  # the same bytes every time: no clock in the zip_upload
 
 
 def test_a_skill_within_every_rule_passes_both_services() -> None:

@@ -179,3 +179,67 @@ def test_our_code_imports_each_name_from_the_module_that_defines_it() -> None:
                             f"{files[module].relative_to(ROOT)}:{node.lineno}: {alias.name} via {node.module}"
                         )
     assert not through, "import each from where it is defined:\n" + "\n".join(through)
+
+
+#: Names each module of a family defines, each for its own member of that family (one meaning: a module of the
+#: family is used through them), so the family is named here instead of the name being defined once.
+FAMILIES = {
+    # `flue_build.cli.commands.<command>`: `register` adds the subparser (`cli.CommandModule`), `run` handles it.
+    "register": "flue_build.cli.commands.",
+    "run": "flue_build.cli.commands.",
+    # `flue_runtime.models.<provider>`: the provider (`models.providers` reads `PROVIDER`) and its translations.
+    "PROVIDER": "flue_runtime.models.",
+    "convert_messages": "flue_runtime.models.",
+    "convert_response": "flue_runtime.models.",
+    "convert_tool": "flue_runtime.models.",
+    # `flue_runtime.integrations.<framework>`: the skill tools and the catalog in each framework's types (the
+    # harness's own, `flue_runtime.agents`, in flue's); switching frameworks changes the import only.
+    "skill_tools": "flue_runtime.",
+    "catalog": "flue_runtime.",
+    # each build backend's exclusions, read by its own rules (`flue_build.backends`)
+    "Exclusions": "flue_build.backends.",
+    # each session store's own schema version (its migrations)
+    "SCHEMA_VERSION": "flue_runtime.agents.stores.",
+}
+
+
+def public_definitions() -> dict[str, list[str]]:
+    """Each name some module's `__all__` lists and the module binds itself (not imported): the modules defining it."""
+    defined: dict[str, list[str]] = {}
+    for path in LITERAL_ALL:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {
+            (alias.asname or alias.name).split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and node.col_offset == 0
+            for alias in node.names
+        }
+        for name in declared_all(tree) or ():
+            if name not in imported:
+                defined.setdefault(name, []).append(module_name(path))
+    return defined
+
+
+def test_each_public_name_is_defined_once() -> None:
+    """One name, one meaning, one place (issue 42 item 6): a name some module exports is defined by that module
+    alone, but for the families above, each module of which defines it for itself."""
+    twice = {
+        name: modules
+        for name, modules in public_definitions().items()
+        if len(modules) > 1 and not all(m.startswith(FAMILIES.get(name, "\0")) for m in modules)
+    }
+    assert not twice, "public names defined in more than one module:\n" + "\n".join(
+        f"{name}: {', '.join(modules)}" for name, modules in sorted(twice.items())
+    )
+
+
+def test_no_two_modules_of_a_package_share_a_name() -> None:
+    """Two modules named alike (`format/specs.py` and `mount/specs.py`) are two places for one name: within
+    flue_runtime, and within flue_build, each module's name is its own (commands are named for their command; each
+    backend's folder under `flue_build/backends/` has the same parts, one per backend)."""
+    for package in ("flue_runtime", "flue_build"):
+        names: dict[str, list[str]] = {}
+        for path in (ROOT / package).rglob("*.py"):
+            if path.name != "__init__.py" and path.parent.parent != ROOT / "flue_build" / "backends":
+                names.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
+        assert not {n: p for n, p in names.items() if len(p) > 1}, package

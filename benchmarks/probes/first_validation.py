@@ -1,6 +1,6 @@
 """Child process of the validation benchmark: what validating costs a fresh process the first time.
 
-    python first_validation.py define|workspace|tools|tools-jsonschema|jsonschema [WORKSPACE]
+    python first_validation.py define|workspace|tools|tools-jsonschema|jsonschema|docstring[-LIBRARY] [WORKSPACE]
 
 Each kind imports the API a user calls (timed apart), then validates once:
 - `define`: `define_skill(...)`, every field and file checked;
@@ -10,7 +10,11 @@ Each kind imports the API a user calls (timed apart), then validates once:
 - `tools-jsonschema`: the same schema compiled by jsonschema instead (`compile_schema`: what every tool
   would cost without the compact validator), one call's arguments checked;
 - `jsonschema`: what the first check cost before flue had its own validator: importing
-  jsonschema, checking the skill schema against its meta-schema, validating one mapping.
+  jsonschema, checking the skill schema against its meta-schema, validating one mapping;
+- `docstring`: a typed function whose docstring has an `Args:` section made a tool (its description and each
+  parameter's read by `tools._parse_docstring`); `docstring-docstring_parser` and `docstring-griffe`: the same,
+  and the docstring parsed again by that library (what reading it through the library would add: its import and
+  its parse; pydantic-ai reads docstrings with griffe).
 
 Prints one JSON object of times in ms.
 """
@@ -68,6 +72,37 @@ def main() -> None:
         schema = compile_schema(tool_from_function(lookup).parameters)
         check_arguments("lookup", schema, {"order_id": "A-1", "items": [1, 2]})
         out["jsonschema"] = "jsonschema" in sys.modules
+    elif kind.startswith("docstring"):
+        from flue_runtime.agents.tools import tool_from_function
+
+        t1 = time.perf_counter()
+
+        def refund(order_id: str, amount: float, reason: str = "") -> str:
+            """Refund part or all of an order.
+
+            Use when a customer asks for money back and the order is younger than 30 days.
+
+            Args:
+                order_id: The order's id, as the customer gives it (A-1234).
+                amount: How much to refund, in the order's currency; at most what was paid.
+                reason: Why, in the customer's words.
+            """
+            return order_id
+
+        made = tool_from_function(refund)
+        assert made.parameters["properties"]["amount"]["description"].startswith("How much")
+        if kind == "docstring-docstring_parser":
+            import docstring_parser
+
+            assert len(docstring_parser.parse(refund.__doc__ or "").params) == 3
+        elif kind == "docstring-griffe":
+            import logging
+
+            from griffe import Docstring
+
+            logging.getLogger("griffe").setLevel(logging.ERROR)  # (no signature given: no annotation to read)
+
+            assert Docstring(refund.__doc__ or "").parse("google")
     else:
         from flue_runtime.format.schema import schema
 

@@ -2,7 +2,7 @@
 
 Each command is a module of `flue_build.cli.commands`, named for it, with `register(add_parser)`, which adds its
 subparser and sets its `handler`; `COMMANDS` names them in the order `--help` shows, each with the one line `--help`
-lists. Only the module of the command being run is imported (pip's `commands_dict` does the same):
+lists (given to the command's parser from there: a command writes its description, never its summary). Only the module of the command being run is imported (pip's `commands_dict` does the same):
 `flue-skills check` never pays for the imports of `run`, `ls` or `mcp`. Every exit status is
 decided in `exits`, the same for every command.
 """
@@ -10,6 +10,7 @@ decided in `exits`, the same for every command.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
 from collections.abc import Collection, Sequence
@@ -23,11 +24,10 @@ __all__ = ["COMMANDS", "AddParser", "Command", "CommandModule", "main"]
 
 
 class AddParser(Protocol):
-    """What a command's `register` is given: the subcommands' `add_parser`, called with a name, `help` and `description`."""
+    """What a command's `register` is given: the subcommands' `add_parser` with the command's summary (`help`) set,
+    called with its name and `description`."""
 
-    def __call__(
-        self, name: str, *, help: str | None = ..., description: str | None = ...
-    ) -> argparse.ArgumentParser: ...
+    def __call__(self, name: str, *, description: str | None = ...) -> argparse.ArgumentParser: ...
 
 
 class CommandModule(Protocol):
@@ -42,7 +42,7 @@ class Command:
 
     name: str
     module: str
-    #: The line `flue-skills --help` shows; the module's own `help=` (a test keeps them equal).
+    #: The line `flue-skills --help` shows, and the `help` of the command's parser.
     summary: str
 
     def load(self) -> CommandModule:
@@ -100,7 +100,7 @@ def _parser(load: Collection[str] | None = None) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         if load is None or command.name in load:
-            command.load().register(commands.add_parser)
+            command.load().register(functools.partial(commands.add_parser, help=command.summary))
         else:
             commands.add_parser(command.name, help=command.summary)
     return parser
@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     chosen = _chosen(words)
     args = _parser(() if chosen is None else (chosen,)).parse_args(words)
-    return exits.run(args.command, args.handler, args)
+    return exits.run_command(args.command, args.handler, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -50,7 +50,7 @@ __all__ = [
     "ctrl_c_ends",
     "error_line",
     "report",
-    "run",
+    "run_command",
     "status",
     "warning_line",
 ]
@@ -85,7 +85,7 @@ def status(exc: BaseException) -> int:
     return USAGE if isinstance(exc, USAGE_OR_ENVIRONMENT) else PROBLEMS
 
 
-def run(command: str, handler: Handler, args: argparse.Namespace) -> int:
+def run_command(command: str, handler: Handler, args: argparse.Namespace) -> int:
     """`handler(args)`, its failures and interruptions turned into one line and an exit status; every warning
     shown as one `flue-skills COMMAND: warning: ...` line, escaped (`warning_line`)."""
     try:

@@ -36,6 +36,7 @@ from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.disk import load_skill_dir
 from flue_runtime.mount.reference import SkillReference
+from flue_runtime.mount.wheel_install import is_distribution_name
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from flue_runtime.mount.distribution import Shipped, ShippedSkill
 
 __all__ = [
-    "Target",
+    "TargetSkills",
     "agent_code",
     "agent_skills",
     "folder_skills",
@@ -59,11 +60,10 @@ __all__ = [
 
 
 _AGENT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 @dataclass(frozen=True)
-class Target:
+class TargetSkills:
     """The skills TARGET names, in a stable order, and the folders skipped on the way (with why)."""
 
     skills: tuple[SkillReference, ...]
@@ -75,11 +75,11 @@ def names_agent(target: str) -> bool:
     return _AGENT.match(target) is not None
 
 
-def resolve_target(target: str) -> Target:
+def resolve_target(target: str) -> TargetSkills:
     path = Path(target)
     if names_agent(target) and not path.exists():
         return _unique(target, agent_skills(target), ())
-    if _NAME.match(target):
+    if is_distribution_name(target):
         notes: list[str] = []
         try:
             return _unique(target, installed_skills(target, notes), notes)
@@ -227,7 +227,7 @@ def _loaded(candidates: list[Path]) -> tuple[list[SkillReference], list[str]]:
     return skills, skipped
 
 
-def _unique(target: str, skills: list[SkillReference], skipped: tuple[str, ...] | list[str]) -> Target:
+def _unique(target: str, skills: list[SkillReference], skipped: tuple[str, ...] | list[str]) -> TargetSkills:
     """One skill per name: the same skill seen twice counts once; two different ones are an error."""
     by_name: dict[str, SkillReference] = {}
     for skill in skills:
@@ -240,7 +240,7 @@ def _unique(target: str, skills: list[SkillReference], skipped: tuple[str, ...] 
     if not by_name:
         reasons = "; ".join(skipped)
         raise TargetError(f"{target}: no skills found" + (f" ({reasons})" if reasons else ""))
-    return Target(tuple(by_name.values()), tuple(skipped))
+    return TargetSkills(tuple(by_name.values()), tuple(skipped))
 
 
 def worker_app() -> ASGIApp:

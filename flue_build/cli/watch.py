@@ -15,10 +15,10 @@ from typing import TextIO
 
 from flue_runtime.agents.approval import ApprovalPolicy
 from flue_runtime.agents.harness import AgentFunction, Harness
-from flue_runtime.format.diagnostics import printable_lines
+from flue_runtime.format.diagnostics import cut, printable_lines
 from flue_runtime.models.base import Message, Model, ModelRequest, ModelResponse
 
-__all__ = ["SHOWN", "Trace", "Watched", "WatchedHarness"]
+__all__ = ["Trace", "Watched", "WatchedHarness"]
 
 
 #: How much of a tool's arguments and of its result a line shows.
@@ -121,5 +121,4 @@ class Trace:
 
 def _short(text: str) -> str:
     """`text` on one line, cut to `SHOWN` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SHOWN else flat[: SHOWN - 1] + "…"
+    return cut(" ".join(text.split()), SHOWN)

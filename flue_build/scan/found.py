@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from flue_build.fswalk import walk
+from flue_build.fswalk import walk_tree
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.format.vetting import is_noise_dir
 
@@ -14,7 +14,7 @@ __all__ = ["Found", "find_skills"]
 
 @dataclass(frozen=True)
 class Found:
-    """A skill file found by the walk; `misnamed` when it is `skill.md` or another case variant."""
+    """A skill file found by the walk_tree; `misnamed` when it is `skill.md` or another case variant."""
 
     file: Path
     misnamed: bool = False
@@ -26,7 +26,7 @@ def find_skills(root: Path) -> list[Found]:
     A folder holding a `SKILL.md` that is not a file (a folder, a FIFO) is found too: vetting it says what is wrong.
     """
     found: list[Found] = []
-    for folder, dirs, files in walk(root):
+    for folder, dirs, files in walk_tree(root):
         dirs[:] = sorted(d for d in dirs if not is_noise_dir(d))
         if SKILL_FILE in files or SKILL_FILE in dirs:
             found.append(Found(Path(folder, SKILL_FILE)))

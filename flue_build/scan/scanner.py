@@ -30,7 +30,7 @@ from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic
 from flue_runtime.format.messages import piece
 from flue_runtime.format.safe_read import read_regular
-from flue_runtime.format.specs import Kind, example_spec, spec_problem
+from flue_runtime.format.specs import SpecKind, example_spec, spec_problem
 from flue_runtime.format.vetting import refused
 
 __all__ = ["Call", "Position", "ScanResult", "scan_file", "scan_source"]
@@ -47,7 +47,7 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 class Call:
     """One reference: its kind, its literal spec, and where it is (1-based line and column)."""
 
-    kind: Kind
+    kind: SpecKind
     spec: str
     line: int
     column: int
@@ -117,7 +117,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _check_call(node: ast.Call, kind: Kind, display: str, columns: _Columns, result: ScanResult) -> None:
+def _check_call(node: ast.Call, kind: SpecKind, display: str, columns: _Columns, result: ScanResult) -> None:
     argument: ast.expr | None = node.args[0] if node.args else None
     if argument is None:
         argument = next((k.value for k in node.keywords if k.arg == "spec"), None)
@@ -285,7 +285,7 @@ def _expr_kind(node: ast.expr, scope: _Scope, depth: int = 0) -> str | None:
     return kind
 
 
-def _call_kind(func: ast.expr, scope: _Scope) -> Kind | None:
+def _call_kind(func: ast.expr, scope: _Scope) -> SpecKind | None:
     kind = _expr_kind(func, scope)
     if kind == _SKILL:
         return "skill"

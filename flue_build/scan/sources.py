@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from flue_build.fswalk import walk
+from flue_build.fswalk import walk_tree
 from flue_runtime.format.specs import IDENTIFIER
 from flue_runtime.format.vetting import is_noise_dir
 
@@ -105,7 +105,7 @@ def sources_under(targets: Sequence[Path]) -> list[Source]:
                 out.append(Source(name, target))
             continue
         base = target.parent
-        for folder, dirs, files in walk(target):
+        for folder, dirs, files in walk_tree(target):
             dirs[:] = sorted(d for d in dirs if IDENTIFIER.match(d) and not is_noise_dir(d))
             relative = Path(folder).relative_to(base).as_posix()
             for name in sorted(files):

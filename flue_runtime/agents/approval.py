@@ -101,23 +101,19 @@ class ScriptRequest:
         this code tool while this content is active, with any arguments, for this session); built from escaped
         (`printable`) and bounded parts only, so no skill name, origin or argument can move the cursor, rewrite the
         line or hide what is asked."""
-        skill = f"skill {_part(repr(self.skill))} ({_part(self.origin)}, content {_part(self.digest)})"
+        name, origin, digest = (printable(part, _SHOWN) for part in (repr(self.skill), self.origin, self.digest))
+        skill = f"skill {name} ({origin}, content {digest})"
         if self.tool is None:
-            asked = f"run {_part(self.script)} of {skill}"
+            asked = f"run {printable(self.script, _SHOWN)} of {skill}"
             now = json.dumps(list(self.args), ensure_ascii=False)
         else:
-            asked = f"let the application's tool {_part(repr(self.tool))} run code while {skill} is active,"
+            asked = f"let the application's tool {printable(repr(self.tool), _SHOWN)} run code while {skill} is active,"
             now = " ".join(self.args)
-        return f"{asked} with any arguments, for this session? (asked now with {_part(now)})"
+        return f"{asked} with any arguments, for this session? (asked now with {printable(now, _SHOWN)})"
 
 
 #: How much of each part of a question is shown (a name, an origin, the arguments), in characters once escaped.
 _SHOWN = 400
-
-
-def _part(text: str) -> str:
-    shown = printable(text)
-    return shown if len(shown) <= _SHOWN else shown[: _SHOWN - 1] + "…"
 
 
 Decide = Callable[[ScriptRequest], bool | Awaitable[bool]]

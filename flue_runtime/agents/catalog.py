@@ -14,7 +14,7 @@ from flue_runtime.agents.reading import utf8_size
 __all__ = [
     "CATALOG_BUDGET",
     "CATALOG_HEADING",
-    "Entry",
+    "CatalogItem",
     "NAMES_LIMIT",
     "PREAMBLE",
     "catalog",
@@ -35,14 +35,14 @@ CATALOG_BUDGET = 16 * 1024
 #: At most this many names in a result that lists names (an unknown skill, a changed catalog).
 NAMES_LIMIT = 50
 
-Entry = tuple[str, str]  # (name, description)
+CatalogItem = tuple[str, str]  # (name, description)
 
 
 def catalog_line(name: str, description: str) -> str:
     return f"- **{name}** — {' '.join(description.split())}"
 
 
-def listed(entries: Sequence[Entry], budget: int | None) -> int:
+def listed(entries: Sequence[CatalogItem], budget: int | None) -> int:
     """How many of `entries`, in order, fit `budget` bytes of catalog lines (all of them when None)."""
     if budget is None:
         return len(entries)
@@ -67,7 +67,7 @@ def unlisted_line(count: int) -> str:
     )
 
 
-def catalog(entries: Sequence[Entry], budget: int | None = None) -> str:
+def catalog(entries: Sequence[CatalogItem], budget: int | None = None) -> str:
     """The `## Available Skills` section: lines in order while they fit `budget`, then how many more; '' for none."""
     if not entries:
         return ""

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from flue_runtime.agents.approval import Consent, ReadConsent
-from flue_runtime.agents.catalog import Entry
+from flue_runtime.agents.catalog import CatalogItem
 from flue_runtime.agents.hooks import Render
 from flue_runtime.agents.prompt import instructions_text, system_prompt
 from flue_runtime.agents.sandbox import Sandbox
@@ -78,7 +78,7 @@ class Configuration:
         return instructions_text(self.render.instructions, self.render.texts)
 
     @property
-    def entries(self) -> list[Entry]:
+    def entries(self) -> list[CatalogItem]:
         return self.skills.entries
 
     def system_prompt(self) -> str:

@@ -40,7 +40,7 @@ from typing import Any
 from flue_runtime.errors import SandboxError
 from flue_runtime.format.safe_read import kind
 
-__all__ = ["Identity", "StartupPlaces", "identity", "inside", "overlap", "startup_places", "write_file"]
+__all__ = ["Identity", "StartupPlaces", "inside", "overlap", "startup_places", "write_file"]
 
 
 Identity = tuple[int, int]

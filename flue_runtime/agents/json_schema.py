@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from flue_runtime.errors import SchemaError
+from flue_runtime.format.diagnostics import cut
 from flue_runtime.format.schema_validator import TABLE, Validator, Violation, describe
 
 if TYPE_CHECKING:
@@ -30,13 +31,11 @@ if TYPE_CHECKING:
     from referencing._core import Resolver
 
 __all__ = [
-    "CACHE_SIZE",
     "JsonSchema",
     "MAX_SHOWN",
     "MAX_TEXT",
     "compact_schema",
     "compile_schema",
-    "cut",
     "describe_schema",
     "place",
 ]
@@ -122,7 +121,7 @@ def _compile(schema: object) -> JsonSchema:
         )
     error = best_match(cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER).iter_errors(schema))
     if error is not None:
-        raise SchemaError(f"{_pointer(error.absolute_path)}: {_shown_message(error)}")
+        raise SchemaError(f"{_pointer(error.absolute_path)}: {cut(error.message, MAX_TEXT)}")
     if schema.get("type") != "object":
         raise SchemaError(
             '#: must describe an object ("type": "object" at the top): a model sends a tool\'s arguments '
@@ -222,7 +221,7 @@ def _words(error: ValidationError, seen: dict[tuple[Any, ...], int]) -> Iterator
         for name in _unknown(error.schema, instance):
             yield _unknown_name(path, name)
         return
-    yield cut(f"{place(path)} {_problem(error)}")
+    yield cut(f"{place(path)} {_problem(error)}", MAX_TEXT)
 
 
 def _worded(violation: Violation) -> str:
@@ -230,13 +229,13 @@ def _worded(violation: Violation) -> str:
         return _missing((), violation.name)
     if not violation.path and violation.keyword == "additionalProperties":
         return _unknown_name((), str(violation.name))
-    return cut(f"{place(violation.path)} {violation.message}")
+    return cut(f"{place(violation.path)} {violation.message}", MAX_TEXT)
 
 
 def _problem(error: ValidationError) -> str:
     keyword, expected, instance = error.validator, cast(Any, error.validator_value), cast(Any, error.instance)
     if keyword in _WORDED:
-        return cut(Violation((), str(keyword), expected, instance).message)
+        return cut(Violation((), str(keyword), expected, instance).message, MAX_TEXT)
     if keyword is None:  # a `false` schema
         return "is not allowed here"
     if keyword == "items" and expected is False and isinstance(error.schema, Mapping):
@@ -256,7 +255,7 @@ def _problem(error: ValidationError) -> str:
         return "must not hold the same item twice"
     if keyword == "multipleOf":
         return f"must be a multiple of {_shown(expected)}, not {_shown(instance)}"
-    return _shown_message(error)
+    return cut(error.message, MAX_TEXT)
 
 
 def _closest(error: ValidationError) -> str:
@@ -313,16 +312,7 @@ def _shown(value: object) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
-
-
-def _shown_message(error: ValidationError) -> str:
-    return cut(error.message)
-
-
-def cut(text: str) -> str:
-    """A problem's text, at most `MAX_TEXT` characters."""
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+    return cut(text, MAX_SHOWN)
 
 
 def describe_schema(schema: object) -> str:
@@ -336,5 +326,5 @@ def describe_schema(schema: object) -> str:
         if isinstance(schema.get("allOf"), list):
             parts = [describe_schema(part) for part in schema["allOf"]]
             return " and ".join(part for part in parts if part != "any value") or "any value"
-        return cut(describe(schema))
+        return cut(describe(schema), MAX_TEXT)
     return describe(schema) if isinstance(schema, bool) else "any value"

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from flue_runtime.agents.catalog import (
     PREAMBLE,
-    Entry,
+    CatalogItem,
     catalog_line,
     listed,
     names_text,
@@ -47,7 +47,7 @@ def instructions_announcement(before: str, after: str) -> str | None:
 
 
 def announcement(
-    before: Sequence[Entry], after: Sequence[Entry], budget: int | None = None, searchable: bool = False
+    before: Sequence[CatalogItem], after: Sequence[CatalogItem], budget: int | None = None, searchable: bool = False
 ) -> str | None:
     """A message telling the model how the skills changed since `before`, or None if they did not.
 

@@ -33,7 +33,6 @@ __all__ = [
     "page",
     "page_stream",
     "paths_page",
-    "quoted",
     "text_window",
     "utf8_size",
 ]
@@ -52,11 +51,6 @@ _CHUNK = 1 << 20  # large reads: counting the lines of a 1 GiB file takes a seco
 
 def utf8_size(text: str) -> int:
     return len(text.encode("utf-8"))
-
-
-def quoted(text: str, limit: int = 200) -> str:
-    """`text` as a result quotes what the model sent (a name, a query): `repr`, cut to `limit` characters."""
-    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
 def _check(name: str, value: int | None, minimum: int) -> None:

@@ -40,12 +40,13 @@ from typing import Any
 from flue_runtime.agents.approval import Consent, ScriptRequest, bundled_only
 from flue_runtime.agents.disk_write import inside, overlap
 from flue_runtime.agents.provenance import served
-from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, quoted, utf8_size
+from flue_runtime.agents.reading import HINT_ROOM, MAX_BYTES, utf8_size
 from flue_runtime.agents.sandbox import LocalSandbox, Sandbox
 from flue_runtime.agents.skill_tools import SCRIPTS_DIR, MountedSkills
 from flue_runtime.agents.supervisor import kill_cgroup, populated, remove_cgroup, script_cgroup
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.errors import FlueError, SkillPathError, ToolFailure
+from flue_runtime.format.diagnostics import quoted
 from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import PackedFile, content_id
 from flue_runtime.mount.reference import SkillReference

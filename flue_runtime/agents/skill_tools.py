@@ -30,7 +30,7 @@ from flue_runtime.agents.approval import ActingOn, ReadConsent, ReadRequest
 from flue_runtime.agents.catalog import (
     CATALOG_BUDGET,
     NAMES_LIMIT,
-    Entry,
+    CatalogItem,
     catalog,
     catalog_line,
     listed,
@@ -42,19 +42,19 @@ from flue_runtime.agents.reading import (
     MAX_BYTES,
     page_stream,
     paths_page,
-    quoted,
     text_window,
     utf8_size,
 )
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.agents.workspace import WorkspaceSource
 from flue_runtime.errors import FlueError, PageError, ToolFailure
+from flue_runtime.format.diagnostics import quoted
 from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.models.base import Message
 from flue_runtime.mount.origins import origin_line
 from flue_runtime.mount.reference import SkillReference
-from flue_runtime.mount.vfs import FLUE_ROOT, SKILLS_ROOT, SkillTree, identity_of, shown_path
+from flue_runtime.mount.vfs import FLUE_ROOT, SKILLS_ROOT, SkillTree, identity_of
 
 #: At most this many catalog lines come back from `find_skills`.
 FIND_LIMIT = 20
@@ -151,11 +151,11 @@ class MountedSkills:
         self._activated = activated
 
     @property
-    def entries(self) -> list[Entry]:
+    def entries(self) -> list[CatalogItem]:
         return list(self._entries)
 
     @functools.cached_property
-    def _entries(self) -> tuple[Entry, ...]:
+    def _entries(self) -> tuple[CatalogItem, ...]:
         return tuple((m.skill.name, m.skill.description) for m in self.mounted)  # a reference's fields never change
 
     @property
@@ -374,7 +374,7 @@ class MountedSkills:
         chosen = [m for m in meant if m[0] in activated] if activated else meant
         if len(chosen) == 1:
             return self.tree.path(*chosen[0])
-        shown = shown_path(path)
+        shown = quoted(path)
         if chosen:
             paths = some_paths([self.tree.path(*m) for m in chosen])
             raise ToolFailure(
@@ -388,7 +388,7 @@ class MountedSkills:
                 f"({some_paths(activated)}), within which a relative path is read; another skill has it: read "
                 f"{paths} by its full path if you mean that skill's file"
             )
-        close = self.tree.close(relative, activated) or self.tree.close(relative, self.names)
+        close = self.tree.closest(relative, activated) or self.tree.closest(relative, self.names)
         if close:
             advice = f"did you mean {' or '.join(close)}?"
         elif activated:

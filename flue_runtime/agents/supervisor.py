@@ -47,7 +47,7 @@ __all__ = [
     "children",
     "join_cgroup",
     "kill_cgroup",
-    "main",
+    "supervise",
     "own_cgroup",
     "populated",
     "remove_cgroup",
@@ -98,6 +98,12 @@ def _prctl(option: int, value: int) -> bool:
         return False
 
 
+# The /proc reads here are our own, not psutil's: this module runs as `python -I -S -c <source>`, so no installed
+# package can be imported (nor can anything on sys.path or in site-packages run before it stops the script: that is
+# the point of -I -S), and it starts at every script call, which pays each import (BENCHMARKS.md, "Issue 42:
+# docstrings, the byte-budget cache, the supervisor's /proc walk": psutil's import alone costs more than this whole
+# module's start). psutil would walk the same files: its `Process.children()` reads every /proc/PID/stat, which
+# is only our fallback after the kernel's own list of children.
 def children() -> list[int]:
     """The processes whose parent is this one (a subreaper's adopted orphans among them)."""
     me = os.getpid()
@@ -336,7 +342,7 @@ def _start(argv: list[str], report: int) -> int:
         raise SystemExit(0) from None
 
 
-def main(args: list[str]) -> None:
+def supervise(args: list[str]) -> None:
     report = int(args[1])
     os.set_inheritable(report, False)
     cgroup = args[2] if args[2] != "-" and join_cgroup(args[2]) else None
@@ -365,4 +371,4 @@ def main(args: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    supervise(sys.argv)

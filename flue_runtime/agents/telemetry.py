@@ -47,7 +47,7 @@ class Telemetry:
 
 
 @functools.cache
-def installed() -> bool:
+def _api_importable() -> bool:
     """Whether `opentelemetry-api` can be imported (looked up once, without importing it)."""
     try:
         return importlib.util.find_spec("opentelemetry.trace") is not None
@@ -59,12 +59,12 @@ def check_telemetry(setting: Telemetry | bool | None) -> None:
     """`HookError` for a setting that asks for tracing where `opentelemetry-api` is not installed."""
     if not (setting is None or isinstance(setting, (bool, Telemetry))):
         raise HookError(f"telemetry takes a Telemetry, True, False or None, not {type(setting).__name__}")
-    if setting not in (None, False) and not installed():
+    if setting not in (None, False) and not _api_importable():
         raise HookError("telemetry needs opentelemetry-api: pip install 'flue-skills[otel]'")
 
 
 def _chosen(setting: Telemetry | bool | None) -> Telemetry | None:
-    if setting is False or (setting is None and not installed()):
+    if setting is False or (setting is None and not _api_importable()):
         return None
     return setting if isinstance(setting, Telemetry) else Telemetry()
 

@@ -29,7 +29,7 @@ from flue_runtime.agents.json_schema import place
 from flue_runtime.errors import ToolArgumentError, ToolDefinitionError
 from flue_runtime.format.schema_validator import describe, equal, json_type
 
-__all__ = ["Convert", "Mismatch", "Parameters", "Path", "Shape", "parameters_of"]
+__all__ = ["Convert", "Mismatch", "Parameters", "Shape", "parameters_of"]
 
 
 Path = tuple[str | int, ...]

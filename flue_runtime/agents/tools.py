@@ -21,9 +21,10 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from flue_runtime.agents.json_schema import JsonSchema, compact_schema, compile_schema, cut, describe_schema
+from flue_runtime.agents.json_schema import MAX_TEXT, JsonSchema, compact_schema, compile_schema, describe_schema
 from flue_runtime.agents.tool_schema import Mismatch, parameters_of
 from flue_runtime.errors import SchemaError, ToolArgumentError, ToolDefinitionError
+from flue_runtime.format.diagnostics import cut
 from flue_runtime.format.schema_validator import Validator
 
 __all__ = ["MAX_PROBLEMS", "RESERVED", "Tool", "ToolFunction", "check_arguments", "defined_tool", "tool_from_function"]
@@ -80,7 +81,9 @@ class Tool:
         try:
             return self.convert(checked)
         except Mismatch as exc:  # a check beyond the schema: a pydantic validator, a dataclass's __post_init__
-            raise ToolArgumentError(f"{self.name}: " + "; ".join(_bounded(map(cut, exc.problems)))) from None
+            raise ToolArgumentError(
+                f"{self.name}: " + "; ".join(_bounded(cut(p, MAX_TEXT) for p in exc.problems))
+            ) from None
 
 
 def _compiled(name: str, parameters: object) -> JsonSchema:
@@ -171,6 +174,12 @@ def _definition_only(**arguments: Any) -> None:
     raise AssertionError("a cached tool definition is never called")  # pragma: no cover
 
 
+# Docstrings are read here, not by a parser library: kept by measurement (issue 42). Reading them through
+# docstring_parser, or griffe as pydantic-ai does, adds the library's import to every process that makes a typed
+# function a tool: more than a few percent of such a process's CPU with docstring_parser, and with griffe more than
+# all the rest of it (BENCHMARKS.md, "Issue 42: docstrings, the byte-budget cache, the supervisor's /proc walk"). What is
+# read is the Google style's `Args:` section, which mkdocstrings reads for our own docs too
+# (tests/test_docs_site.py).
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     """The first paragraph, and `name: text` lines from a Google-style `Args:` section."""
     paragraphs = doc.strip().split("\n\n")

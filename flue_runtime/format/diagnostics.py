@@ -24,6 +24,7 @@ __all__ = [
     "Severity",
     "apply_strict",
     "bounded",
+    "cut",
     "deferred",
     "diagnostic",
     "format_json",
@@ -31,6 +32,7 @@ __all__ = [
     "printable",
     "printable_json",
     "printable_lines",
+    "quoted",
     "summary",
 ]
 
@@ -49,17 +51,18 @@ _UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff{_HIDDEN}]")
 _UNSAFE_IN_JSON = re.compile(f"[\x7f-\x9f\ud800-\udfff{_HIDDEN}]")
 
 
-def printable(text: str) -> str:
+def printable(text: str, limit: int | None = None) -> str:
     """`text` safe to print on one line: control characters, bidirectional controls and undecodable
-    bytes as escapes. The one owner of that rule: whatever a command prints of what it read (a file
-    name, a skill's description from an installed wheel) goes through it.
+    bytes as escapes; with `limit`, then `cut` to that many characters. The one owner of that rule:
+    whatever a command prints of what it read (a file name, a skill's description from an installed
+    wheel), and whatever a message quotes of what another party sent, goes through it.
 
     File names are bytes on POSIX; a name that is not UTF-8 arrives with lone surrogates
     (`os.fsdecode`), which no terminal or JSON encoder can write.
     """
-    if text.isprintable() and text.isascii():
-        return text
-    return _UNSAFE.sub(_escape, text)
+    if not (text.isprintable() and text.isascii()):
+        text = _UNSAFE.sub(_escape, text)
+    return text if limit is None else cut(text, limit)
 
 
 def printable_lines(text: str) -> str:
@@ -82,6 +85,18 @@ def printable_json(value: object) -> str:
     `\\uXXXX` escape (JSON reads it back as the same string), everything else as itself."""
     text = json.dumps(value, indent=2, ensure_ascii=False)
     return _UNSAFE_IN_JSON.sub(lambda match: json.dumps(match[0]).strip('"'), text)
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters, the last an ellipsis when it was cut: the one bound on how much of some
+    input a message shows (escape it with `printable` first where a terminal or a model reads it)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quoted(text: str, limit: int = 200) -> str:
+    """`text` as a message quotes what was sent (a path, a name, a query): `repr`, its first `limit` characters and
+    its length when longer."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flue_runtime.format.messages import piece
-from flue_runtime.format.specs import SKILL_SUFFIX, Kind, is_relative, spec_problem
+from flue_runtime.format.specs import SKILL_SUFFIX, SpecKind, is_relative, spec_problem
 
 __all__ = ["EXAMPLE", "export_kind", "export_problem", "not_exported"]
 
@@ -19,7 +19,7 @@ __all__ = ["EXAMPLE", "export_kind", "export_problem", "not_exported"]
 EXAMPLE = "acme_skills/review/SKILL.md"
 
 
-def export_kind(spec: str) -> Kind:
+def export_kind(spec: str) -> SpecKind:
     """A markdown file for a `.md` spec other than a `SKILL.md`; a skill otherwise."""
     return "markdown" if spec.endswith(".md") and not spec.endswith(SKILL_SUFFIX) else "skill"
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Protocol
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic
 from flue_runtime.format.messages import piece
 
-__all__ = ["FRONTMATTER_LIMIT", "Frontmatter", "MAX_NESTING", "Mark", "Path", "Span", "decode", "parse", "yaml_quote"]
+__all__ = ["FRONTMATTER_LIMIT", "Frontmatter", "MAX_NESTING", "Mark", "Span", "decode_text", "parse", "yaml_quote"]
 
 
 #: Frontmatter larger than this is refused; SKILL.md metadata is a few hundred bytes.
@@ -77,7 +77,7 @@ class Frontmatter:
         return Span(mark.line + self.first_line, mark.column + 1) if mark is not None else Span(1, 1)
 
 
-def decode(data: bytes, path: str) -> tuple[str | None, list[Diagnostic]]:
+def decode_text(data: bytes, path: str) -> tuple[str | None, list[Diagnostic]]:
     """UTF-8 text without its BOM, or a diagnostic at the first bad byte."""
     try:
         text = data.decode("utf-8")
@@ -96,7 +96,7 @@ def decode(data: bytes, path: str) -> tuple[str | None, list[Diagnostic]]:
 def parse(data: bytes, path: str, limit: int = FRONTMATTER_LIMIT) -> Frontmatter:
     """Read SKILL.md bytes into a `Frontmatter`; problems land in its diagnostics."""
     result = Frontmatter(path)
-    text, problems = decode(data, path)
+    text, problems = decode_text(data, path)
     if text is None:
         result.diagnostics.extend(problems)
         return result

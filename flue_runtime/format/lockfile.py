@@ -35,7 +35,7 @@ from flue_runtime.errors import LockFileError
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.records import is_content_id
 
-__all__ = ["FORMAT", "LOCK_FILE", "Lock", "Pinned", "Published", "Server", "default_lock", "read_lock"]
+__all__ = ["LOCK_FILE", "Lock", "Pinned", "Published", "Server", "default_lock", "read_lock"]
 
 LOCK_FILE = "flue-skills.lock"
 FORMAT = 1

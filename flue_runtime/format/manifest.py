@@ -51,7 +51,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUNDLE_DIR",
-    "FORMAT",
     "MANIFEST_FILE",
     "MANIFEST_LIMIT",
     "MARKDOWN_DIR",
@@ -405,7 +404,10 @@ def _files(text: str) -> tuple[PackedFile, ...]:
         if not line:
             continue
         row = line.split("\t")
-        _require(len(row) == 3, f"the file line {line[:80]!r} is not `path<TAB>size<TAB>sha256`")
+        if len(row) != 3:
+            from flue_runtime.format.diagnostics import quoted  # (for the message only: mounting never loads it)
+
+            raise _Malformed(f"the file line {quoted(line, 80)} is not `path<TAB>size<TAB>sha256`")
         path, size, sha256 = row
         _require(_SIZE.fullmatch(size) is not None, f"{path!r} has no size")
         _require(_SHA256.fullmatch(sha256) is not None, f"{path!r} has no SHA-256")

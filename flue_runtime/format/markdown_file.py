@@ -14,7 +14,7 @@ from pathlib import Path
 
 from flue_runtime.errors import UnsafeFileError
 from flue_runtime.format.diagnostics import Diagnostic, bounded, diagnostic, has_errors
-from flue_runtime.format.frontmatter import decode
+from flue_runtime.format.frontmatter import decode_text
 from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.format.secrets import allowed_secret, found_secrets, is_secret_file, secret_file
@@ -107,7 +107,7 @@ def vet_markdown(
     if info.st_nlink > 1:
         problems.append(hard_linked(display, info.st_nlink))
     data = found.data or b""
-    text, decoded = decode(data, display)
+    text, decoded = decode_text(data, display)
     problems.extend(decoded)
     if found.size > LARGE_FILE:
         problems.append(diagnostic("FLU305 markdown", display, mib=found.size / (1024 * 1024)))

@@ -75,7 +75,9 @@ def _problem(path: str) -> str:
 
 def some_paths(paths: Sequence[str]) -> str:
     """`paths` joined for a message: at most `LISTED_PATHS` of them, then how many more ("none" for none)."""
-    shown = ", ".join(p if len(p) <= 200 else p[:200] + "..." for p in paths[:LISTED_PATHS]) or "none"
+    from flue_runtime.format.diagnostics import cut  # (for a message only: mounting never loads it)
+
+    shown = ", ".join(cut(p, 200) for p in paths[:LISTED_PATHS]) or "none"
     return shown if len(paths) <= LISTED_PATHS else f"{shown} and {len(paths) - LISTED_PATHS:,} more"
 
 

@@ -2,19 +2,31 @@
 
 `./x` or `../x` names a path next to the calling module; otherwise the first segment is an
 importable package (`acme_skills/review/SKILL.md`). It sits in the format layer because
-the configuration (`[tool.flue] exports`) is checked with it too; `flue_runtime.mount.specs`
-turns a spec into what resolution works with.
+the configuration (`[tool.flue] exports`) is checked with it too. `parse_spec` is the run time's
+reading: a call the build accepted resolves, and a malformed one fails with the same explanation.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["IDENTIFIER", "Kind", "SKILL_SUFFIX", "example_spec", "is_relative", "spec_problem"]
+from flue_runtime.errors import SpecError
+
+__all__ = [
+    "IDENTIFIER",
+    "SKILL_SUFFIX",
+    "SpecKind",
+    "Spec",
+    "example_spec",
+    "is_relative",
+    "parse_spec",
+    "spec_problem",
+]
 
 
-Kind = Literal["skill", "markdown"]
+SpecKind = Literal["skill", "markdown"]
 SKILL_SUFFIX = "/SKILL.md"
 #: A plain (ASCII) Python identifier: a package name a spec may start with.
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -25,7 +37,7 @@ def is_relative(spec: str) -> bool:
     return spec.startswith(("./", "../"))
 
 
-def spec_problem(kind: Kind, spec: str) -> str:
+def spec_problem(kind: SpecKind, spec: str) -> str:
     """Why `spec` is not a well-formed spec for `kind`, or "" when it is (the scanner's rules)."""
     if not spec:
         return "the spec is empty"
@@ -54,6 +66,35 @@ def spec_problem(kind: Kind, spec: str) -> str:
     return ""
 
 
-def example_spec(kind: Kind) -> str:
+def example_spec(kind: SpecKind) -> str:
     """A well-formed spec of `kind`, for messages."""
     return "./skills/refunds/SKILL.md" if kind == "skill" else "./prompts/system.md"
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """A well-formed spec: `relative` ones start with `./` or `../`, the others with a package name."""
+
+    kind: SpecKind
+    text: str
+    relative: bool
+
+    @property
+    def segments(self) -> list[str]:
+        return self.text.split("/")
+
+    @property
+    def call(self) -> str:
+        return f"{self.kind}({self.text!r})"
+
+
+def parse_spec(kind: SpecKind, spec: object) -> Spec:
+    """`spec` checked for `kind`; `SpecError` saying what is wrong and what a good one looks like."""
+    if not isinstance(spec, str):
+        raise SpecError(
+            f"{kind}() takes one string, the spec, not {type(spec).__name__}; for example {kind}({example_spec(kind)!r})"
+        )
+    problem = spec_problem(kind, spec)
+    if problem:
+        raise SpecError(f"malformed spec {kind}({spec!r}): {problem}; for example {kind}({example_spec(kind)!r})")
+    return Spec(kind, spec, is_relative(spec))

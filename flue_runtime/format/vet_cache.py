@@ -27,7 +27,7 @@ from flue_runtime.format.skill_folder import VettedSkill, vet_tree
 from flue_runtime.format.trees import DiskTree, Stat
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits, allowed_paths
 
-__all__ = ["CACHE_SIZE", "SETTLE_NS", "VetCache"]
+__all__ = ["SETTLE_NS", "VetCache"]
 
 
 #: How long ago an entry must have changed, when it was vetted, for its `lstat` to be trusted.

@@ -55,6 +55,7 @@ from flue_runtime.errors import (
     SkillSourceError,
     SkillWarning,
 )
+from flue_runtime.format.diagnostics import quoted
 from flue_runtime.format.frontmatter import parse
 from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE, ListedFile
@@ -264,7 +265,7 @@ class ProviderSkill:
             if total > self._limits.bundle_size:
                 raise ValueError(
                     f"the files add up to more than {format_size(self._limits.bundle_size)}, the limit, at "
-                    f"{path[:200]!r} ({count:,} of {len(paths):,} files): not fetched further"
+                    f"{quoted(path)} ({count:,} of {len(paths):,} files): not fetched further"
                 )
             self._fetched[path] = data
             yield ListedFile(path, len(data))

@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from flue_runtime.errors import DestinationError, ExportError, FlueError
 from flue_runtime.format.naming import is_valid_name, name_problems
@@ -27,10 +27,20 @@ from flue_runtime.mount.origin_record import ExportedSkill, write_origin
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.vfs import identity_of
 
-__all__ = ["Exported", "Outcome", "checked_files", "export_skills"]
+__all__ = ["Exported", "Written", "checked_files", "export_skills"]
 
 
-Outcome = Literal["written", "replaced", "unchanged"]
+#: What export did to a skill's folder.
+Written = Literal["written", "replaced", "unchanged"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Outcome":  # its name in 0.1, kept until 0.3 (`flue_runtime.publish.Outcome` is another thing)
+        import warnings
+
+        warnings.warn("export.Outcome is export.Written (Outcome goes in 0.3)", DeprecationWarning, stacklevel=2)
+        return Written
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -39,7 +49,7 @@ class Exported:
 
     name: str
     folder: Path
-    outcome: Outcome
+    outcome: Written
 
 
 def export_skills(
@@ -66,7 +76,7 @@ def export_skills(
         names = ", ".join(sorted(place for _, place in places))
         raise ExportError(f"two skills to export share a name ({names}); export each name once")
     contents = {place: checked_files(skill) for skill, place in places}
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[str, Written] = {}
     for skill, place in places:
         folder = dest / place
         existing = _existing(folder)

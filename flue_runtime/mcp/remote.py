@@ -30,7 +30,7 @@ This module mounts; each other concern is a module of its own:
 - `mcp.remote_listing`: `skills/list` (every page) and `skills/get` (a skill loaded by URI alone);
 - `mcp.remote_source`: one skill as a source, its reads `resources/read` checked by `mcp.host`, mounted from its
   entry and loaded at first need, in every path under its server's identity;
-- `mcp.remote_cache`: the verified files kept in memory by URI and digest, so a file is read from the server once.
+- `mcp.contents.Kept`: the verified files kept in memory by URI and digest, so a file is read from the server once.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from flue_runtime.mcp.host import check_entry
 from flue_runtime.mcp.pinning import Pins, pins_for
 from flue_runtime.mcp.remote_connection import Connection, Target, server_identity, server_of
 from flue_runtime.mcp.remote_listing import asked_uris, get_skills, list_skills, skipped
-from flue_runtime.mcp.remote_source import FROM, FROM_LINE, UNVERIFIED, ListedSkill, RemoteSkill
+from flue_runtime.mcp.remote_source import FROM, FROM_LINE, UNVERIFIED, MountedRemoteSkill, RemoteSkill
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.sources import vet_catalog, vet_listing
 
@@ -236,7 +236,7 @@ def _mount(
         return None, [skipped(connection, entry, str(refused))]
     said = fields.description + FROM.format(origin=source.describe(), identity=source.identity)
     said += UNVERIFIED if dynamic else ""
-    listed = ListedSkill(source, fields, files, limits)
+    listed = MountedRemoteSkill(source, fields, files, limits)
     return SkillReference(replace(fields, description=said), listed, known_id=listed.known_id), notes
 
 

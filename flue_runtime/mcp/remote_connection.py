@@ -43,13 +43,14 @@ from mcp_types.jsonrpc import CONNECTION_CLOSED
 from pydantic import ValidationError
 
 from flue_runtime.errors import RemoteSkillsError, SkillVerificationError
+from flue_runtime.format.diagnostics import printable
 from flue_runtime.format.vetting import Limits
+from flue_runtime.mcp.contents import Kept
 from flue_runtime.mcp.entries import EXTENSION_ID
 from flue_runtime.mcp.http_replies import parsed_http_transport
-from flue_runtime.mcp.remote_cache import Verified
 from flue_runtime.mcp.replies import Bound, count_replies, reply_limit, stdio_transport
 
-__all__ = ["SHOWN", "Closed", "Connection", "Refused", "Target", "bounded", "one_line", "server_identity", "server_of"]
+__all__ = ["SHOWN", "Closed", "Connection", "Refused", "Target", "server_identity", "server_of"]
 
 T = TypeVar("T")
 Target = str | Sequence[str] | StdioServerParameters
@@ -98,7 +99,7 @@ class Connection:
         self._http_status = ""
         self.identity = server_identity(server)
         #: Files read and verified, for the next read of them (SEP-2640: hosts SHOULD cache verified content).
-        self.verified = Verified()
+        self.verified = Kept()  # what was read from the server and verified, by URI and digest
 
     def call(self, what: str, request: Callable[[Client], Awaitable[T]], deadline: float | None = None) -> T:
         """`request(client)` on the loop, answered before `deadline` (`timeout` from now when None)."""
@@ -274,7 +275,7 @@ class Connection:
         if isinstance(exc, MCPError):
             if exc.error.code == CONNECTION_CLOSED:
                 return Closed()
-            return Refused(bounded(f"error {exc.error.code}: {exc}{self._http_status}"), exc.error.code)
+            return Refused(printable(f"error {exc.error.code}: {exc}{self._http_status}", SHOWN), exc.error.code)
         if isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)):
             return Closed()
         if isinstance(exc, ValidationError):
@@ -340,35 +341,25 @@ def server_of(target: Target, headers: Mapping[str, str] | None) -> tuple[str | 
         parts = urlsplit(target)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise RemoteSkillsError(
-                bounded(f"MCP server {target!r}"),
+                printable(f"MCP server {target!r}", SHOWN),
                 "a target is an http(s):// URL, a command as a list of strings, or StdioServerParameters",
             )
         host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
         port = f":{parts.port}" if parts.port else ""
-        return target, bounded(f"MCP server {parts.scheme}://{host}{port}{parts.path}")
+        return target, printable(f"MCP server {parts.scheme}://{host}{port}{parts.path}", SHOWN)
     if headers:
-        raise RemoteSkillsError(bounded(f"MCP server {target!r}"), "headers= go with an http(s):// URL only")
+        raise RemoteSkillsError(printable(f"MCP server {target!r}", SHOWN), "headers= go with an http(s):// URL only")
     if isinstance(target, StdioServerParameters):
-        return target, bounded(f"MCP server `{shlex.join([target.command, *target.args])}`")
+        return target, printable(f"MCP server `{shlex.join([target.command, *target.args])}`", SHOWN)
     if isinstance(target, Sequence) and target and all(isinstance(part, str) for part in target):
         command = list(target)
-        return StdioServerParameters(command=command[0], args=command[1:]), bounded(
-            f"MCP server `{shlex.join(command)}`"
+        return StdioServerParameters(command=command[0], args=command[1:]), printable(
+            f"MCP server `{shlex.join(command)}`", SHOWN
         )
     raise RemoteSkillsError(
-        bounded(f"MCP server {target!r}"),
+        printable(f"MCP server {target!r}", SHOWN),
         "a target is an http(s):// URL, a command as a non-empty list of strings, or StdioServerParameters",
     )
-
-
-def bounded(text: str) -> str:
-    text = one_line(text)
-    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
-
-
-def one_line(text: str) -> str:
-    """`text` with control characters escaped: a server's words never move a terminal's cursor."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -382,4 +373,4 @@ def _failure(exc: BaseException) -> str:
     """An exception in a few words."""
     exc = _leaf(exc)
     text = str(exc) or type(exc).__name__
-    return bounded(f"{type(exc).__name__}: {text}" if not text.startswith(type(exc).__name__) else text)
+    return printable(f"{type(exc).__name__}: {text}" if not text.startswith(type(exc).__name__) else text, SHOWN)

@@ -14,8 +14,9 @@ from mcp_types.jsonrpc import METHOD_NOT_FOUND
 from pydantic import BaseModel, ConfigDict, Field
 
 from flue_runtime.errors import RemoteSkillsError
+from flue_runtime.format.diagnostics import cut, printable
 from flue_runtime.format.records import SKILL_FILE
-from flue_runtime.mcp.remote_connection import SHOWN, Connection, Refused, bounded, one_line
+from flue_runtime.mcp.remote_connection import SHOWN, Connection, Refused
 
 __all__ = ["MAX_PAGES", "MAX_SKILLS", "asked_uris", "get_skills", "list_skills", "skipped"]
 
@@ -88,12 +89,12 @@ def asked_uris(shown: str, uris: Sequence[str]) -> list[str]:
     connecting). No scheme is privileged (final text, "Resource Mapping"): whether a URI is a skill is for the
     server's answer to `skills/get` to say, never for its scheme."""
     if isinstance(uris, str) or not isinstance(uris, Sequence):
-        raise RemoteSkillsError(shown, f"uris= is a list of URIs of a {SKILL_FILE}, not {bounded(repr(uris))}")
+        raise RemoteSkillsError(shown, f"uris= is a list of URIs of a {SKILL_FILE}, not {printable(repr(uris), SHOWN)}")
     for uri in uris:
         if not (isinstance(uri, str) and _ABSOLUTE.match(uri) and uri.endswith("/" + SKILL_FILE)):
             raise RemoteSkillsError(
                 shown,
-                f"uris= holds {bounded(repr(uri))}: a skill's URI is the absolute URI of its {SKILL_FILE} "
+                f"uris= holds {printable(repr(uri), SHOWN)}: a skill's URI is the absolute URI of its {SKILL_FILE} "
                 f"(skill://acme/refunds/{SKILL_FILE}, or under the scheme the server serves it by)",
             )
     return list(uris)
@@ -120,7 +121,7 @@ def get_skills(connection: Connection, uris: list[str], deadline: float) -> tupl
             notes.append(skipped(connection, {"uri": uri}, f"skills/get: the server answered {refused}"))
             continue
         if not isinstance(got, Mapping) or got.get("uri") != uri:
-            said = bounded(repr(got.get("uri") if isinstance(got, Mapping) else got))
+            said = printable(repr(got.get("uri") if isinstance(got, Mapping) else got), SHOWN)
             notes.append(skipped(connection, {"uri": uri}, f"skills/get answered with another entry ({said})"))
             continue
         entries.append(got)
@@ -130,6 +131,6 @@ def get_skills(connection: Connection, uris: list[str], deadline: float) -> tupl
 def skipped(connection: Connection, entry: Mapping[str, Any], reason: str) -> str:
     """The warning for a skill left out: the server, the entry's URI, why."""
     uri = str(entry.get("uri"))
-    shown = uri if len(uri) <= SHOWN else uri[: SHOWN - 1] + "…"
+    shown = cut(uri, SHOWN)
     reason = reason.removeprefix(connection.shown + " ")  # (a source's error names the server first, as here)
-    return f"{connection.shown}: skill {shown!r} not mounted: {one_line(reason)}"
+    return f"{connection.shown}: skill {shown!r} not mounted: {printable(reason)}"

@@ -1,6 +1,6 @@
 """One skill of a remote Skills server as a source: `RemoteSkill`, the `SkillSource` whose listing is its entry's
 manifest (path, size, SHA-256) and whose reads are `resources/read` of its URIs, each checked by the host's rules
-(`mcp.host`) before `load_skill`'s own checks see it; and `ListedSkill`, the `MountedSource` a reference holds,
+(`mcp.host`) before `load_skill`'s own checks see it; and `MountedRemoteSkill`, the `MountedSource` a reference holds,
 mounted from the entry alone and loaded at first need (SEP-2640: nothing is fetched ahead of need).
 
 Every path where a remote skill's files appear encodes its server (`server_identity`, the source's `identity`):
@@ -22,11 +22,11 @@ from flue_runtime.format.diagnostics import printable
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
 from flue_runtime.format.vetting import Limits
 from flue_runtime.mcp.host import verify_file, verify_skill_md
-from flue_runtime.mcp.remote_connection import Connection, one_line
+from flue_runtime.mcp.remote_connection import Connection
 from flue_runtime.mount.reference import MountedSource
 from flue_runtime.mount.sources import vet_source
 
-__all__ = ["FROM", "FROM_LINE", "UNVERIFIED", "ListedSkill", "RemoteSkill"]
+__all__ = ["FROM", "FROM_LINE", "UNVERIFIED", "MountedRemoteSkill", "RemoteSkill"]
 
 #: What a dynamic skill's catalog line says after its description: its content was not verified.
 UNVERIFIED = " (unverified: served as dynamic content, without digests to check it by)"
@@ -86,7 +86,7 @@ class RemoteSkill:
             return self._skill_md  # (read once: what is vetted is what is served)
         uri = self._uris[path]
         listed = self._files[path]
-        kept = self._connection.verified.get(uri, listed.sha256)
+        kept = self._connection.verified.get((uri, listed.sha256)) if listed.sha256 is not None else None
         if kept is not None:
             return kept
         data = self._fetch(uri, listed.size)
@@ -95,7 +95,7 @@ class RemoteSkill:
         else:
             data = verify_file(self.entry, uri, data)
         if listed.sha256 is not None:
-            self._connection.verified.keep(uri, listed.sha256, data)
+            self._connection.verified.keep((uri, listed.sha256), data)
         return data
 
     def _verified_skill_md(self, data: bytes) -> bytes:
@@ -111,7 +111,7 @@ class RemoteSkill:
             raise
 
 
-class ListedSkill(MountedSource):
+class MountedRemoteSkill(MountedSource):
     """A listed skill, mounted from its entry alone: its catalog fields and file list vetted from the entry
     (`vet_listing`); its SKILL.md fetched, verified against the entry and the whole skill vetted by `load_skill`'s
     rules only when first needed (its instructions, a file, a script), and refused then if it does not pass.
@@ -215,4 +215,4 @@ def _entry_id(entry: Mapping[str, Any]) -> str:
 
 def _after(error: Exception, shown: str) -> str:
     """An error's text without the source's name in front (the message around it names it)."""
-    return one_line(str(error).removeprefix(shown).lstrip(": "))
+    return printable(str(error).removeprefix(shown).lstrip(": "))

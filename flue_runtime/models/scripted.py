@@ -8,10 +8,10 @@ from collections.abc import Callable, Sequence
 from flue_runtime.errors import ScriptExhaustedError
 from flue_runtime.models.base import ModelRequest, ModelResponse, ToolCall
 
-__all__ = ["ScriptedModel", "Turn"]
+__all__ = ["ScriptedModel", "ScriptedReply"]
 
 
-Turn = str | Sequence[ToolCall] | ModelResponse | Callable[[ModelRequest], ModelResponse]
+ScriptedReply = str | Sequence[ToolCall] | ModelResponse | Callable[[ModelRequest], ModelResponse]
 
 
 class ScriptedModel:
@@ -21,7 +21,7 @@ class ScriptedModel:
     function of the request returning a `ModelResponse`.
     """
 
-    def __init__(self, turns: Sequence[Turn]) -> None:
+    def __init__(self, turns: Sequence[ScriptedReply]) -> None:
         self.turns = list(turns)
         self.requests: list[ModelRequest] = []
 

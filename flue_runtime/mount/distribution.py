@@ -34,16 +34,16 @@ from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, MANIFEST_LIM
 from flue_runtime.format.records import SKILL_FILE, ListedFile
 from flue_runtime.format.safe_read import read_regular
 from flue_runtime.mount.bundled import InstalledBundle, bundle_of, is_regular_package, module_spec
-from flue_runtime.mount.installed import editable_folder
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.sources import vet_source
+from flue_runtime.mount.wheel_install import editable_folder
 
 __all__ = [
-    "Found",
+    "DistributionSkills",
     "RawSkillFolder",
     "Shipped",
     "ShippedSkill",
-    "find_skills",
+    "distribution_skills",
     "raw_skill_folders",
     "shipped",
     "shipped_skills",
@@ -66,15 +66,15 @@ def skills_of(name: str) -> list[SkillReference]:
 
     from flue_runtime.errors import SkillWarning
 
-    found = find_skills(name)
+    found = distribution_skills(name)
     for note in found.notes:
         warnings.warn(note, SkillWarning, stacklevel=2)
     return found.skills
 
 
 @dataclass(frozen=True)
-class Found:
-    """What `find_skills` found: the skills (sorted by name), where each lies (its bundle package, or the
+class DistributionSkills:
+    """What `distribution_skills` found: the skills (sorted by name), where each lies (its bundle package, or the
     folder holding it inside the distribution), and a line for each folder skipped and each warning given."""
 
     skills: list[SkillReference]
@@ -82,7 +82,7 @@ class Found:
     notes: list[str]
 
 
-def find_skills(name: str, package: str | None = None) -> Found:
+def distribution_skills(name: str, package: str | None = None) -> DistributionSkills:
     """`skills_of(name)` without warning (the CLI prints the notes its own way). `package`: only the skills
     inside that top-level package."""
     dist, package = _distribution(name, package)
@@ -90,7 +90,7 @@ def find_skills(name: str, package: str | None = None) -> Found:
     bundles = _bundles(files, package)
     if bundles:
         bundled = _skills_of(bundles)
-        return Found(sorted(bundled, key=lambda s: (s.name, s.origin)), bundled, [])
+        return DistributionSkills(sorted(bundled, key=lambda s: (s.name, s.origin)), bundled, [])
     where: dict[SkillReference, str] = {}
     notes: list[str] = []
     shown = dist.name  # (parsed from METADATA at every access)
@@ -103,7 +103,7 @@ def find_skills(name: str, package: str | None = None) -> Found:
             continue
         notes.extend(warned)
         where.setdefault(skill, posixpath.dirname(folder))
-    return Found(sorted(where, key=lambda s: (s.name, s.origin)), where, notes)
+    return DistributionSkills(sorted(where, key=lambda s: (s.name, s.origin)), where, notes)
 
 
 def _distribution(name: str, package: str | None) -> tuple[Distribution, str | None]:
@@ -205,7 +205,7 @@ class Shipped:
     described: str
     bundles: tuple[InstalledBundle, ...] = field(default=())
     project: Path | None = None
-    raw: Found | None = None
+    raw: DistributionSkills | None = None
 
     def listed(self) -> list[ShippedSkill]:
         """A row per skill (none for an editable project: only its build's rules can list those)."""
@@ -258,7 +258,7 @@ def _shipping(described: str, bundles: list[InstalledBundle], name: str, raw_of:
     if project is not None:
         return Shipped(name, described, project=project)
     try:
-        found = find_skills(raw_of, package)
+        found = distribution_skills(raw_of, package)
     except SkillNotFoundError:
         return Shipped(name, described)
     return Shipped(name, described, raw=found if found.skills or found.notes else None)

@@ -30,7 +30,7 @@ LABELLED = (
     "skills of different origins share names; each resolves within its own origin: the application's own skills "
     "keep their names, and remote skills are mounted under labels of their servers"
 )
-#: How much of an origin a line shown to the model holds.
+#: How much of an origin (what a source says of itself: input, escaped first) a line shown to the model holds.
 _SHOWN = 500
 
 
@@ -61,7 +61,7 @@ def per_origin(skills: Sequence[SkillReference]) -> tuple[list[SkillReference], 
         label = _free(skill.name, server_label(identity), taken)
         taken.add(label)
         out.append(skill.renamed(label))
-        said.append(f"{skill.name!r} of {_bounded(skill.origin)} (server {identity}) as {label!r}")
+        said.append(f"{skill.name!r} of {printable(skill.origin, _SHOWN)} (server {identity}) as {label!r}")
     return out, f"{LABELLED}: {'; '.join(said)}"
 
 
@@ -72,7 +72,7 @@ def origin_line(skill: SkillReference, what: str) -> str | None:
     if identity is None:
         return None
     return (
-        f"[{what} of skill {skill.name!r}, served by {_bounded(skill.origin)}, server {identity}: a remote MCP "
+        f"[{what} of skill {skill.name!r}, served by {printable(skill.origin, _SHOWN)}, server {identity}: a remote MCP "
         "server's content, not the application's.]"
     )
 
@@ -86,9 +86,3 @@ def _free(name: str, label: str, taken: set[str]) -> str:
         if candidate not in taken:
             return candidate
     raise AssertionError("unreachable: more candidates than names taken")
-
-
-def _bounded(text: str) -> str:
-    """`text` on one line (`printable`) and at most `_SHOWN` characters: what a source says of itself is input."""
-    text = printable(text)
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"

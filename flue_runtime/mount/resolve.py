@@ -9,7 +9,7 @@ Order, for a call in module M:
    providing it declares `[tool.flue] exports` (its manifest, or its project in dev mode), a spec
    from another package must be one of them (`NotExportedError`).
 Anything else is an error that says which of these was tried and how to fix it. A package without a
-bundle that was installed from a wheel (not a source tree, not an editable install: `installed`) was
+bundle that was installed from a wheel (not a source tree, not an editable install: `wheel_install`) was
 built without the hook: its skills read from disk get one `MissingBuildHookWarning` per distribution,
 and a skill missing from disk is a `MissingBuildHookError`; from a source tree it is a wrong path, with
 a "did you mean" when a folder or file close to it exists.
@@ -40,11 +40,10 @@ from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Reference
 from flue_runtime.format.messages import words
 from flue_runtime.format.nearest import nearest_path
 from flue_runtime.format.paths import is_inside
-from flue_runtime.format.specs import SKILL_SUFFIX, Kind
+from flue_runtime.format.specs import SKILL_SUFFIX, Spec, SpecKind, parse_spec
 from flue_runtime.mount.bundled import InstalledBundle, bundle_of, bundle_package, is_regular_package, module_spec
-from flue_runtime.mount.installed import installed
 from flue_runtime.mount.reference import SkillReference
-from flue_runtime.mount.specs import Spec, parse_spec
+from flue_runtime.mount.wheel_install import wheel_install
 
 __all__ = ["markdown", "resolve_markdown", "resolve_skill", "skill"]
 
@@ -143,7 +142,7 @@ def _from_reference(bundle: InstalledBundle, ref: Reference, spec: Spec, caller:
     return _load(bundle, spec.kind, ref.target, spec, caller)
 
 
-def _load(bundle: InstalledBundle, kind: Kind, id: str, spec: Spec, caller: Caller) -> SkillReference | str:
+def _load(bundle: InstalledBundle, kind: SpecKind, id: str, spec: Spec, caller: Caller) -> SkillReference | str:
     if kind == "skill":
         entry = bundle.skill_entry(id)
         if entry.source is not None:
@@ -222,7 +221,7 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
     if bundle_name is not None and bundle is None:
         missing = os.path.join(locations[0], *parts[1:]) if locations else "/".join(parts)
         missing = os.path.dirname(missing) if spec.kind == "skill" else missing
-        if installed(bundle_name) is None:  # a source tree or an editable install: the path is wrong
+        if wheel_install(bundle_name) is None:  # a source tree or an editable install: the path is wrong
             raise SkillNotFoundError(
                 f"{spec.call} in {caller.where()}: package {top!r} is read from its source tree (at {where}) and "
                 f"there is no {what} {missing}; {guess}check the spec's path"
@@ -292,7 +291,7 @@ def _relative_not_found(
             f"{head}: no {what}, and {caller.module!r} is not inside a regular package (a folder with __init__.py), "
             f"so nothing could be bundled for it; {guess}check the path, or move the module into a package"
         )
-    if bundle is None and installed(package) is None:  # a source tree or an editable install: the path is wrong
+    if bundle is None and wheel_install(package) is None:  # a source tree or an editable install: the path is wrong
         return SkillNotFoundError(
             f"{head}: no {what} (package {package!r} is read from its source tree, and a ./ spec is relative to the "
             f"module's folder); {guess}check the spec's path"
@@ -327,7 +326,7 @@ _warned: set[str] = set()
 def _warn_if_installed(package: str, spec: Spec, caller: Caller) -> None:
     """One `MissingBuildHookWarning` per distribution when `package`, read from disk, was installed from a wheel:
     a wheel built without the hook ships its skill folders raw and unvetted, `.env` files included."""
-    found = installed(package)
+    found = wheel_install(package)
     if found is None or (found.distribution or found.location) in _warned:
         return
     _warned.add(found.distribution or found.location)

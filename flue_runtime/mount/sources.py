@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from flue_runtime.errors import SkillPathError, SkillSourceError, SkillWarning
-from flue_runtime.format.diagnostics import Diagnostic, diagnostic, has_errors
+from flue_runtime.format.diagnostics import Diagnostic, cut, diagnostic, has_errors
 from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
@@ -197,8 +197,7 @@ def shown_as(source: object) -> str:
         text = None
     if not isinstance(text, str) or not text.strip():
         return f"{type(source).__name__} source"
-    text = " ".join(text.split())
-    return text if len(text) <= _DESCRIBED else text[: _DESCRIBED - 1] + "…"
+    return cut(" ".join(text.split()), _DESCRIBED)
 
 
 def fetch(source: SkillSource, shown: str, path: str) -> bytes:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, NoReturn
 
 from flue_runtime.errors import FlueError, ReadOnlyError, ResourceNotFoundError, SkillPathError
+from flue_runtime.format.diagnostics import quoted
 from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.reference import SkillReference
@@ -35,7 +36,6 @@ __all__ = [
     "VirtualEntry",
     "checked_identity",
     "identity_of",
-    "shown_path",
     "skill_folder",
 ]
 
@@ -73,11 +73,6 @@ def skill_folder(skill: SkillReference) -> str:
     a remote server, `remote/<identity>/<name>`."""
     identity = identity_of(skill)
     return f"skills/{skill.name}" if identity is None else f"remote/{identity}/{skill.name}"
-
-
-def shown_path(path: str) -> str:
-    """`path` as an error quotes what the model sent: `repr`, cut when long."""
-    return repr(path) if len(path) <= 300 else f"{path[:200]!r}... ({len(path):,} characters)"
 
 
 @dataclass(frozen=True)
@@ -163,7 +158,7 @@ class SkillTree:
             return None, clean
         name = self._named(clean)
         inner = "/".join(parts[3 if parts[0] == "remote" else 2 :])
-        raise ResourceNotFoundError(f"no mounted skill at {shown_path(path)}; {self._unknown(name, inner)}")
+        raise ResourceNotFoundError(f"no mounted skill at {quoted(path)}; {self._unknown(name, inner)}")
 
     @staticmethod
     def _named(rest: str) -> str:
@@ -195,7 +190,7 @@ class SkillTree:
         close = difflib.get_close_matches(name[:128], list(self._skills), n=1)  # (no name is longer)
         if not close:
             return f"available skills: {some_paths(self.names)} (activate_skill lists each one's files)"
-        near = self.close(inner, close) if inner else []
+        near = self.closest(inner, close) if inner else []
         if near:
             return f"did you mean {' or '.join(near)}?"
         return f"did you mean skill {close[0]!r}? Its files: {some_paths(self.files_of(close[0]))}"
@@ -209,7 +204,7 @@ class SkillTree:
         """The virtual paths of the file `inner` in each of the skills `names` that has it."""
         return [self.path(name, inner) for name in names if self.has(name, inner)]
 
-    def close(self, inner: str, names: Iterable[str], n: int = 3) -> list[str]:
+    def closest(self, inner: str, names: Iterable[str], n: int = 3) -> list[str]:
         """The virtual paths of the files of skills `names` whose paths are closest to `inner`: the `n` closest
         paths, in each skill that has one."""
         if len(inner) > _COMPARED_LENGTH:
@@ -223,6 +218,13 @@ class SkillTree:
         found = difflib.get_close_matches(inner, list(where), n=n)
         return [self.path(name, path) for path in found for name in where[path]]
 
+    def close(self, inner: str, names: Iterable[str], n: int = 3) -> list[str]:
+        """Deprecated (until 0.3): `closest`, whose name this read as closing the tree."""
+        import warnings
+
+        warnings.warn("SkillTree.close() is SkillTree.closest() (close goes in 0.3)", DeprecationWarning, stacklevel=2)
+        return self.closest(inner, names, n)
+
     def files_of(self, name: str, folder: str = "") -> list[str]:
         """The virtual paths of skill `name`'s files (under `folder`)."""
         prefix = f"{folder}/" if folder else ""
@@ -230,7 +232,7 @@ class SkillTree:
 
     def _missing(self, skill: SkillReference, inner: str) -> ResourceNotFoundError:
         """A file skill `skill` does not have, and the ones it does."""
-        close = self.close(inner, [skill.name])
+        close = self.closest(inner, [skill.name])
         advice = (
             f"did you mean {' or '.join(close)}?" if close else f"its files: {some_paths(self.files_of(skill.name))}"
         )
@@ -265,12 +267,12 @@ class SkillTree:
         if skill is None:
             below = self._below(inner)
             raise ResourceNotFoundError(
-                f"{shown_path(path)} is a folder of the mounted skills ({some_paths([e.name for e in below])}); "
+                f"{quoted(path)} is a folder of the mounted skills ({some_paths([e.name for e in below])}); "
                 f"read a skill's file, like {self.example()}"
             )
         if not inner or self._is_folder(skill, inner):
             raise ResourceNotFoundError(
-                f"{shown_path(path)} is a folder of skill {skill.name!r}; read one of its files: "
+                f"{quoted(path)} is a folder of skill {skill.name!r}; read one of its files: "
                 f"{some_paths(self.files_of(skill.name, inner))}"
             )
         if not self.has(skill.name, inner):

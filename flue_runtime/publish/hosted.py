@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from flue_runtime.errors import HostedServiceError
 from flue_runtime.models.sdk import Provider, error_fields
-from flue_runtime.publish.preflight import Upload, archive
+from flue_runtime.publish.preflight import Upload, zip_upload
 
 __all__ = ["Service", "connect"]
 
@@ -154,4 +154,4 @@ def _parts(made: Upload) -> list[tuple[str, bytes, str]]:
 
 
 def _zipped(made: Upload) -> tuple[str, bytes, str]:
-    return (f"{made.folder}.zip", archive(made), "application/zip")
+    return (f"{made.folder}.zip", zip_upload(made), "application/zip")

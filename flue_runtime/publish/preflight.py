@@ -28,7 +28,7 @@ from flue_runtime.format.records import SKILL_FILE, PackedFile, content_id
 from flue_runtime.integrations.export import checked_files
 from flue_runtime.mount.reference import SkillReference
 
-__all__ = ["RULES", "SERVICES", "Upload", "archive", "refusals", "upload"]
+__all__ = ["RULES", "SERVICES", "Upload", "zip_upload", "refusals", "upload"]
 
 MB = 1_000_000
 #: A fixed time for every member of an archive: the same files make the same bytes.
@@ -50,7 +50,7 @@ class Upload:
 
     @cached_property
     def archive_size(self) -> int:
-        return len(archive(self))
+        return len(zip_upload(self))
 
 
 def upload(skill: SkillReference) -> Upload:
@@ -67,7 +67,7 @@ def upload(skill: SkillReference) -> Upload:
     return made
 
 
-def archive(made: Upload) -> bytes:
+def zip_upload(made: Upload) -> bytes:
     """The upload as one zip of its folder (OpenAI's recommended form), deterministic: sorted, no clock."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:

@@ -100,11 +100,17 @@ def test_every_module_that_defines_a_command_registers_itself() -> None:
         assert module.__name__ == f"flue_build.cli.commands.{command.name}"
 
 
-def test_each_commands_summary_is_its_modules_help() -> None:
-    """`--help` lists each command's line without importing its module: the line must be the module's."""
+def test_each_commands_summary_is_written_once_in_the_table() -> None:
+    """`--help` lists each command's line without importing its module, from `COMMANDS`; the module's parser gets
+    the same line from there (issue 42 item 6), never a copy of its own."""
+    for module in COMMAND_MODULES:
+        tree = ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8"))
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "add_parser"]
+        assert calls and not [k for c in calls for k in c.keywords if k.arg == "help"], module.__name__
     (full,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
     (named,) = [a for a in _parser(load=())._actions if isinstance(a, argparse._SubParsersAction)]
-    assert [(c.dest, c.help) for c in named._choices_actions] == [(c.dest, c.help) for c in full._choices_actions]
+    listed = [(c.dest, c.help) for c in named._choices_actions]
+    assert listed == [(c.dest, c.help) for c in full._choices_actions] == [(c.name, c.summary) for c in COMMANDS]
     assert _parser(load=()).format_help() == _parser().format_help()
 
 
@@ -122,6 +128,7 @@ def test_the_package_dispatches_nothing_itself() -> None:
     (a command it does not run is named with its summary alone, so that its module is not imported)."""
     source = (CLI_DIR / "__init__.py").read_text(encoding="utf-8")
     assert source.count("add_parser(") == source.count("add_parser(command.name, help=command.summary)") == 1
+    assert source.count("partial(") == source.count("partial(commands.add_parser, help=command.summary)") == 1
     assert "args.command ==" not in source
 
 

@@ -206,3 +206,11 @@ def test_an_editable_install_is_served_from_its_project_folder(tmp_path: Path) -
     assert done.stdout.split()[::2] == ["written", "written"]
     for name in ("refunds", "triage"):
         assert tree(out / name) == tree(project / PACKAGE / "skills" / name)
+
+
+def test_outcome_is_the_deprecated_name_of_written() -> None:
+    """One name, one meaning (issue 42 item 6): `publish.Outcome` is a publish's record; export's is `Written`."""
+    from flue_runtime.integrations import export
+
+    with pytest.warns(DeprecationWarning, match=r"export\.Outcome is export\.Written"):
+        assert export.Outcome is export.Written

@@ -29,6 +29,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INTERNAL_ERROR
 from mcpclient import get_skill, list_skills, read_bytes, verified_skills
 from pydantic import TypeAdapter
+from support.paths import ROOT
 from support.projects import write_skill
 
 from flue_runtime.format.records import PackedFile
@@ -209,3 +210,30 @@ def test_what_is_kept_is_bounded_by_the_budget_least_recently_read_first(tmp_pat
         read("big.md")  # larger than the budget: never kept, read each time
     assert source.reads["big.md"] == 3 and contents.used <= contents.budget
     assert isinstance(packed["big.md"], PackedFile)
+
+
+def test_one_byte_budget_cache_for_the_server_and_the_host() -> None:
+    """What a server keeps (`Contents`) and what a host keeps of a remote server's files (`Connection.verified`) are
+    one thing, `mcp.contents.Kept` (issue 42 item 5): a least-recently-read cache within a byte budget, written by
+    no one else."""
+    import inspect
+
+    from flue_runtime.mcp import contents, remote_connection
+
+    assert "Kept(" in inspect.getsource(remote_connection.Connection)
+    keep = contents.Kept(budget=10)
+    keep.keep(("a", "1"), b"12345")
+    keep.keep(("b", "1"), b"123")
+    assert keep.get(("a", "1")) == b"12345"  # read: now the most recent
+    keep.keep(("c", "1"), b"1234")  # over the budget: the least recently read goes
+    assert keep.get(("b", "1")) is None and keep.used == 9
+    keep.keep(("d", "1"), b"x" * 11)  # larger than the budget: never kept
+    assert keep.get(("d", "1")) is None and keep.used == 9
+    keep.clear()
+    assert keep.used == 0 and keep.get(("a", "1")) is None
+    hand_written = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "flue_runtime" / "mcp").rglob("*.py"))
+        if "popitem(last=False)" in path.read_text(encoding="utf-8")
+    ]
+    assert not hand_written

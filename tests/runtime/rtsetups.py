@@ -1,9 +1,10 @@
 """The three setups of the run-time tests, built for real: wheels by the real backends, real venvs.
 
 - "wheel":    a fresh venv (no pip, no yaml, no jsonschema) with flue-skills and both fixture
-              wheels installed from local files (`support.envs.install`);
-- "zip":      a fresh venv with flue-skills only; the two fixture wheels are put on sys.path
-              as they are (zipimport);
+              wheels installed from local files (`support.envs.install`), and `packaging`, which reads
+              distribution names, copied from this environment (`with_packaging`);
+- "zip":      a fresh venv with flue-skills and `packaging` only; the two fixture wheels are put on
+              sys.path as they are (zipimport);
 - "editable": a venv that sees the dev environment (build backends, yaml, jsonschema) with
               both fixture projects installed in editable mode (hatchling's .pth, setuptools'
               editable finder; by uv, which calls the backends' `build_editable` as pip does:
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,16 +73,26 @@ def build_all(base: Path) -> Builds:
     return Builds(flue, agent, lib, base)
 
 
+def with_packaging(python: Path) -> Path:
+    """`python`'s venv with this environment's `packaging` (a dependency of flue-skills, pure Python) copied into
+    it, as an install with dependencies would have it: nothing is downloaded."""
+    import packaging
+
+    purelib = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=python.parent)
+    shutil.copytree(Path(packaging.__file__).parent, Path(purelib.stdout.strip(), "packaging"))
+    return python
+
+
 def make_setup(name: str, builds: Builds, base: Path) -> Setup:
     base.mkdir(parents=True)
     work = base / "work"
     work.mkdir()
     if name == "wheel":
-        python = make_venv(base / "venv", see_dev_env=False)
+        python = with_packaging(make_venv(base / "venv", see_dev_env=False))
         install(str(builds.flue), str(builds.agent), str(builds.lib), into=python, cwd=work)
         return Setup(name, python, work)
     if name == "zip":
-        python = make_venv(base / "venv", see_dev_env=False)
+        python = with_packaging(make_venv(base / "venv", see_dev_env=False))
         install(str(builds.flue), into=python, cwd=work)
         return Setup(name, python, work, [builds.agent, builds.lib])
     if name in ("editable", "editable-strict"):

@@ -105,3 +105,11 @@ def test_a_name_mounts_once(bundled: SkillReference) -> None:
     other = define_skill(name="pdf-tools", description="Another. Use never.", instructions="x")
     with pytest.raises(FlueError, match="pdf-tools"):
         SkillTree([bundled, other])
+
+
+def test_closest_names_the_files_nearest_a_path_and_close_is_its_deprecated_name(tree: SkillTree) -> None:
+    """`SkillTree.closest` (issue 42 item 6: `close()` read as closing the tree); `close` until 0.3, warning."""
+    expected = [f"{SKILLS_ROOT}/pdf-tools/reference.md"]
+    assert tree.closest("referance.md", ["pdf-tools"]) == expected
+    with pytest.warns(DeprecationWarning, match=r"SkillTree\.close\(\) is SkillTree\.closest\(\)"):
+        assert tree.close("referance.md", ["pdf-tools"]) == expected

@@ -45,7 +45,6 @@ __all__ = [
 def register(add_parser: AddParser) -> None:
     parser = add_parser(
         "check",
-        help="validate skills: a skill folder, a SKILL.md, a folder searched recursively, or a project",
         description=(
             "Report every problem in the skills under PATH, compiler style. Exit 1 on errors. "
             "A folder holding a pyproject.toml is checked as a build would: its modules are scanned "

@@ -33,7 +33,6 @@ __all__ = ["register", "run"]
 def register(add_parser: AddParser) -> None:
     parser = add_parser(
         "eval",
-        help="measure skill routing: trigger rates of each skill's evals/triggers.json through a model",
         description="Send each query of each skill's evals/triggers.json (a JSON list of {query, should_trigger, "
         "split?}) to a model --runs times, with the system prompt, catalog and tools the harness renders for "
         "TARGET, and report per skill the trigger rate on should-trigger queries, the false-trigger rate on "

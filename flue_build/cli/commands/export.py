@@ -19,7 +19,6 @@ __all__ = ["register", "run"]
 def register(add_parser: AddParser) -> None:
     parser = add_parser(
         "export",
-        help="write skills as plain folders, for runtimes that read skills from disk",
         description="Write each skill of TARGET to DIR/<name>/ (SKILL.md and its files, byte for byte, "
         "checked against the manifest's sizes and SHA-256). TARGET is an installed package or "
         "distribution, MODULE:AGENT, a project folder (its skills, as check finds them), or a folder of skill "

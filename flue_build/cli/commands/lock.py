@@ -21,7 +21,6 @@ __all__ = ["register", "run"]
 def register(add_parser: AddParser) -> None:
     parser = add_parser(
         "lock",
-        help="pin the skills remote MCP servers serve now, for remote_skills(..., lock=) (needs flue-skills[mcp])",
         description="Connect to each SERVER, list its skills (the Skills extension) and record in the lock file "
         "each skill's URI, name and content digest, as remote_skills(SERVER, lock=PATH, update_lock=True) does: "
         "an agent that mounts the server with lock=PATH then mounts only these skills, as they are now. Nothing "

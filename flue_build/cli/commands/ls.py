@@ -14,7 +14,6 @@ printed with control characters escaped (`printable`); any failure is one `ListE
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import sys
 import zipfile
@@ -29,20 +28,17 @@ from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.diagnostics import printable, printable_json
 from flue_runtime.format.vetting import format_size
 from flue_runtime.mount.distribution import ShippedSkill
+from flue_runtime.mount.wheel_install import is_distribution_name
 
 if TYPE_CHECKING:
     from flue_build.cli import AddParser
 
-__all__ = ["format_json", "format_text", "list_target", "register", "run"]
-
-
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+__all__ = ["format_text", "list_target", "register", "run", "skills_json"]
 
 
 def register(add_parser: AddParser) -> None:
     parser = add_parser(
         "ls",
-        help="list the skills a wheel, an installed package or a project ships",
         description="List each skill TARGET ships: name, number and size of files, bundle package, description. "
         "TARGET is a .whl file, a project folder (holding a pyproject.toml) or an installed package or distribution name; "
         "a name that is both names what is installed (./NAME names the folder).",
@@ -64,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     for note in notes:  # raw skill folders of a distribution built without the hook: skipped, or warned about
         print(f"flue-skills ls: warning: {printable(note)}", file=sys.stderr)
     if args.format == "json":
-        print(format_json(skills))
+        print(skills_json(skills))
     else:
         width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
         print(format_text(skills, width))
@@ -92,7 +88,7 @@ def _list(target: str, notes: list[str]) -> list[ShippedSkill]:
 
         return wheel_skills(path)
     project = path.is_dir() and (path / PYPROJECT).is_file()
-    if _NAME.match(target):  # a bare name names what is installed; `./NAME` names the folder
+    if is_distribution_name(target):  # a bare name names what is installed; `./NAME` names the folder
         try:
             found = shipped_by(target, notes)
         except NotInstalledError:
@@ -185,7 +181,7 @@ def format_text(skills: list[ShippedSkill], width: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def format_json(skills: list[ShippedSkill]) -> str:
+def skills_json(skills: list[ShippedSkill]) -> str:
     """A list of skills; `exports` appears only for a distribution that declares exports."""
     rows = [{k: v for k, v in asdict(s).items() if k != "exports" or v is not None} for s in skills]
     return printable_json(rows)

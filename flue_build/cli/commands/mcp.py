@@ -38,7 +38,6 @@ LOOPBACK = "127.0.0.1"
 def register(add_parser: AddParser) -> None:
     parser = add_parser(
         "mcp",
-        help="serve skills over the Model Context Protocol (needs flue-skills[mcp])",
         description="Serve TARGET's skills over MCP: the Skills extension (skills/list, skills/get, "
         "skill://<name>/<path> resources) and the activate_skill and read_skill_resource tools. "
         "TARGET is an installed package or distribution, MODULE:AGENT, a project folder (its skills, as check "

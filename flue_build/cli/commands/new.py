@@ -38,7 +38,7 @@ and which support files in this folder to read (for example `reference.md`).
 
 
 def register(add_parser: AddParser) -> None:
-    parser = add_parser("new", help="scaffold a valid skill", description="Create DIR/NAME/SKILL.md.")
+    parser = add_parser("new", description="Create DIR/NAME/SKILL.md.")
     parser.add_argument(
         "name", metavar="NAME", help="the skill's name and folder: lowercase letters, digits and single hyphens"
     )

@@ -37,7 +37,6 @@ __all__ = ["provenance_text", "register", "run"]
 def register(add_parser: AddParser) -> None:
     parser = add_parser(
         "prompt",
-        help="print what an agent sends on its first model turn: system prompt, catalog, tools, tokens",
         description="Render MODULE:AGENT as the harness does for a new session (with the --state values) and "
         "print its system prompt (instructions and skill catalog) and tool definitions, with token counts; "
         "with --skill, the activations that follow the user's message too. "

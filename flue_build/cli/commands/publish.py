@@ -24,8 +24,6 @@ _COLUMNS = ("skill", "service", "id", "version", "action")
 def register(add_parser: AddParser) -> None:
     parser = add_parser(
         "publish",
-        help="upload skills to Anthropic's or OpenAI's hosted skills, once per change (needs flue-skills[anthropic] "
-        "or [openai])",
         description="Upload each skill of TARGET, exactly the files vetting kept and its manifest records, to a "
         "hosted skills service through its official SDK (credentials and base URL as the SDK reads them: "
         "ANTHROPIC_API_KEY/ANTHROPIC_BASE_URL, OPENAI_API_KEY/OPENAI_BASE_URL). The lock file records each "

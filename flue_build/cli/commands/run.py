@@ -39,7 +39,6 @@ __all__ = ["Conversation", "register", "run"]
 def register(add_parser: AddParser) -> None:
     parser = add_parser(
         "run",
-        help="talk to an agent in the terminal",
         description="A conversation with MODULE:AGENT: each line you type is a prompt; tool calls are shown as "
         "they happen. End with Ctrl-D (exit 0); Ctrl-C stops at once (exit 130) and the unfinished turn is "
         "not saved. Imports the module and calls the agent function.",

@@ -15,7 +15,7 @@ __all__ = ["register", "run"]
 
 
 def register(add_parser: AddParser) -> None:
-    parser = add_parser("schema", help="print the SKILL.md frontmatter JSON Schema")
+    parser = add_parser("schema")
     parser.set_defaults(handler=run)
 
 

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from flue_runtime.agents.provenance import Turn
 from flue_runtime.errors import SessionConflictError, SessionIdError, StoreError
+from flue_runtime.format.diagnostics import quoted
 from flue_runtime.models.base import Message
 
 __all__ = ["MAX_SESSION_ID", "MemoryStore", "SessionRecord", "Store", "check_session_id", "conflict", "locked_too_long"]
@@ -102,9 +103,7 @@ def check_session_id(session_id: object) -> str:
     if not session_id:
         raise SessionIdError("a session id must not be empty")
     if len(session_id) > MAX_SESSION_ID:
-        raise SessionIdError(
-            f"session id {session_id[:40]!r}... is {len(session_id):,} characters long; the limit is {MAX_SESSION_ID}"
-        )
+        raise SessionIdError(f"session id {quoted(session_id, 40)} is too long; the limit is {MAX_SESSION_ID}")
     if not session_id.isprintable():
         bad = next(c for c in session_id if not c.isprintable())
         what = "a lone surrogate" if 0xD800 <= ord(bad) <= 0xDFFF else "an unprintable character"

@@ -9,13 +9,15 @@ installed package lies beside the `.dist-info` whose RECORD lists its `__init__`
 editable; a package imported from a zip (a wheel put on `sys.path`) was installed too, since
 nobody edits a zip. Only a source tree's folder is listed on the way, so dev mode pays no
 `importlib.metadata` import; an answer is kept per package file for the process.
+
+The packaging standards are read here, once, through `packaging` where it has them: a distribution's name
+(PEP 503, PEP 508) and an editable install (PEP 610's `direct_url.json`, which `flue-skills ls` reads too).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import zipimport
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -25,11 +27,11 @@ if TYPE_CHECKING:  # imported when a folder holds metadata to read: a source tre
 
 from flue_runtime.mount.bundled import module_spec
 
-__all__ = ["Installed", "editable_folder", "installed"]
+__all__ = ["WheelInstall", "editable_folder", "is_distribution_name", "wheel_install"]
 
 
 @dataclass(frozen=True, slots=True)
-class Installed:
+class WheelInstall:
     """A package installed from a wheel: the distribution's name (None: a zip on sys.path without metadata) and
     the folder or zip it lies in."""
 
@@ -41,11 +43,11 @@ class Installed:
         return f"distribution {self.distribution!r}" if self.distribution else f"the archive {self.location}"
 
 
-_known: dict[str, Installed | None] = {}
+_known: dict[str, WheelInstall | None] = {}
 
 
-def installed(package: str) -> Installed | None:
-    """How regular package `package` came onto sys.path: `Installed` from a wheel (or a zip), None from a source
+def wheel_install(package: str) -> WheelInstall | None:
+    """How regular package `package` came onto sys.path: `WheelInstall` from a wheel (or a zip), None from a source
     tree or an editable install (or when it cannot be told: no metadata names it)."""
     spec = module_spec(package)
     origin = getattr(spec, "origin", None)
@@ -60,14 +62,14 @@ def installed(package: str) -> Installed | None:
         location = os.path.dirname(location)
     init = "/".join([*package.split("."), os.path.basename(origin)])
     if isinstance(spec.loader, zipimport.zipimporter):
-        found: Installed | None = Installed(_zip_distribution(location, init), location)
+        found: WheelInstall | None = WheelInstall(_zip_distribution(location, init), location)
     else:
         found = _folder_distribution(location, init, package.split(".")[0])
     _known[origin] = found
     return found
 
 
-def _folder_distribution(location: str, init: str, top: str) -> Installed | None:
+def _folder_distribution(location: str, init: str, top: str) -> WheelInstall | None:
     """The distribution installed in folder `location` whose RECORD lists `init`, unless installed editable."""
     try:
         infos = [name for name in os.listdir(location) if name.endswith(".dist-info")]
@@ -77,13 +79,15 @@ def _folder_distribution(location: str, init: str, top: str) -> Installed | None
         return None  # a source tree: nothing was installed here
     from importlib.metadata import Distribution  # (only here: a source tree's folder holds no .dist-info)
 
-    wanted = _normalized(top)
-    infos.sort(key=lambda name: _normalized(name.split("-", 1)[0]) != wanted)  # the likely owner first
+    from packaging.utils import canonicalize_name
+
+    wanted = canonicalize_name(top)
+    infos.sort(key=lambda name: canonicalize_name(name.split("-", 1)[0]) != wanted)  # the likely owner first
     for info in infos:
         dist = Distribution.at(os.path.join(location, info))
         if not _lists(dist, init):
             continue
-        return None if editable_folder(dist) is not None else Installed(dist.name, location)
+        return None if editable_folder(dist) is not None else WheelInstall(dist.name, location)
     return None
 
 
@@ -118,5 +122,12 @@ def editable_folder(dist: Distribution) -> str | None:
     return unquote(urlparse(url).path) if isinstance(url, str) and url.startswith("file://") else ""
 
 
-def _normalized(name: str) -> str:
-    return re.sub(r"[-_.]+", "_", name).lower()
+def is_distribution_name(text: str) -> bool:
+    """Whether `text` is a distribution's name as PEP 508 spells one (through `packaging`)."""
+    from packaging.utils import InvalidName, canonicalize_name
+
+    try:
+        canonicalize_name(text, validate=True)
+    except InvalidName:
+        return False
+    return True
