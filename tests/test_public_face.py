@@ -203,6 +203,19 @@ FAMILIES = {
 }
 
 
+def top_level_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A module's statements at its top level, in any branch of an `if` or `try` (`flue_runtime.mcp` imports its
+    names only where the SDK is installed), never inside a function or class."""
+    found: list[ast.stmt] = []
+    for node in body:
+        found.append(node)
+        if isinstance(node, ast.If):
+            found += top_level_statements(node.body) + top_level_statements(node.orelse)
+        elif isinstance(node, ast.Try):
+            found += top_level_statements(node.body) + top_level_statements(node.orelse)
+    return found
+
+
 def public_definitions() -> dict[str, list[str]]:
     """Each name some module's `__all__` lists and the module binds itself (not imported): the modules defining it."""
     defined: dict[str, list[str]] = {}
@@ -210,8 +223,8 @@ def public_definitions() -> dict[str, list[str]]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         imported = {
             (alias.asname or alias.name).split(".")[0]
-            for node in ast.walk(tree)
-            if isinstance(node, (ast.Import, ast.ImportFrom)) and node.col_offset == 0
+            for node in top_level_statements(tree.body)
+            if isinstance(node, (ast.Import, ast.ImportFrom))
             for alias in node.names
         }
         for name in declared_all(tree) or ():

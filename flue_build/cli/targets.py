@@ -41,7 +41,7 @@ from flue_runtime.mount.wheel_install import is_distribution_name
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
-    from flue_runtime.mount.distribution import Shipped, ShippedSkill
+    from flue_runtime.mount.distribution import Shipment, ShippedSkill
 
 __all__ = [
     "TargetSkills",
@@ -111,7 +111,7 @@ def installed_skills(name: str, notes: list[str] | None = None) -> list[SkillRef
     return skills
 
 
-def shipped_by(name: str, notes: list[str]) -> Shipped:
+def shipped_by(name: str, notes: list[str]) -> Shipment:
     """What installed package or distribution `name` ships (`flue_runtime.mount.distribution.shipped`), the raw
     folders skipped and the warnings their vetting gave added to `notes`; `NotInstalledError` when nothing
     installed has that name, `ListError` when it ships no skill or a bundle is not one."""

@@ -7,7 +7,7 @@ turn; the skill named by an `activate_skill` call in the answer, if any, is what
 evaluated as it stands (its instructions, tools and the skills it mounts with `state`); a list of skills, as an
 agent that mounts just those.
 
-The `Report` holds per skill and split (train, validation) the trigger rate over the runs of its should-trigger
+The `EvalReport` holds per skill and split (train, validation) the trigger rate over the runs of its should-trigger
 queries, the false-trigger rate over the runs of its should-not-trigger ones and the confusions (what fired
 instead on a should-trigger run), and the cost: requests, tokens when the model reports them, time.
 """
@@ -29,10 +29,10 @@ if TYPE_CHECKING:
     from flue_runtime.agents.harness import AgentFunction
     from flue_runtime.mount.reference import SkillReference
 
-__all__ = ["Case", "Cost", "Evaluation", "Outcome", "Report", "Tally", "evaluate"]
+__all__ = ["Case", "CaseOutcome", "Cost", "EvalReport", "Evaluation", "Tally", "evaluate"]
 
 #: Called as each case's runs are done: the outcome, how many cases are done, how many there are.
-Progress = Callable[["Outcome", int, int], None]
+Progress = Callable[["CaseOutcome", int, int], None]
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Case:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CaseOutcome:
     """A case's runs: the skills each run activated (empty: none)."""
 
     case: Case
@@ -74,7 +74,7 @@ class Tally:
     false_triggers: int = 0
     confusions: Counter[str] = field(default_factory=Counter)
 
-    def add(self, outcome: Outcome) -> None:
+    def add(self, outcome: CaseOutcome) -> None:
         for names in outcome.fired:
             if outcome.case.query.should_trigger:
                 self.positive_runs += 1
@@ -100,15 +100,15 @@ class Tally:
 
 
 @dataclass
-class Report:
+class EvalReport:
     """Per skill: a tally per split and one over all runs (`"all"`); every outcome; the cost."""
 
     skills: dict[str, dict[str, Tally]]
-    outcomes: list[Outcome]
+    outcomes: list[CaseOutcome]
     cost: Cost
 
     @classmethod
-    def of(cls, outcomes: list[Outcome], cost: Cost) -> Report:
+    def of(cls, outcomes: list[CaseOutcome], cost: Cost) -> EvalReport:
         skills: dict[str, dict[str, Tally]] = {}
         for outcome in outcomes:
             tallies = skills.setdefault(outcome.case.skill, {split: Tally() for split in (*SPLITS, "all")})
@@ -190,7 +190,7 @@ class Evaluation:
         runs: int = 3,
         jobs: int = 4,
         progress: Progress | None = None,
-    ) -> Report:
+    ) -> EvalReport:
         """Each case sent `runs` times as the first request of a new session, one model turn each, `jobs` at once,
         to `model` (default: the agent's own; `ModelError` when neither names one)."""
         from flue_runtime.models import resolve_model
@@ -215,9 +215,9 @@ class Evaluation:
                 cost.output_tokens += response.usage.output_tokens
             return fired(response.tool_calls)
 
-        async def one(case: Case) -> Outcome:
+        async def one(case: Case) -> CaseOutcome:
             nonlocal done
-            outcome = Outcome(case, tuple(await asyncio.gather(*(once(case) for _ in range(runs)))))
+            outcome = CaseOutcome(case, tuple(await asyncio.gather(*(once(case) for _ in range(runs)))))
             done += 1
             if progress is not None:
                 progress(outcome, done, len(cases))
@@ -225,7 +225,7 @@ class Evaluation:
 
         outcomes = list(await asyncio.gather(*(one(case) for case in cases)))
         cost.seconds = time.monotonic() - started
-        return Report.of(outcomes, cost)
+        return EvalReport.of(outcomes, cost)
 
 
 def evaluate(
@@ -237,7 +237,7 @@ def evaluate(
     only: Sequence[str] = (),
     state: dict[str, Any] | None = None,
     progress: Progress | None = None,
-) -> Report:
+) -> EvalReport:
     """The trigger rates of `agent`'s skills (of `only`'s), each query sent `runs` times to `model` (default: the
     agent's own); from code that runs no event loop (in one, `await Evaluation.of(...).run(...)`)."""
     evaluation = Evaluation.of(agent, state)

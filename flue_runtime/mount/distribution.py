@@ -41,7 +41,7 @@ from flue_runtime.mount.wheel_install import editable_folder
 __all__ = [
     "DistributionSkills",
     "RawSkillFolder",
-    "Shipped",
+    "Shipment",
     "ShippedSkill",
     "distribution_skills",
     "raw_skill_folders",
@@ -195,7 +195,7 @@ def shipped_skills(manifests: Iterable[Manifest]) -> list[ShippedSkill]:
 
 
 @dataclass(frozen=True)
-class Shipped:
+class Shipment:
     """What an installed package or distribution ships (`shipped`): its bundles; without one, the project folder of
     its editable install, or else its raw skill folders (`raw`: None when it lists no folder holding a SKILL.md)."""
 
@@ -233,7 +233,7 @@ class Shipped:
         return f"{self.described} has no skill bundle (built without the flue-skills hook) nor a skill folder installed"
 
 
-def shipped(name: str) -> Shipped:
+def shipped(name: str) -> Shipment:
     """What installed package or distribution `name` ships; an importable package is taken first.
     `SkillNotFoundError` when nothing installed has that name; `BundleError` for a bundle that is not one."""
     spec = module_spec(name)
@@ -250,18 +250,18 @@ def shipped(name: str) -> Shipped:
     return _shipping(f"distribution {name!r}", _bundles(files), name, name, None)
 
 
-def _shipping(described: str, bundles: list[InstalledBundle], name: str, raw_of: str, package: str | None) -> Shipped:
+def _shipping(described: str, bundles: list[InstalledBundle], name: str, raw_of: str, package: str | None) -> Shipment:
     """Its bundles; or the project of an editable install of `name`; or the raw folders of `raw_of` (in `package`)."""
     if bundles:
-        return Shipped(name, described, tuple(bundles))
+        return Shipment(name, described, tuple(bundles))
     project = _editable_project(name)
     if project is not None:
-        return Shipped(name, described, project=project)
+        return Shipment(name, described, project=project)
     try:
         found = distribution_skills(raw_of, package)
     except SkillNotFoundError:
-        return Shipped(name, described)
-    return Shipped(name, described, raw=found if found.skills or found.notes else None)
+        return Shipment(name, described)
+    return Shipment(name, described, raw=found if found.skills or found.notes else None)
 
 
 def wheel_skills(wheel: Path) -> list[ShippedSkill]:

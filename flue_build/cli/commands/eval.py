@@ -20,12 +20,12 @@ from flue_build.cli.agent_args import add_state_argument, add_target_argument
 from flue_build.cli.counts import count
 from flue_build.cli.exits import OK, PROBLEMS
 from flue_build.errors import UsageError
-from flue_runtime.format.diagnostics import printable, printable_json
+from flue_runtime.format.diagnostics import cut, printable, printable_json
 from flue_runtime.format.triggers import SPLITS, TRIGGERS_FILE
 
 if TYPE_CHECKING:  # the harness is imported when the command runs, so other commands start fast
     from flue_build.cli import AddParser
-    from flue_runtime.integrations.evaluation import Cost, Evaluation, Outcome, Report
+    from flue_runtime.integrations.evaluation import CaseOutcome, Cost, EvalReport, Evaluation
 
 __all__ = ["register", "run"]
 
@@ -125,16 +125,16 @@ def _evaluation(args: argparse.Namespace) -> Evaluation:
         return Evaluation.of(function, dict(args.state))
 
 
-def _progress(outcome: Outcome, done: int, count: int) -> None:
+def _progress(outcome: CaseOutcome, done: int, count: int) -> None:
     case = outcome.case
     expect = "should trigger" if case.query.should_trigger else "should not"
-    text = case.query.query if len(case.query.query) <= 60 else case.query.query[:59] + "…"
+    text = cut(case.query.query, 60)
     hits = sum(case.skill in names for names in outcome.fired)
     line = f"[{done}/{count}] {case.skill} ({expect}): {hits}/{len(outcome.fired)} — {text}"
     print(printable(line), file=sys.stderr)
 
 
-def table(report: Report) -> str:
+def table(report: EvalReport) -> str:
     """The terminal table: a row per skill and split that has runs."""
     rows = [("skill", "split", "trigger", "false trigger", "confused with")]
     for name, tallies in report.skills.items():

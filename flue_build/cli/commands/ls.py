@@ -25,7 +25,7 @@ from flue_build.cli.exits import OK
 from flue_build.errors import ListError, NotInstalledError, UnknownTargetError
 from flue_runtime.errors import BundleError, SkillError
 from flue_runtime.format.config import PYPROJECT
-from flue_runtime.format.diagnostics import printable, printable_json
+from flue_runtime.format.diagnostics import cut, printable, printable_json
 from flue_runtime.format.vetting import format_size
 from flue_runtime.mount.distribution import ShippedSkill
 from flue_runtime.mount.wheel_install import is_distribution_name
@@ -164,8 +164,8 @@ def format_text(skills: list[ShippedSkill], width: int | None = None) -> str:
     lines = []
     for row in rows:
         description = printable(" ".join(row[4].split()))
-        if room is not None and len(description) > room:
-            description = description[: room - 1] + "…"
+        if room is not None:
+            description = cut(description, room)
         lines.append(
             f"{row[0]:<{widths[0]}}  {row[1]:>{widths[1]}}  {row[2]:>{widths[2]}}  {row[3]:<{widths[3]}}  {description}".rstrip()
         )
