@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flue_build.errors import ListError, TargetError, UnknownTargetError
+from flue_build.errors import TargetError, UsageError
 from flue_runtime.errors import FlueError, SkillError, SkillWarning
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.records import SKILL_FILE
@@ -66,15 +66,13 @@ def resolve_target(target: str) -> Target:
         notes: list[str] = []
         try:
             return _unique(target, installed_skills(target, notes), notes)
-        except ListError:
+        except (TargetError, UsageError):
             if not path.is_dir():
                 raise
     if path.is_dir():
         skills, skipped = project_skills(path) if (path / PYPROJECT).is_file() else folder_skills(path)
         return _unique(target, skills, skipped)
-    raise UnknownTargetError(
-        f"{target}: not an installed package or distribution, a MODULE:AGENT, or a folder of skills"
-    )
+    raise UsageError(f"{target}: not an installed package or distribution, a MODULE:AGENT, or a folder of skills")
 
 
 def installed_skills(name: str, notes: list[str] | None = None) -> list[SkillReference]:
@@ -149,24 +147,24 @@ def load_agent(spec: str) -> Callable[[], object]:
     """The agent function `module:agent` names, its module imported as `python -m` would find it.
 
     The one loader of every command that takes MODULE:AGENT (`mcp`, `export`, `prompt`, `run`):
-    `UnknownTargetError` when `spec` names no agent, `TargetError` when its module raises at import.
+    `UsageError` when `spec` names no agent, `TargetError` when its module raises at import.
     """
     if not _AGENT.match(spec):
-        raise UnknownTargetError(f"{spec}: name an agent as MODULE:AGENT, like `support.agent:support`")
+        raise UsageError(f"{spec}: name an agent as MODULE:AGENT, like `support.agent:support`")
     module_name, _, attribute = spec.partition(":")
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # as `python -m` would: a module of the current folder is found
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise UnknownTargetError(f"{spec}: cannot import {module_name!r}: {exc}") from None
+        raise UsageError(f"{spec}: cannot import {module_name!r}: {exc}") from None
     except FlueError:
         raise
     except Exception as exc:  # the module's own code failed at import: one line, no traceback
         raise TargetError(f"{spec}: importing {module_name!r} raised {type(exc).__name__}: {exc}") from exc
     function: object = getattr(module, attribute, None)
     if not callable(function):
-        raise UnknownTargetError(f"{spec}: module {module_name!r} has no agent function named {attribute!r}")
+        raise UsageError(f"{spec}: module {module_name!r} has no agent function named {attribute!r}")
     return function
 
 

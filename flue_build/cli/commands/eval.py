@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from flue_build.cli.agent_args import add_state_argument, add_target_argument
 from flue_build.cli.counts import count
 from flue_build.cli.exits import OK, PROBLEMS
-from flue_build.errors import TargetError, UsageError
+from flue_build.errors import UsageError
 from flue_runtime.format.diagnostics import printable, printable_json
 from flue_runtime.format.triggers import SPLITS, TRIGGERS_FILE, TriggerQuery, parse_triggers
 from flue_runtime.models.base import Model, ModelRequest, ToolSpec
@@ -125,10 +125,7 @@ def eval_cases(skills: Sequence[SkillReference], only: Sequence[str] = ()) -> tu
         if TRIGGERS_FILE not in skill.resources:
             notes.append(f"{skill.name}: no {TRIGGERS_FILE}, not evaluated")
             continue
-        try:
-            queries = parse_triggers(skill.read_text(TRIGGERS_FILE))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise TargetError(f"{skill.name}: {TRIGGERS_FILE}: {exc}") from None
+        queries = parse_triggers(skill.read_bytes(TRIGGERS_FILE), f"{skill.name}: {TRIGGERS_FILE}")
         cases += [Case(skill.name, query) for query in queries]
     return cases, notes
 

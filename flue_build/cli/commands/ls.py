@@ -8,7 +8,7 @@ per skill, under which package specs other packages may use it.
 
 A wheel or an installed distribution is input: its manifests are read with their size bounded
 before anything is inflated, checked entry by entry (`Manifest.loads`), and what they say is
-printed with control characters escaped (`printable`); any failure is one `ListError` line.
+printed with control characters escaped (`printable`); any failure is one `TargetError` line.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flue_build.cli.exits import OK
-from flue_build.errors import ListError, NotInstalledError, UnknownTargetError
-from flue_runtime.errors import BundleError, SkillError, UnsafeFileError
+from flue_build.errors import TargetError, UsageError
+from flue_runtime.errors import MountError, SkillError, UnsafeFileError
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.diagnostics import printable, printable_json
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, MANIFEST_LIMIT, Manifest
@@ -106,24 +106,24 @@ def list_target(target: str, notes: list[str] | None = None) -> list[ListedSkill
     warning its vetting gave."""
     try:
         return _list(target, [] if notes is None else notes)
-    except BundleError as exc:  # a manifest or an archive that is not what a build writes
-        raise ListError(str(exc)) from None
+    except MountError as exc:  # a manifest or an archive that is not what a build writes
+        raise TargetError(str(exc)) from None
 
 
 def _list(target: str, notes: list[str]) -> list[ListedSkill]:
     path = Path(target)
     if path.suffix == ".whl":
         if not path.is_file():
-            raise UnknownTargetError(f"{target}: no such wheel")
+            raise UsageError(f"{target}: no such wheel")
         return from_wheel(path)
     project = path.is_dir() and (path / PYPROJECT).is_file()
     if _NAME.match(target):  # a bare name names what is installed; `./NAME` names the folder
         try:
             listed, _ = installed(target, notes)
-        except NotInstalledError:
+        except UsageError:
             if not path.exists():
                 raise
-        except ListError:
+        except TargetError:
             if not project:
                 raise
         else:
@@ -137,12 +137,12 @@ def _list(target: str, notes: list[str]) -> list[ListedSkill]:
     if project:
         return from_project(path)
     if path.is_dir():
-        raise UnknownTargetError(
+        raise UsageError(
             f"{target}: a folder must be a project (holding a pyproject.toml); give a wheel or a package name otherwise"
         )
     if path.exists():
-        raise UnknownTargetError(_not_read(target, path))
-    raise UnknownTargetError(f"{target}: no such wheel, project folder or installed package")
+        raise UsageError(_not_read(target, path))
+    raise UsageError(f"{target}: no such wheel, project folder or installed package")
 
 
 #: Archive suffixes a source distribution has had (PEP 625's `.tar.gz`, and older ones).
@@ -224,11 +224,11 @@ def from_wheel(wheel: Path) -> list[ListedSkill]:
         reader = Archive(str(wheel))
         manifests = [_load(reader.read_limited(n, MANIFEST_LIMIT), f"{wheel}!{n}") for n in names]
     except UnsafeFileError as exc:
-        raise ListError(f"{wheel}!{exc.path}: the skill bundle manifest {exc.reason}; refused") from None
+        raise TargetError(f"{wheel}!{exc.path}: the skill bundle manifest {exc.reason}; refused") from None
     except (OSError, zipfile.BadZipFile) as exc:
-        raise ListError(f"{wheel}: cannot read the wheel: {exc}") from None
+        raise TargetError(f"{wheel}: cannot read the wheel: {exc}") from None
     if not manifests:
-        raise ListError(
+        raise TargetError(
             f"{wheel}: no skill bundle in this wheel (no */{BUNDLE_DIR}/{MANIFEST_FILE}); was it built with the flue-skills hook?"
         )
     return from_manifests(manifests)
@@ -254,7 +254,7 @@ def from_installed(name: str) -> list[ListedSkill]:
 def installed(name: str, notes: list[str]) -> tuple[list[ListedSkill], list[SkillReference] | None]:
     """`from_installed`, and the skills themselves when they are raw skill folders of a distribution built without
     the hook (vetted now: `flue_runtime.mount.distribution`), whose skipped folders and warnings go to `notes`."""
-    from flue_runtime.errors import BundleError
+    from flue_runtime.errors import MountError
     from flue_runtime.mount.bundled import bundle_of, is_regular_package, module_spec
 
     try:
@@ -271,13 +271,13 @@ def installed(name: str, notes: list[str]) -> tuple[list[ListedSkill], list[Skil
                 raw = _raw(name, notes, package=name.split(".")[0])
                 if raw is not None:
                     return raw
-                raise ListError(
+                raise TargetError(
                     f"package {name!r} ({', '.join(spec.submodule_search_locations)}) has no skill bundle "
                     "(it was built without the flue-skills hook) and no skill folder among its distribution's files"
                 )
             return from_manifests([b.manifest for b in bundles]), None
-    except BundleError as exc:
-        raise ListError(str(exc)) from None
+    except MountError as exc:
+        raise TargetError(str(exc)) from None
     return _from_distribution(name, notes)
 
 
@@ -320,7 +320,7 @@ def _from_distribution(name: str, notes: list[str]) -> tuple[list[ListedSkill], 
     try:
         dist = distribution(name)
     except PackageNotFoundError:
-        raise NotInstalledError(
+        raise UsageError(
             f"{name!r}: no installed package or distribution of that name (nor a .whl file or project folder)"
         ) from None
     manifests = []
@@ -336,7 +336,7 @@ def _from_distribution(name: str, notes: list[str]) -> tuple[list[ListedSkill], 
         raw = _raw(name, notes)
         if raw is not None:
             return raw
-        raise ListError(
+        raise TargetError(
             f"distribution {name!r} installs no skill bundle (built without the flue-skills hook) "
             "and no skill folder among its files"
         )
@@ -358,7 +358,7 @@ def _raw(
     if not found.skills and not found.notes:
         return None
     if not found.skills:
-        raise ListError(f"{name}: no skill folder among its files passes the rules ({'; '.join(found.notes)})")
+        raise TargetError(f"{name}: no skill folder among its files passes the rules ({'; '.join(found.notes)})")
     notes.extend(found.notes)
     listed = [
         ListedSkill(found.where[s], s.name, s.description, len(s.files), sum(f.size for f in s.files), s.id)
@@ -373,13 +373,13 @@ def _read_manifest(path: str) -> bytes:
     try:
         return read_regular(path, limit=MANIFEST_LIMIT, follow=True).data or b""
     except UnsafeFileError as exc:
-        raise ListError(f"{path}: the skill bundle manifest {exc.reason}; refused") from None
+        raise TargetError(f"{path}: the skill bundle manifest {exc.reason}; refused") from None
     except OSError as exc:
-        raise ListError(f"{path}: cannot read the skill bundle manifest: {exc.strerror or exc}") from None
+        raise TargetError(f"{path}: cannot read the skill bundle manifest: {exc.strerror or exc}") from None
 
 
 def _load(data: bytes, where: str) -> Manifest:
-    """`BundleError` (made a `ListError` by `list_target`) when it is not a manifest a build writes."""
+    """`MountError` (made a `TargetError` by `list_target`) when it is not a manifest a build writes."""
     return Manifest.loads(data, where)
 
 
