@@ -238,3 +238,43 @@ def test_public_functions_raise_flue_errors_not_built_in_ones() -> None:
     for call in calls:
         with pytest.raises(errors.FlueError):
             call()
+
+
+def _tree(lines: list[str]) -> list[tuple[str, str | None]]:
+    """Each class of a drawn tree (`├── Name  what`, four columns a level) and the class above it."""
+    found: list[tuple[str, str | None]] = []
+    above: list[str] = []
+    for line in lines:
+        match = re.search(r"\w+", line)
+        if match is None:
+            continue
+        depth = match.start() // 4
+        above[depth:] = [match.group()]
+        found.append((match.group(), above[depth - 1] if depth else None))
+    return found
+
+
+def _class(name: str) -> type:
+    return getattr(errors, name, None) or getattr(build_errors, name)  # type: ignore[no-any-return]
+
+
+def _drawn(lines: list[str]) -> set[str]:
+    """The classes of a drawn tree, each under its direct base (the roots: `FlueError` and the warning)."""
+    tree = _tree(lines)
+    for name, parent in tree:
+        bases = _class(name).__bases__
+        assert _class(parent) in bases if parent else bases in ((Exception,), (UserWarning,)), (name, parent)
+    return {name for name, _ in tree}
+
+
+def test_the_trees_drawn_are_the_classes() -> None:
+    """The errors page's tree and each errors module's docstring tree: every public class, under its base."""
+    from support.site import section
+
+    page = section("reference/errors.md", "## Errors").split("```text\n", 1)[1].split("```", 1)[0]
+    public = {c.__name__ for c in _public(errors) + _public(build_errors)}
+    assert _drawn(page.splitlines()) == public
+    for module in (errors, build_errors):
+        doc = (module.__doc__ or "").splitlines()
+        drawn = [line[4:] for line in doc if line.startswith("    ")]
+        assert _drawn(drawn) == {c.__name__ for c in _public(module)} | {"FlueError"}
