@@ -13,11 +13,10 @@ README's list of them is tested against this module. The classes merged in 0.2 k
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from flue_runtime.errors import FlueError
+from flue_runtime.errors import FlueError, _alias
 
 if TYPE_CHECKING:
     from flue_runtime.format.diagnostics import Diagnostic
@@ -91,10 +90,4 @@ _MERGED: dict[str, type[Exception]] = {
 
 
 def __getattr__(name: str) -> type[Exception]:
-    new = _MERGED.get(name)
-    if new is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        f"{__name__}.{name} is {new.__name__} now: use it ({name} goes in 0.3)", DeprecationWarning, stacklevel=2
-    )
-    return new
+    return _alias(__name__, _MERGED, name)

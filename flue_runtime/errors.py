@@ -33,7 +33,7 @@ carries its errors now, with a `DeprecationWarning`.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 __all__ = [
@@ -87,7 +87,7 @@ class AgentError(FlueError):
 
 class SkillError(FlueError):
     """One or more problems in skills: `diagnostics` holds all of them, `source` what they are in (a call and its
-    module, a `SkillSource`'s `describe()`), said first unless the first problem's location says it.
+    module, a `SkillSource`'s `describe()`), said first unless every problem's location starts with it.
 
     The message is one line naming the first problem and the count, because pip and other front ends often show
     only the last line of a failure; `reason` says it instead where no diagnostic does (a source that failed).
@@ -320,11 +320,17 @@ _MERGED: dict[str, type[Exception]] = {
 }
 
 
-def __getattr__(name: str) -> type[Exception]:
-    new = _MERGED.get(name)
-    if new is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def _alias(module: str, merged: Mapping[str, type[Exception]], name: str) -> type[Exception]:
+    """`merged[name]`, for a module's `__getattr__`: with a DeprecationWarning saying what it is now (its errors
+    module's own `_MERGED`); an `AttributeError` for a name that never was."""
+    if name not in merged:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    new = merged[name]
     warnings.warn(
-        f"{__name__}.{name} is {new.__name__} now: use it ({name} goes in 0.3)", DeprecationWarning, stacklevel=2
+        f"{module}.{name} is {new.__name__} now: use it ({name} goes in 0.3)", DeprecationWarning, stacklevel=3
     )
     return new
+
+
+def __getattr__(name: str) -> type[Exception]:
+    return _alias(__name__, _MERGED, name)

@@ -204,6 +204,15 @@ def test_a_merged_name_warns_and_still_catches_what_it_caught(where: str) -> Non
             trigger()
 
 
+def test_the_models_module_lends_its_merged_name_too() -> None:
+    from flue_runtime import models
+
+    with pytest.warns(DeprecationWarning, match="ScriptExhaustedError is ModelError"):
+        assert models.ScriptExhaustedError is errors.ModelError
+    with pytest.raises(AttributeError):
+        models.NoSuchError  # noqa: B018
+
+
 def test_an_unknown_name_is_still_an_attribute_error() -> None:
     with pytest.raises(AttributeError):
         errors.NoSuchError  # noqa: B018
