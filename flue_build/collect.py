@@ -20,7 +20,7 @@ from typing import Any, Literal
 from flue_build.scan.scanner import Call, scan_file
 from flue_build.scan.selection import project_sources
 from flue_build.scan.sources import INIT, Source, package_folders, sort_sources
-from flue_runtime.errors import BundleError
+from flue_runtime.errors import MountError
 from flue_runtime.format.config import PYPROJECT, FlueConfig, load_config, project_config, read_pyproject
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, bounded, diagnostic, has_errors
 from flue_runtime.format.exports import export_kind, not_exported
@@ -322,8 +322,8 @@ def producer_exports(bundle: Path | None) -> tuple[str, ...] | None:
         return project_config(bundle).exports
     try:
         return Manifest.loads(manifest.read_bytes()).exports
-    except (OSError, BundleError):
-        return None  # a damaged bundle: the run time refuses it with a BundleError
+    except (OSError, MountError):
+        return None  # a damaged bundle: the run time refuses it with a MountError
 
 
 def _read_text(path: Path) -> str:

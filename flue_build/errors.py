@@ -1,7 +1,14 @@
-"""The errors only a build or the `flue-skills` command raises; each is a `flue_runtime.FlueError`.
+"""The errors only a build or the `flue-skills` command raises; each is a `flue_runtime.FlueError`:
+
+    FlueError
+    ├── BuildError                a build stopped, after printing why
+    ├── UsageError                an argument a command cannot act on, or a TARGET that names nothing (exit 2)
+    ├── BackendNotInstalledError  the project's build backend is not installed where the command runs (exit 2)
+    └── TargetError               what TARGET names cannot be used: no skills, unreadable, an agent that raised
 
 They live here, not in `flue_runtime.errors`, because an installed agent never meets them; the
-README's list of them is tested against this module.
+README's list of them is tested against this module. The classes merged in 0.2 keep their names until 0.3
+(`_MERGED`), with a `DeprecationWarning`.
 """
 
 from __future__ import annotations
@@ -9,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from flue_runtime.errors import FlueError
+from flue_runtime.errors import FlueError, _alias
 
 if TYPE_CHECKING:
     from flue_runtime.format.diagnostics import Diagnostic
@@ -17,10 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BackendNotInstalledError",
     "BuildError",
-    "ListError",
-    "NotInstalledError",
     "TargetError",
-    "UnknownTargetError",
     "UsageError",
 ]
 
@@ -42,8 +46,10 @@ class BuildError(FlueError):
 
 
 class UsageError(FlueError):
-    """`flue-skills`: an argument the command cannot act on, found after parsing: a PATH that does not exist,
-    a skill name that breaks the rules, an option that needs another, an address it may not listen on."""
+    """`flue-skills`: an argument the command cannot act on, found after parsing: a PATH that does not exist, a
+    TARGET or MODULE:AGENT that names nothing the command takes (no such wheel, project folder, installed package or
+    distribution, importable module or agent function), a skill name that breaks the rules, an option that needs
+    another, an address it may not listen on."""
 
 
 class BackendNotInstalledError(FlueError):
@@ -68,19 +74,20 @@ class BackendNotInstalledError(FlueError):
         return f"{head}, so {command} read nothing of the project; {install} and run {command} again"
 
 
-class ListError(FlueError):
-    """`flue-skills ls`: TARGET names nothing that ships skills, or cannot be read."""
+class TargetError(FlueError):
+    """`flue-skills`: what TARGET names cannot be used: it ships no skills or cannot be read (`ls`), names two
+    different skills with one name (`mcp`, `export`); an agent's module or function raised while it was imported or
+    rendered."""
 
 
-class UnknownTargetError(ListError):
-    """TARGET (or MODULE:AGENT) names nothing a command takes: no such wheel, project folder, installed
-    package or distribution, importable module or agent function."""
+#: The classes merged into another in 0.2 (issue 42), by the name of the class that carries their errors now:
+#: importable until 0.3, with a DeprecationWarning, and still catching what they caught.
+_MERGED: dict[str, type[Exception]] = {
+    "ListError": FlueError,
+    "NotInstalledError": UsageError,
+    "UnknownTargetError": UsageError,
+}
 
 
-class NotInstalledError(UnknownTargetError):
-    """`flue-skills ls`: no installed package or distribution of that name."""
-
-
-class TargetError(ListError):
-    """`flue-skills mcp`/`export`: TARGET names no skills, or two different skills with one name; an agent's
-    module or function raised while it was imported or rendered."""
+def __getattr__(name: str) -> type[Exception]:
+    return _alias(__name__, _MERGED, name)

@@ -58,10 +58,17 @@ _ERRORS = [name for name in errors.__all__ if name in globals()]
 __all__ = sorted([*_LAZY, *_ERRORS])
 
 #: Names this module exported until 0.1, and the supported module that has each now: importable from here, with a
-#: DeprecationWarning, until 0.3.
+#: DeprecationWarning, until 0.3 (a merged error's warning names the class it is now). Errors added since never were.
 _MOVED = {
-    **{name: "flue_runtime.errors" for name in errors.__all__ if name not in _ERRORS},
-    **{name: "flue_runtime.validation" for name in ("Diagnostic", "Severity", "SkillMetadata", "check_skill_md")},
+    **dict.fromkeys(
+        "BundleError DestinationError HookError LoopError MissingBuildHookError MissingBuildHookWarning ModelError "
+        "NotExportedError PageError ReadOnlyError RemoteReplyTooLargeError RemoteSkillsError ResourceNotFoundError "
+        "SandboxError SchemaError ScriptExhaustedError SessionConflictError SessionIdError SkillDefinitionError "
+        "SkillPathError SkillSourceError SkillVerificationError SpecError StoreError ToolArgumentError "
+        "ToolDefinitionError UnknownPackageError UnsafeFileError WorkspaceSkillWarning".split(),
+        "flue_runtime.errors",
+    ),
+    **dict.fromkeys(("Diagnostic", "Severity", "SkillMetadata", "check_skill_md"), "flue_runtime.validation"),
 }
 
 if TYPE_CHECKING:  # what __getattr__ loads, re-exported for type checkers (`X as X`)
@@ -93,13 +100,16 @@ if TYPE_CHECKING:  # what __getattr__ loads, re-exported for type checkers (`X a
 
 def __getattr__(name: str) -> Any:
     if name in _MOVED:
+        with warnings.catch_warnings():  # (a merged error's own warning: the one below names where it is now)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            value = getattr(importlib.import_module(_MOVED[name]), name)
         warnings.warn(
-            f"flue_runtime.{name} moved to {_MOVED[name]}.{name}: import it from there "
+            f"flue_runtime.{name} moved to {_MOVED[name]}.{value.__name__}: import it from there "
             "(flue_runtime stops exporting it in 0.3)",
             DeprecationWarning,
             stacklevel=2,
         )
-        return getattr(importlib.import_module(_MOVED[name]), name)
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'flue_runtime' has no attribute {name!r}")

@@ -1,58 +1,63 @@
 """Every exception and warning the run time raises, in one place: each error is a `FlueError` and carries what a
-user needs to fix it; each warning is a `UserWarning` (filtered, not caught).
+user needs to fix it; each warning is a `SkillWarning` (filtered, not caught). One class for each thing a caller
+would catch differently (issue 42: at most 25 here and in `flue_build.errors` together):
+
+    FlueError
+    ├── SkillError              a skill breaks a rule (`diagnostics`); from a source, `source` names it
+    ├── ConfigError             `[tool.flue]` or its pyproject.toml is invalid
+    ├── MountError              a skill that cannot be found, mounted or read
+    │   ├── SkillNotFoundError  a spec, a file or a skill name that names nothing (a `LookupError`)
+    │   ├── SkillPathError      a path that is not a plain relative path in a skill (a `ValueError`)
+    │   ├── UnsafeFileError     a file refused before it is read (`code`)
+    │   ├── SkillVerificationError  an MCP-served skill that is not what its entry says
+    │   └── RemoteSkillsError   an MCP server that cannot be used
+    ├── AgentError              the agent or what it runs on failed, or was used the wrong way
+    │   ├── ToolFailure         a tool call failed: the model is told (`problems`)
+    │   ├── SandboxError        a sandbox path refused or not there
+    │   ├── StoreError          the session store, or a session id no store can keep
+    │   │   └── SessionConflictError  another worker saved the session first
+    │   └── ModelError          a model cannot be created or did not answer
+    ├── ExportError             a skill cannot be exported as it is
+    │   └── DestinationError    the export's folder cannot take the skills
+    ├── LockFileError           the lock file is not one
+    ├── PublishError            skills that cannot be published as they are
+    └── HostedServiceError      a hosted skill service refused or cannot be reached
+    SkillWarning (a UserWarning)  a skill accepted with a warning, or left out
 
 `flue_runtime` exports the bases and the errors an application meets most; the errors page
 (docs/reference/errors.md) is tested against this module. What only a build or the command line raises is in
-`flue_build.errors`.
+`flue_build.errors`. The classes merged in 0.2 keep their names until 0.3 (`_MERGED`): each is the class that
+carries its errors now, with a `DeprecationWarning`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 __all__ = [
     "AgentError",
-    "BundleError",
     "ConfigError",
     "DestinationError",
     "FlueError",
     "ExportError",
-    "HookError",
     "HostedServiceError",
     "LockFileError",
-    "LoopError",
-    "MissingBuildHookError",
-    "MissingBuildHookWarning",
     "ModelError",
     "MountError",
-    "NotExportedError",
-    "PageError",
     "PublishError",
-    "ReadOnlyError",
-    "RemoteReplyTooLargeError",
     "RemoteSkillsError",
-    "ResourceNotFoundError",
     "SandboxError",
-    "SchemaError",
-    "ScriptExhaustedError",
     "SessionConflictError",
-    "SessionIdError",
-    "SkillDefinitionError",
     "SkillError",
     "SkillNotFoundError",
     "SkillPathError",
-    "SkillSourceError",
     "SkillVerificationError",
     "SkillWarning",
-    "SpecError",
     "StoreError",
-    "ToolArgumentError",
-    "ToolDefinitionError",
     "ToolFailure",
-    "UnknownPackageError",
     "UnsafeFileError",
-    "WorkspaceSkillWarning",
 ]
 
 if TYPE_CHECKING:
@@ -67,69 +72,52 @@ class FlueError(Exception):
 
 
 class MountError(FlueError):
-    """A skill that cannot be found, mounted or read, as opposed to one that breaks a rule (`SkillError`):
-    a spec naming nothing, a damaged bundle, a path that is not one of a skill's files, a remote server."""
+    """A skill that cannot be found, mounted or read, as opposed to one that breaks a rule (`SkillError`): a
+    malformed spec, a damaged or changed bundle, a write under `/.flue/skills` (read-only), and the subclasses."""
 
 
 class AgentError(FlueError):
-    """The agent or what it runs on failed or was used the wrong way: hooks, tools, sandboxes, the loop,
-    session stores, models. The base of every error a harness raises besides skill problems."""
+    """The agent or what it runs on failed or was used the wrong way: a hook outside a render, a function that
+    cannot become a tool, a schema the validator cannot honour, a page that does not fit a file, the model calling
+    tools past the step limit; and the subclasses. The base of every error a harness raises besides skill problems."""
 
 
 # --- the skill format ------------------------------------------------------------------
 
 
 class SkillError(FlueError):
-    """One or more problems in skills; `diagnostics` holds all of them.
+    """One or more problems in skills: `diagnostics` holds all of them, `source` what they are in (a call and its
+    module, a `SkillSource`'s `describe()`), said first unless every problem's location starts with it.
 
-    The message is one line naming the first problem and the count, because pip and
-    other front ends often show only the last line of a failure.
+    The message is one line naming the first problem and the count, because pip and other front ends often show
+    only the last line of a failure; `reason` says it instead where no diagnostic does (a source that failed).
     """
 
-    def __init__(self, diagnostics: Sequence[Diagnostic], context: str = "") -> None:
+    def __init__(self, diagnostics: Sequence[Diagnostic] = (), source: str = "", *, reason: str = "") -> None:
         self.diagnostics = tuple(diagnostics)
+        self.source = source
         errors = [d for d in self.diagnostics if d.is_error] or list(self.diagnostics)
-        first = errors[0] if errors else None
-        head = f"{context}: " if context else ""
-        if first is None:
-            message = f"{head}invalid skill"
+        named = bool(errors) and all(d.path.startswith(source) for d in self.diagnostics)
+        head = f"{source}: " if source and not named else ""
+        if reason or not errors:
+            message = f"{source}: {reason}" if reason else f"{head}invalid skill"
         else:
-            message = f"{head}{first.location}: {first.code} {first.message}"
+            message = f"{head}{errors[0].location}: {errors[0].code} {errors[0].message}"
             if len(errors) > 1:
                 message += f" (and {len(errors) - 1} more error{'s' if len(errors) > 2 else ''})"
         super().__init__(message)
 
+    @property
+    def fields(self) -> dict[str, list[str]]:
+        """The problems' messages by the argument or frontmatter field each is about ("?" for none)."""
+        found: dict[str, list[str]] = {}
+        for d in self.diagnostics:
+            found.setdefault(d.field or "?", []).append(d.message)
+        return found
+
     def report(self) -> str:
         """Every diagnostic, compiler style, with hints."""
         return "\n".join(d.format() for d in self.diagnostics)
-
-
-class SkillDefinitionError(SkillError):
-    """Every problem of a `define_skill(...)` call, grouped by argument."""
-
-    def __init__(self, name: object, diagnostics: Sequence[Diagnostic]) -> None:
-        super().__init__(diagnostics)
-        self.fields: dict[str, list[str]] = {}
-        for d in diagnostics:
-            self.fields.setdefault(d.field or "?", []).append(d.message)
-        lines = [f"  {field}: {message}" for field, messages in self.fields.items() for message in messages]
-        count = len(lines)
-        plural = "s" if count != 1 else ""
-        self.args = (f"invalid define_skill(name={name!r}): {count} problem{plural}\n" + "\n".join(lines),)
-
-
-class SkillSourceError(SkillError):
-    """A skill from a `SkillSource` (`load_skill`) that cannot be mounted or read: refused by the build's rules at
-    load, a file whose bytes differ at read from what its source listed, a private key found in a file read late,
-    or a source that failed. `source` is the source's `describe()`; `diagnostics` holds every problem. Nothing of
-    a skill refused at load is mounted."""
-
-    def __init__(self, source: str, diagnostics: Sequence[Diagnostic] = (), reason: str = "") -> None:
-        named = all(d.path.startswith(source) for d in diagnostics) and bool(diagnostics)
-        super().__init__(diagnostics, "" if named else source)  # (a location that names the source says it once)
-        self.source = source
-        if reason:
-            self.args = (f"{source}: {reason}",)
 
 
 class SkillPathError(MountError, ValueError):
@@ -155,14 +143,10 @@ class UnsafeFileError(MountError):
 
 
 class SkillWarning(UserWarning):
-    """A skill was accepted with a warning (a file skipped as noise, two names differing only in case);
-    issued with `warnings.warn` where no report is printed, such as `define_skill(files=...)`. A warning, filtered
-    with `warnings`, never caught as a `FlueError`."""
-
-
-class MissingBuildHookWarning(SkillWarning):
-    """A package installed from a wheel built without the flue-skills hook read its skills from its installed files,
-    which no build vetted; issued once per distribution and process, naming it and how to add the hook."""
+    """A skill was accepted with a warning (a file skipped as noise, two names differing only in case), left out (a
+    workspace skill, a remote one), or read unvetted (a package installed from a wheel built without the flue-skills
+    hook: once per distribution and process); issued with `warnings.warn` where no report is printed. A warning,
+    filtered with `warnings`, never caught as a `FlueError`."""
 
 
 class ConfigError(FlueError):
@@ -201,88 +185,37 @@ class ConfigError(FlueError):
 # --- mounting --------------------------------------------------------------------------
 
 
-class SchemaError(AgentError, ValueError):
-    """A JSON Schema the run-time validator cannot honour: a keyword it does not implement, or a malformed value."""
-
-
-class SpecError(MountError, ValueError):
-    """A spec that is not of the form `skill()`/`markdown()` accept."""
-
-
 class SkillNotFoundError(MountError, LookupError):
-    """A well-formed spec that names nothing: not bundled, not on disk; or a skill name given to
+    """What was asked for is not there: a spec naming nothing (not bundled, not on disk, no importable package, a
+    package built without the hook), a skill its distribution does not export (`spec` as written, `exports` what
+    the distribution does export), a clean path that is not one of a skill's files, or a skill name given to
     `prompt(..., activate=[...])` that no mounted skill has, or a disabled one's."""
 
-
-class MissingBuildHookError(SkillNotFoundError):
-    """The package holding the call was built without the flue-skills hook, and the files are not on disk."""
-
-
-class UnknownPackageError(SkillNotFoundError):
-    """A package spec whose first segment is not an importable package."""
-
-
-class NotExportedError(SkillNotFoundError):
-    """A package spec into a distribution that declares `[tool.flue] exports` and does not list it.
-
-    `spec` is the spec as written; `exports` what the distribution does export.
-    """
-
-    def __init__(self, message: str, spec: str, exports: Sequence[str]) -> None:
+    def __init__(self, message: str, spec: str = "", exports: Sequence[str] = ()) -> None:
         self.spec = spec
         self.exports = tuple(exports)
         super().__init__(message)
 
 
-class BundleError(MountError):
-    """A bundle that is there but unusable: unreadable, of another format, a file missing or changed."""
-
-
-class ResourceNotFoundError(MountError, LookupError):
-    """A clean path that is not one of the skill's files."""
-
-
-class ReadOnlyError(MountError, PermissionError):
-    """Skill files are read-only."""
-
-
 # --- the agent -------------------------------------------------------------------------
 
 
-class HookError(AgentError):
-    """A hook used the wrong way: outside a render, or mounting one name twice."""
-
-
-class ToolDefinitionError(AgentError, TypeError):
-    """A function that cannot become a tool, and why."""
-
-
-class ToolArgumentError(AgentError, ValueError):
-    """The model called a tool with arguments that do not fit its schema."""
-
-
 class ToolFailure(AgentError):
-    """A tool call that failed in a way the model should be told about (an error result)."""
+    """A tool call that failed in a way the model is told about (an error result): arguments that do not fit the
+    tool's schema or its types, or a tool that raised it. `problems` lists what is wrong, one message each."""
 
-
-class PageError(AgentError, ValueError):
-    """An offset or limit that does not fit the file being read."""
+    def __init__(self, *problems: object) -> None:
+        self.problems = [str(problem) for problem in problems]
+        super().__init__("; ".join(self.problems))
 
 
 class SandboxError(AgentError):
     """A sandbox path that is refused or does not exist."""
 
 
-class WorkspaceSkillWarning(UserWarning):
-    """A workspace skill was skipped (issued with `warnings.warn`, never raised; not a `FlueError`)."""
-
-
-class LoopError(AgentError):
-    """The model kept calling tools past the step limit."""
-
-
 class StoreError(AgentError):
-    """The session store cannot be opened, read or written."""
+    """The session store cannot be opened, read or written, or a session id is one no store can keep or no log can
+    show as given: empty, too long, or holding a control character, a lone surrogate or another unprintable one."""
 
 
 class SessionConflictError(StoreError):
@@ -291,17 +224,8 @@ class SessionConflictError(StoreError):
     The session holds the other turn; prompting again runs on that fresh state."""
 
 
-class SessionIdError(AgentError, ValueError):
-    """A session id no store can keep or no log can show as given: empty, too long, or holding a
-    control character, a lone surrogate or another unprintable character."""
-
-
 class ModelError(AgentError):
-    """A model could not be created or did not answer."""
-
-
-class ScriptExhaustedError(ModelError):
-    """The conversation asked a `ScriptedModel` for more turns than its script holds."""
+    """A model could not be created or did not answer, or a `ScriptedModel` was asked for more turns than it holds."""
 
 
 # --- exporting ------------------------------------------------------------------------
@@ -371,16 +295,43 @@ class RemoteSkillsError(MountError):
         super().__init__(f"{server}: {reason}")
 
 
-class RemoteReplyTooLargeError(RemoteSkillsError):
-    """`remote_skills`: the server sent one reply (a JSON body, a server-sent event, a stdio line) longer than
-    `limit` bytes; it was refused before it was parsed, by its bytes as they arrived, and the session was ended.
-    `what` is the request it answered; the limit follows the `bundle_size` of the call's `limits`."""
+#: The classes merged into another in 0.2 (issue 42), by the name of the class that carries their errors now:
+#: importable until 0.3, with a DeprecationWarning, and still catching what they caught.
+_MERGED: dict[str, type[Exception]] = {
+    "BundleError": MountError,
+    "ReadOnlyError": MountError,
+    "SpecError": MountError,
+    "MissingBuildHookError": SkillNotFoundError,
+    "NotExportedError": SkillNotFoundError,
+    "ResourceNotFoundError": SkillNotFoundError,
+    "UnknownPackageError": SkillNotFoundError,
+    "RemoteReplyTooLargeError": RemoteSkillsError,
+    "SkillDefinitionError": SkillError,
+    "SkillSourceError": SkillError,
+    "HookError": AgentError,
+    "LoopError": AgentError,
+    "PageError": AgentError,
+    "SchemaError": AgentError,
+    "ToolDefinitionError": AgentError,
+    "ToolArgumentError": ToolFailure,
+    "SessionIdError": StoreError,
+    "ScriptExhaustedError": ModelError,
+    "MissingBuildHookWarning": SkillWarning,
+    "WorkspaceSkillWarning": SkillWarning,
+}
 
-    def __init__(self, server: str, what: str, limit: int) -> None:
-        self.what, self.limit = what, limit
-        super().__init__(
-            server,
-            f"{what}: the server sent a reply of more than {limit:,} bytes ({limit / 2**20:.1f} MiB), the most one "
-            "reply may hold (a file as large as a skill may be, base64-encoded, plus 1 MiB); refused before it was "
-            "parsed. A larger limits.bundle_size raises the limit",
-        )
+
+def _alias(module: str, merged: Mapping[str, type[Exception]], name: str) -> type[Exception]:
+    """`merged[name]`, for a module's `__getattr__`: with a DeprecationWarning saying what it is now (its errors
+    module's own `_MERGED`); an `AttributeError` for a name that never was."""
+    if name not in merged:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    new = merged[name]
+    warnings.warn(
+        f"{module}.{name} is {new.__name__} now: use it ({name} goes in 0.3)", DeprecationWarning, stacklevel=3
+    )
+    return new
+
+
+def __getattr__(name: str) -> type[Exception]:
+    return _alias(__name__, _MERGED, name)

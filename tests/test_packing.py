@@ -16,7 +16,7 @@ import pytest
 from support.hostile import planted
 from support.paths import FIXTURES
 
-from flue_runtime.errors import BundleError
+from flue_runtime.errors import MountError
 from flue_runtime.format.manifest import MANIFEST_LIMIT, Manifest, MarkdownEntry, Reference, SkillEntry
 from flue_runtime.format.records import content_id
 from flue_runtime.format.skill_folder import vet_skill
@@ -248,7 +248,7 @@ def test_manifest_round_trip_is_deterministic(skill: Path) -> None:
 
 
 def test_manifest_refuses_unknown_format() -> None:
-    with pytest.raises(BundleError, match="format 3"):
+    with pytest.raises(MountError, match="format 3"):
         Manifest.loads(b'{"format": 3}')
 
 
@@ -260,7 +260,7 @@ def test_a_format_1_manifest_is_refused_by_name(skill: Path) -> None:
     data = json.loads(Manifest("pkg", {entry.id: entry}).dumps())
     assert data["format"] == 2 and isinstance(data["skills"][entry.id]["files"], str)
     data["format"] = 1
-    with pytest.raises(BundleError, match="format 1; this flue_runtime reads format 2"):
+    with pytest.raises(MountError, match="format 1; this flue_runtime reads format 2"):
         Manifest.loads(json.dumps(data))
 
 
@@ -286,10 +286,10 @@ def _manifest_json(skill: Path) -> tuple[str, dict[str, Any]]:
     ],
 )
 def test_a_manifest_entry_is_checked_by_the_build_rules_when_parsed(skill: Path, edit: Any, words: str) -> None:
-    """Issue 20: what a manifest says is input; each part is checked where it is parsed, one BundleError."""
+    """Issue 20: what a manifest says is input; each part is checked where it is parsed, one MountError."""
     id, data = _manifest_json(skill)
     edit(data, id)
-    with pytest.raises(BundleError, match=re.escape(words)) as caught:
+    with pytest.raises(MountError, match=re.escape(words)) as caught:
         manifest = Manifest.loads(json.dumps(data), "pkg/_flue_skills/manifest.json")
         for found in manifest.skill_ids():
             manifest.skill(found)
@@ -313,14 +313,14 @@ def test_a_file_path_in_a_manifest_is_a_clean_skill_path(skill: Path, line: str,
     first = files.split("\n")[0].split("\t")[0]
     data["skills"][id]["files"] = files.replace(f"{first}\t", f"{line}\t", 1)
     entry = Manifest.loads(json.dumps(data)).skill(id)
-    with pytest.raises(BundleError, match=re.escape(words)):
+    with pytest.raises(MountError, match=re.escape(words)):
         assert entry.files is None  # never reached: parsing the list raises
 
 
 def test_a_manifest_over_the_limit_is_refused_before_it_is_decoded() -> None:
-    with pytest.raises(BundleError, match="over the 16,777,216-byte limit"):
+    with pytest.raises(MountError, match="over the 16,777,216-byte limit"):
         Manifest.loads(b" " * (MANIFEST_LIMIT + 1))
-    with pytest.raises(BundleError, match="not JSON"):
+    with pytest.raises(MountError, match="not JSON"):
         Manifest.loads(b"\xff\xfe{")
 
 

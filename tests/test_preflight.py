@@ -13,8 +13,10 @@ from collections.abc import Mapping
 import pytest
 
 from flue_runtime import define_skill
+from flue_runtime.errors import PublishError
 from flue_runtime.format.records import content_id
 from flue_runtime.mount.reference import SkillReference
+from flue_runtime.publish import publish
 from flue_runtime.publish.preflight import Upload, refusals, upload, zip_upload
 
 
@@ -89,5 +91,5 @@ def test_openai_refuses_a_second_skill_md_anywhere_in_the_folder() -> None:
 
 
 def test_an_unknown_service_is_refused() -> None:
-    with pytest.raises(ValueError, match="anthropic, openai"):
-        refusals("gemini", upload(skill()))
+    with pytest.raises(PublishError, match="anthropic, openai"):
+        publish([skill()], to="gemini")

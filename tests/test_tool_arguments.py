@@ -14,12 +14,12 @@ import pytest
 
 from flue_runtime import Harness, agent, define_skill, use_model, use_skill, use_tool
 from flue_runtime.agents.tools import Tool, tool_from_function
-from flue_runtime.errors import SchemaError, ToolArgumentError, ToolDefinitionError
+from flue_runtime.errors import AgentError, ToolFailure
 from flue_runtime.models import ScriptedModel, ToolCall
 
 
 def problem(tool: Tool, arguments: object) -> str:
-    with pytest.raises(ToolArgumentError) as info:
+    with pytest.raises(ToolFailure) as info:
         tool.check_arguments(arguments)
     return str(info.value)
 
@@ -140,10 +140,10 @@ def test_a_schema_that_is_not_json_schema_is_refused_when_the_tool_is_made(
     parameters: dict[str, Any], words: str
 ) -> None:
     """Checked once, at definition, against the dialect's meta-schema: the error names the tool and the place."""
-    with pytest.raises(ToolDefinitionError, match=r"tool 'broken': its parameter schema ") as info:
+    with pytest.raises(AgentError, match=r"tool 'broken': its parameter schema ") as info:
         Tool("broken", "Broken.", parameters, lambda: "")
     assert words in str(info.value)
-    assert isinstance(info.value.__cause__, SchemaError)
+    assert isinstance(info.value.__cause__, AgentError)
 
 
 @pytest.mark.slow  # a server on loopback
@@ -174,10 +174,10 @@ def test_a_remote_ref_is_never_fetched() -> None:
         requests.clear()
         for reference in (url, f"{url}#/$defs/x"):
             parameters = {"type": "object", "properties": {"name": {"$ref": reference}}}
-            with pytest.raises(ToolDefinitionError, match="is not in the schema, and flue never fetches schemas"):
+            with pytest.raises(AgentError, match="is not in the schema, and flue never fetches schemas"):
                 Tool("lookup", "Look up.", parameters, lambda **kwargs: "")
         with_id = {"$id": url, "type": "object", "properties": {"name": {"$ref": "other.json"}}}
-        with pytest.raises(ToolDefinitionError, match="'other.json' is not in the schema"):
+        with pytest.raises(AgentError, match="'other.json' is not in the schema"):
             Tool("lookup", "Look up.", with_id, lambda **kwargs: "")
     finally:
         server.shutdown()

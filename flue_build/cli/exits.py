@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import TextIO
 
-from flue_build.errors import BackendNotInstalledError, UnknownTargetError, UsageError
+from flue_build.errors import BackendNotInstalledError, UsageError
 from flue_runtime.errors import (
     ConfigError,
     DestinationError,
@@ -35,7 +35,6 @@ from flue_runtime.errors import (
     LockFileError,
     ModelError,
     PublishError,
-    SessionIdError,
     StoreError,
 )
 
@@ -65,12 +64,11 @@ BROKEN_PIPE = 128 + signal.SIGPIPE
 #: Errors about the request or the machine rather than about what the command looked at: exit 2.
 #: Every other `FlueError` reports problems found: exit 1. The CLI page's table is tested against it.
 USAGE_OR_ENVIRONMENT: tuple[type[BaseException], ...] = (
-    UsageError,  # an argument the parser cannot judge alone
-    UnknownTargetError,  # TARGET or MODULE:AGENT names nothing (`NotInstalledError` among them)
+    UsageError,  # an argument the parser cannot judge alone; a TARGET or MODULE:AGENT that names nothing
     BackendNotInstalledError,  # `check PROJECT`: the project's build backend is not installed where check runs
     DestinationError,  # `export`: DIR has a different folder in the way, or cannot be written
-    StoreError,  # `run --store`: the session store cannot be opened (its extra missing among the causes)
-    SessionIdError,  # `run --session`: an id no store can keep
+    StoreError,  # `run --store`, `--session`: the store cannot be opened (its extra missing among the causes), an id
+    # no store can keep
     ModelError,  # `run`: a model that cannot be created (an unknown provider, a missing SDK or API key)
     HostedServiceError,  # `publish`: the hosted service refused the request (a key, a quota) or cannot be reached
     LockFileError,  # `publish`, `lock`: the lock file is not one (invalid TOML, another version)

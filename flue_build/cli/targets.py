@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from flue_build.errors import ListError, NotInstalledError, TargetError, UnknownTargetError
-from flue_runtime.errors import BundleError, FlueError, SkillError, SkillNotFoundError, SkillWarning
+from flue_build.errors import TargetError, UsageError
+from flue_runtime.errors import FlueError, MountError, SkillError, SkillNotFoundError, SkillWarning
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mount.disk import load_skill_dir
@@ -83,15 +83,13 @@ def resolve_target(target: str) -> TargetSkills:
         notes: list[str] = []
         try:
             return _unique(target, installed_skills(target, notes), notes)
-        except ListError:
+        except (TargetError, UsageError):
             if not path.is_dir():
                 raise
     if path.is_dir():
         skills, skipped = project_skills(path) if (path / PYPROJECT).is_file() else folder_skills(path)
         return _unique(target, skills, skipped)
-    raise UnknownTargetError(
-        f"{target}: not an installed package or distribution, a MODULE:AGENT, or a folder of skills"
-    )
+    raise UsageError(f"{target}: not an installed package or distribution, a MODULE:AGENT, or a folder of skills")
 
 
 def installed_skills(name: str, notes: list[str] | None = None) -> list[SkillReference]:
@@ -113,21 +111,21 @@ def installed_skills(name: str, notes: list[str] | None = None) -> list[SkillRef
 
 def shipped_by(name: str, notes: list[str]) -> Shipment:
     """What installed package or distribution `name` ships (`flue_runtime.mount.distribution.shipped`), the raw
-    folders skipped and the warnings their vetting gave added to `notes`; `NotInstalledError` when nothing
-    installed has that name, `ListError` when it ships no skill or a bundle is not one."""
+    folders skipped and the warnings their vetting gave added to `notes`; `UsageError` when nothing
+    installed has that name, `TargetError` when it ships no skill or a bundle is not one."""
     from flue_runtime.mount.distribution import shipped
 
     try:
         found = shipped(name)
     except SkillNotFoundError:
-        raise NotInstalledError(
+        raise UsageError(
             f"{name!r}: no installed package or distribution of that name (nor a .whl file or project folder)"
         ) from None
-    except BundleError as exc:
-        raise ListError(str(exc)) from None
+    except MountError as exc:
+        raise TargetError(str(exc)) from None
     problem = found.nothing()
     if problem is not None:
-        raise ListError(problem)
+        raise TargetError(problem)
     notes.extend(found.raw.notes if found.raw is not None else ())
     return found
 
@@ -176,24 +174,24 @@ def load_agent(spec: str) -> Callable[[], object]:
     """The agent function `module:agent` names, its module imported as `python -m` would find it.
 
     The one loader of every command that takes MODULE:AGENT (`mcp`, `export`, `prompt`, `run`):
-    `UnknownTargetError` when `spec` names no agent, `TargetError` when its module raises at import.
+    `UsageError` when `spec` names no agent, `TargetError` when its module raises at import.
     """
     if not names_agent(spec):
-        raise UnknownTargetError(f"{spec}: name an agent as MODULE:AGENT, like `support.agent:support`")
+        raise UsageError(f"{spec}: name an agent as MODULE:AGENT, like `support.agent:support`")
     module_name, _, attribute = spec.partition(":")
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # as `python -m` would: a module of the current folder is found
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise UnknownTargetError(f"{spec}: cannot import {module_name!r}: {exc}") from None
+        raise UsageError(f"{spec}: cannot import {module_name!r}: {exc}") from None
     except FlueError:
         raise
     except Exception as exc:  # the module's own code failed at import: one line, no traceback
         raise TargetError(f"{spec}: importing {module_name!r} raised {type(exc).__name__}: {exc}") from exc
     function: object = getattr(module, attribute, None)
     if not callable(function):
-        raise UnknownTargetError(f"{spec}: module {module_name!r} has no agent function named {attribute!r}")
+        raise UsageError(f"{spec}: module {module_name!r} has no agent function named {attribute!r}")
     return function
 
 

@@ -36,6 +36,7 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from flue_runtime.errors import AgentError
 from flue_runtime.format.diagnostics import printable
 from flue_runtime.mount.reference import Kind
 
@@ -166,7 +167,7 @@ def ask(callback: Decide, *, bundled: bool = False, name: str = "ask") -> Approv
     any arguments for the session (saved with it), no other script; a changed skill is asked about again. `bundled=True`: the application's own skills run without asking.
     Only `True` approves; an exception from `callback` refuses the run (and is not remembered)."""
     if not callable(callback):
-        raise TypeError(f"ask() takes a function of a ScriptRequest, not {type(callback).__name__}")
+        raise AgentError(f"ask() takes a function of a ScriptRequest, not {type(callback).__name__}")
     return ApprovalPolicy(name, callback, remembered=True, own=bundled)
 
 
@@ -178,7 +179,7 @@ def approval_policy(chosen: ApprovalPolicy | Decide | None) -> ApprovalPolicy:
         return chosen
     if callable(chosen):
         return ask(chosen)
-    raise TypeError(
+    raise AgentError(
         "Harness(approve_scripts=...) takes a policy of flue_runtime.agents.approval (never, bundled_only, "
         f"ask(callback)) or a function of a ScriptRequest, not {type(chosen).__name__}"
     )
@@ -264,7 +265,7 @@ def ask_reads(callback: ReadDecide, *, name: str = "ask_reads") -> ReadPolicy:
     """Ask `callback` at every read across origins (never remembered). Only `True` approves; an exception from
     `callback` refuses the read."""
     if not callable(callback):
-        raise TypeError(f"ask_reads() takes a function of a ReadRequest, not {type(callback).__name__}")
+        raise AgentError(f"ask_reads() takes a function of a ReadRequest, not {type(callback).__name__}")
     return ReadPolicy(name, callback)
 
 
@@ -276,7 +277,7 @@ def read_policy(chosen: ReadPolicy | ReadDecide | None) -> ReadPolicy:
         return chosen
     if callable(chosen):
         return ask_reads(chosen)
-    raise TypeError(
+    raise AgentError(
         "Harness(approve_reads=...) takes a read policy of flue_runtime.agents.approval (local_only, "
         f"ask_reads(callback)) or a function of a ReadRequest, not {type(chosen).__name__}"
     )

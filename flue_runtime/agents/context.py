@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from flue_runtime.errors import HookError, LoopError
+from flue_runtime.errors import AgentError
 from flue_runtime.models.base import Message
 
 __all__ = ["MAX_NESTED_PROMPTS", "PromptResult", "ToolContext", "set_value"]
@@ -64,10 +64,10 @@ class ToolContext:
     async def prompt(self, text: str) -> PromptResult:
         """`harness.prompt(text)` with the session's current state: a one-off conversation.
 
-        Raises `LoopError` when prompts are already nested `MAX_NESTED_PROMPTS` deep."""
+        Raises `AgentError` when prompts are already nested `MAX_NESTED_PROMPTS` deep."""
         depth = _nesting.get()
         if depth >= MAX_NESTED_PROMPTS:
-            raise LoopError(
+            raise AgentError(
                 f"ToolContext.prompt is nested {depth} deep, the limit: each one-off prompt ran a tool that "
                 "prompted again; answer from what you have instead of delegating further"
             )
@@ -84,9 +84,9 @@ class ToolContext:
 def set_value(state: dict[str, Any], key: str, value: Any) -> None:
     """Put `value` at `key`, refusing what the store could not keep (state is saved as JSON)."""
     if not isinstance(key, str):
-        raise HookError(f"a state key must be a string, not {type(key).__name__}")
+        raise AgentError(f"a state key must be a string, not {type(key).__name__}")
     try:
         json.dumps(value)
     except (TypeError, ValueError) as exc:
-        raise HookError(f"state {key!r}: the value must be JSON data (it is saved as JSON): {exc}") from exc
+        raise AgentError(f"state {key!r}: the value must be JSON data (it is saved as JSON): {exc}") from exc
     state[key] = value

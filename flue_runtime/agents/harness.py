@@ -47,13 +47,11 @@ from flue_runtime.agents.telemetry import Telemetry, check_telemetry, skill_span
 from flue_runtime.agents.tools import Tool
 from flue_runtime.agents.workspace import Workspace, discover_workspace_skills, find_workspace_skills, warn
 from flue_runtime.errors import (
+    AgentError,
     FlueError,
-    HookError,
-    LoopError,
     SessionConflictError,
     SkillNotFoundError,
     SkillWarning,
-    ToolArgumentError,
     ToolFailure,
 )
 from flue_runtime.models import resolve_model
@@ -101,11 +99,11 @@ class Harness:
         approve_reads: ReadPolicy | ReadDecide | None = None,
     ) -> None:
         if not callable(agent):
-            raise HookError(f"Harness() takes an agent function, not {type(agent).__name__}")
+            raise AgentError(f"Harness() takes an agent function, not {type(agent).__name__}")
         if catalog_budget is not None and (
             not isinstance(catalog_budget, int) or isinstance(catalog_budget, bool) or catalog_budget < 1
         ):
-            raise HookError(f"catalog_budget must be a positive number of bytes or None, not {catalog_budget!r}")
+            raise AgentError(f"catalog_budget must be a positive number of bytes or None, not {catalog_budget!r}")
         self.agent = agent
         self.sandbox = sandbox
         self.store = open_store(store)
@@ -113,11 +111,8 @@ class Harness:
         self.max_steps = max_steps
         self.catalog_budget = catalog_budget
         self.disabled_skills = _skill_names(disabled_skills, "disabled_skills")
-        try:
-            self.approve_scripts = approval_policy(approve_scripts)
-            self.approve_reads = read_policy(approve_reads)
-        except TypeError as exc:
-            raise HookError(str(exc)) from None
+        self.approve_scripts = approval_policy(approve_scripts)
+        self.approve_reads = read_policy(approve_reads)
         check_telemetry(telemetry)
         self.telemetry = telemetry
         self._models: dict[str, Model] = {}
@@ -411,7 +406,7 @@ class Session:
                 return PromptResult(response.text, working.messages[start:], self.id)
             working.messages.extend(await self._run_tools(calls, tools, working, served))
             working.turns.append(Turn.now(step, answer, catalog_of(config.skills.references), served).to_dict())
-        raise LoopError(
+        raise AgentError(
             f"the model was still calling tools after {self.harness.max_steps} steps; raise Harness(max_steps=...)"
         )
 
@@ -481,7 +476,7 @@ class Session:
     def _model(self, config: Configuration) -> Model:
         chosen = config.render.model or self.harness.model
         if chosen is None:
-            raise HookError(
+            raise AgentError(
                 "no model: call use_model('provider/model') or use_model(ScriptedModel([...])) in the agent"
             )
         return self.harness.resolved_model(chosen)
@@ -523,7 +518,7 @@ class Session:
             result = tool.function(**arguments)
             if inspect.isawaitable(result):
                 result = await result
-        except (ToolArgumentError, ToolFailure) as exc:
+        except ToolFailure as exc:
             return f"Error: {exc}", True
         except Exception as exc:  # a user tool failed: the model is told, the loop goes on
             return f"Error: {call.name} raised {type(exc).__name__}: {exc}", True
@@ -539,15 +534,15 @@ def _begin(record: SessionRecord, config: Configuration) -> None:
 
 
 def _skill_names(names: Iterable[str], where: str) -> tuple[str, ...]:
-    """`names` (one name, or several) as a tuple without repeats; `HookError` for anything but non-empty strings."""
+    """`names` (one name, or several) as a tuple without repeats; `AgentError` for anything but non-empty strings."""
     listed = [names] if isinstance(names, str) else names
     try:
         chosen = tuple(dict.fromkeys(listed))
     except TypeError:
-        raise HookError(f"{where} takes skill names, not {type(names).__name__}") from None
+        raise AgentError(f"{where} takes skill names, not {type(names).__name__}") from None
     for name in chosen:
         if not isinstance(name, str) or not name:
-            raise HookError(f"{where} takes skill names (non-empty strings), not {name!r}")
+            raise AgentError(f"{where} takes skill names (non-empty strings), not {name!r}")
     return chosen
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
 
 from flue_runtime.agents.tools import RESERVED, Tool, ToolFunction, tool_from_function
-from flue_runtime.errors import HookError
+from flue_runtime.errors import AgentError
 from flue_runtime.models.base import Model
 from flue_runtime.mount.define import define_skill
 from flue_runtime.mount.reference import SkillReference
@@ -62,7 +62,7 @@ def agent(function: F) -> F:
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if _current.get() is None:
-            raise HookError(
+            raise AgentError(
                 f"agent {function.__name__!r} was called directly; pass it to Harness(...) and prompt a session instead"
             )
         return function(*args, **kwargs)
@@ -82,7 +82,7 @@ def render(agent_function: Callable[[], object], state: dict[str, Any]) -> Rende
         returned = ""
     if not isinstance(returned, str):
         name = getattr(agent_function, "__name__", "agent")
-        raise HookError(f"agent {name!r} must return its instructions as a string, not {type(returned).__name__}")
+        raise AgentError(f"agent {name!r} must return its instructions as a string, not {type(returned).__name__}")
     result.instructions = returned
     return result
 
@@ -90,7 +90,7 @@ def render(agent_function: Callable[[], object], state: dict[str, Any]) -> Rende
 def _render(hook: str) -> Render:
     current = _current.get()
     if current is None:
-        raise HookError(
+        raise AgentError(
             f"{hook}() was called outside an agent render; call hooks only inside a function "
             "decorated with @agent (or a custom hook it calls) while a Harness renders it"
         )
@@ -110,7 +110,7 @@ def use_sandbox(sandbox: Any) -> None:
 def use_instruction(text: str) -> None:
     """Extra instructions, placed after the agent's own in the system prompt."""
     if not isinstance(text, str):
-        raise HookError(f"use_instruction() takes a string, not {type(text).__name__}")
+        raise AgentError(f"use_instruction() takes a string, not {type(text).__name__}")
     _render("use_instruction").texts.append(text)
 
 
@@ -144,7 +144,7 @@ def use_skill(skill: SkillReference | Mapping[str, Any], *, name: str | None = N
             if all(hasattr(skill, member) for member in ("listing", "read", "describe"))
             else ""
         )
-        raise HookError(
+        raise AgentError(
             "use_skill() takes a SkillReference (from skill(), define_skill(), load_skill()) or a mapping of "
             f"define_skill's arguments, not {type(skill).__name__}{hint}"
         )
@@ -155,7 +155,7 @@ def use_skill(skill: SkillReference | Mapping[str, Any], *, name: str | None = N
     mounted = current.skill_names.get(key)
     if mounted is not None:
         same = "the same skill" if mounted == skill else f"another skill with that name ({mounted.origin})"
-        raise HookError(
+        raise AgentError(
             f"skill {skill.name!r} is mounted twice in one render: {same} was mounted before. "
             "Mount it once: call use_skill for it in a single place (a shared custom hook called once), "
             "or mount one of the two under another name: use_skill(ref, name=...)"
@@ -172,13 +172,13 @@ def _defined(definition: Mapping[Any, Any]) -> SkillReference:
     """`define_skill(**definition)`, with unknown keys named (its own errors say what else is wrong)."""
     unknown = [key for key in definition if key not in _DEFINE_KEYS]
     if unknown:
-        raise HookError(
+        raise AgentError(
             f"use_skill() got a mapping with unknown key{'s' if len(unknown) > 1 else ''} "
             f"{', '.join(repr(k) for k in unknown)}; its keys are define_skill's: {', '.join(_DEFINE_KEYS)}"
         )
     missing = [key for key in ("name", "description", "instructions") if key not in definition]
     if missing:
-        raise HookError(
+        raise AgentError(
             f"use_skill() got a mapping without {', '.join(repr(k) for k in missing)}; define_skill needs them"
         )
     return define_skill(**definition)
@@ -196,15 +196,15 @@ def use_tool(
     """
     current = _render("use_tool")
     if not isinstance(runs_code, bool):
-        raise HookError(f"use_tool(runs_code=...) takes True or False, not {runs_code!r}")
+        raise AgentError(f"use_tool(runs_code=...) takes True or False, not {runs_code!r}")
     made = tool_from_function(tool, name, description)
     if runs_code:
         made = replace(made, runs_code=True)
     if made.name in RESERVED:
-        raise HookError(
+        raise AgentError(
             f"tool name {made.name!r} is reserved by the harness ({', '.join(sorted(RESERVED))}); rename the tool"
         )
     if any(t.name == made.name for t in current.tools):
-        raise HookError(f"tool {made.name!r} is offered twice in one render; offer it once")
+        raise AgentError(f"tool {made.name!r} is offered twice in one render; offer it once")
     current.tools.append(made)
     return made

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from flue_runtime.errors import SchemaError
+from flue_runtime.errors import AgentError
 from flue_runtime.format.diagnostics import cut
 from flue_runtime.format.schema_validator import TABLE, Validator, Violation, describe
 
@@ -82,14 +82,14 @@ class JsonSchema:
 
 
 def compact_schema(schema: Mapping[str, Any]) -> JsonSchema:
-    """`schema` compiled by the compact validator: `SchemaError` when it uses a keyword that validator does not
+    """`schema` compiled by the compact validator: `AgentError` when it uses a keyword that validator does not
     implement (then `compile_schema` applies it). What it saves a process is jsonschema's import (BENCHMARKS.md,
     "Issue 35: hand-written code beside PyYAML and jsonschema")."""
     return JsonSchema(schema, Validator(schema))
 
 
 def compile_schema(schema: object) -> JsonSchema:
-    """`schema` checked (meta-schema, object at the top, `$ref`s inside it) and compiled; `SchemaError` says
+    """`schema` checked (meta-schema, object at the top, `$ref`s inside it) and compiled; `AgentError` says
     where it is wrong as `#/json/pointer: problem`. Kept by its JSON text: an agent that makes the same `Tool`
     at every render (or lists an MCP server's tools again) compiles its schema once."""
     try:
@@ -111,19 +111,19 @@ def _compile(schema: object) -> JsonSchema:
     from referencing.jsonschema import specification_with
 
     if not isinstance(schema, Mapping):
-        raise SchemaError(f'#: must be a JSON object with "type": "object", not {type(schema).__name__}')
+        raise AgentError(f'#: must be a JSON object with "type": "object", not {type(schema).__name__}')
     dialect = schema.get("$schema", Draft202012Validator.META_SCHEMA["$schema"])
     cls = validators.validator_for(schema, default=Draft202012Validator) if isinstance(dialect, str) else None
     if cls is None or cls.META_SCHEMA["$schema"].rstrip("#") != dialect.rstrip("#"):  # unknown: the default
-        raise SchemaError(
+        raise AgentError(
             f"#/$schema: {schema['$schema']!r} is not a JSON Schema dialect jsonschema knows; "
             "use draft 2020-12 (or 2019-09, 7, 6, 4, 3), or leave `$schema` out"
         )
     error = best_match(cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER).iter_errors(schema))
     if error is not None:
-        raise SchemaError(f"{_pointer(error.absolute_path)}: {cut(error.message, MAX_TEXT)}")
+        raise AgentError(f"{_pointer(error.absolute_path)}: {cut(error.message, MAX_TEXT)}")
     if schema.get("type") != "object":
-        raise SchemaError(
+        raise AgentError(
             '#: must describe an object ("type": "object" at the top): a model sends a tool\'s arguments '
             "as one JSON object; wrap other values in a property, "
             '{"type": "object", "properties": {"value": ...}, "required": ["value"]}'
@@ -149,9 +149,9 @@ def _check_references(node: object, resolver: Resolver[Any], specification: Spec
             try:
                 resolver.lookup(value)
             except PointerToNowhere as exc:
-                raise SchemaError(f"{here}: {value!r} points at nothing in the schema") from exc
+                raise AgentError(f"{here}: {value!r} points at nothing in the schema") from exc
             except Unresolvable as exc:
-                raise SchemaError(
+                raise AgentError(
                     f"{here}: {value!r} is not in the schema, and flue never fetches schemas; "
                     "put the definition under `$defs` and refer to it as '#/$defs/NAME'"
                 ) from exc

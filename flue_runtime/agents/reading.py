@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from flue_runtime.errors import PageError
+from flue_runtime.errors import AgentError
 from flue_runtime.format.text_files import SNIFF, head_is_text
 
 __all__ = [
@@ -55,7 +55,7 @@ def utf8_size(text: str) -> int:
 
 def _check(name: str, value: int | None, minimum: int) -> None:
     if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < minimum):
-        raise PageError(f"{name} must be an integer of at least {minimum}")
+        raise AgentError(f"{name} must be an integer of at least {minimum}")
 
 
 def page(
@@ -98,7 +98,7 @@ def page_stream(
         )
         return lead + window.render(label, tool, first)
     if column is not None:
-        raise PageError(
+        raise AgentError(
             f"{label} is a binary file: its offset counts bytes, and there are no columns; leave column out"
         )
     return lead + _binary_page(handle, size, label, tool, offset or 0, min(limit or BINARY_PAGE, (room // 4) * 3))
@@ -142,7 +142,7 @@ def text_window(
 
     Reads `handle` once, in chunks, holding at most one chunk and the rows: the lines before
     and after the window are only counted. A line that alone does not fit is cut at the
-    budget (`next` then points inside it). `PageError` when `first` or `column` is past the end.
+    budget (`next` then points inside it). `AgentError` when `first` or `column` is past the end.
     """
     window = Window(column=column)
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -162,7 +162,7 @@ def text_window(
         nonlocal used, pieces, row_size
         if skip:
             length = column - 1 - skip  # the characters the line has
-            raise PageError(
+            raise AgentError(
                 f"{label}: column {column} is past the end of line {line}, which has {length:,} "
                 f"character{'s' if length != 1 else ''}; use a column from 1 to {max(length, 1)}"
             )
@@ -219,7 +219,7 @@ def text_window(
         finish()
     window.lines = line - 1 if last == b"\n" else line
     if not reading or first > window.lines:
-        raise PageError(
+        raise AgentError(
             f"offset {first} is past the end of {label} ({window.lines:,} line{'s' if window.lines != 1 else ''}); "
             f"use an offset from 1 to {window.lines}"
         )
@@ -230,7 +230,7 @@ def text_window(
 
 def _binary_page(handle: BinaryIO, size: int, label: str, tool: str, start: int, limit: int) -> str:
     if start and start >= size:
-        raise PageError(
+        raise AgentError(
             f"offset {start} is past the end of {label} ({size:,} bytes); use an offset from 0 to {size - 1}"
         )
     handle.seek(start)
@@ -295,7 +295,7 @@ def _rows(
     _check("limit", limit, 1)
     first = max(offset or 1, 1)
     if first > len(rows):
-        raise PageError(
+        raise AgentError(
             f"offset {first} is past the end of {label} ({len(rows):,} {what}); use an offset from 1 to {len(rows)}"
         )
     budget = MAX_BYTES - HINT_ROOM - utf8_size(label) - hint

@@ -18,7 +18,7 @@ from flue_runtime.agents.provenance import served
 from flue_runtime.agents.reading import entries_page, page_stream
 from flue_runtime.agents.sandbox import Sandbox, sandbox_path
 from flue_runtime.agents.tools import Tool, defined_tool
-from flue_runtime.errors import FlueError, PageError, SandboxError, ToolFailure
+from flue_runtime.errors import FlueError, SandboxError, ToolFailure
 from flue_runtime.mount.origins import origin_line
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.vfs import SkillTree
@@ -140,7 +140,7 @@ class SandboxFiles:
                 text = page_stream(handle, size, path, "read", offset, limit, column, header=header)
             served("read", skill, inner)  # (a skill file, as read_skill_resource would have served it)
             return text
-        except (FlueError, PageError, OSError, ValueError) as exc:
+        except (FlueError, OSError, ValueError) as exc:
             raise ToolFailure(str(exc)) from exc
 
     def _open(self, path: str) -> tuple[BinaryIO, int]:

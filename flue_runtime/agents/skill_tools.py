@@ -47,7 +47,7 @@ from flue_runtime.agents.reading import (
 )
 from flue_runtime.agents.tools import Tool, defined_tool
 from flue_runtime.agents.workspace import WorkspaceSource
-from flue_runtime.errors import FlueError, PageError, ToolFailure
+from flue_runtime.errors import AgentError, FlueError, ToolFailure
 from flue_runtime.format.diagnostics import quoted
 from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE
@@ -340,7 +340,7 @@ class MountedSkills:
         """A page of the support files under `folder` of skill `name`, as its activation lists them (the skill's own
         folder: the same order, so an activation's "more files" goes on at the offset it names)."""
         if column is not None:
-            raise PageError(f"{self.tree.path(name, folder)} is a folder: its offset counts files; leave column out")
+            raise AgentError(f"{self.tree.path(name, folder)} is a folder: its offset counts files; leave column out")
         skill = self._by_name[name].skill
         prefix = f"{folder}/" if folder else ""
         paths = [self.tree.path(name, p) for p in sorted(skill.resources) if p.startswith(prefix)]

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flue_runtime.errors import HookError
+from flue_runtime.errors import AgentError
 
 if TYPE_CHECKING:
     from flue_runtime.agents.provenance import Served
@@ -56,11 +56,11 @@ def _api_importable() -> bool:
 
 
 def check_telemetry(setting: Telemetry | bool | None) -> None:
-    """`HookError` for a setting that asks for tracing where `opentelemetry-api` is not installed."""
+    """`AgentError` for a setting that asks for tracing where `opentelemetry-api` is not installed."""
     if not (setting is None or isinstance(setting, (bool, Telemetry))):
-        raise HookError(f"telemetry takes a Telemetry, True, False or None, not {type(setting).__name__}")
+        raise AgentError(f"telemetry takes a Telemetry, True, False or None, not {type(setting).__name__}")
     if setting not in (None, False) and not _api_importable():
-        raise HookError("telemetry needs opentelemetry-api: pip install 'flue-skills[otel]'")
+        raise AgentError("telemetry needs opentelemetry-api: pip install 'flue-skills[otel]'")
 
 
 def _chosen(setting: Telemetry | bool | None) -> Telemetry | None:

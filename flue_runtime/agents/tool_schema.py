@@ -5,7 +5,7 @@ Each annotation maps to a schema and a converter: `tuple[int, str]` is an array 
 then a string and reaches the function as a tuple; `set[str]` is an array of unique strings and arrives
 as a set; an `Enum` is the enum of its values and arrives as the member; a dataclass, `TypedDict` or
 pydantic model is an object and arrives as an instance (a dict for a `TypedDict`). Converters run after
-the arguments were validated, so for most types they only rebuild; they raise `Mismatch` when a value is
+the arguments were validated, so for most types they only rebuild; they raise `ToolFailure` when a value is
 not of their type, which lets a union try its next alternative.
 
 pydantic is never imported here: a class is a pydantic model only if pydantic is already loaded (the
@@ -26,22 +26,14 @@ from typing import Any, Literal, Union
 
 from flue_runtime.agents.context import ToolContext
 from flue_runtime.agents.json_schema import place
-from flue_runtime.errors import ToolArgumentError, ToolDefinitionError
+from flue_runtime.errors import AgentError, ToolFailure
 from flue_runtime.format.schema_validator import describe, equal, json_type
 
-__all__ = ["Convert", "Mismatch", "Parameters", "Shape", "parameters_of"]
+__all__ = ["Convert", "Parameters", "Shape", "parameters_of"]
 
 
 Path = tuple[str | int, ...]
 Convert = Callable[[Any, Path], Any]
-
-
-class Mismatch(ToolArgumentError):
-    """A value not of the declared type: a union tries its next alternative; at the top, the model is told."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -65,17 +57,17 @@ class Parameters:
     pydantic: bool = False
 
     def convert(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """Valid arguments as the declared types; `Mismatch` lists what a type (a pydantic model, a
+        """Valid arguments as the declared types; `ToolFailure` lists what a type (a pydantic model, a
         dataclass's `__post_init__`) refused beyond the schema."""
         converted: dict[str, Any] = {}
         problems: list[str] = []
         for key, value in arguments.items():
             try:
                 converted[key] = self.converters[key](value, (key,)) if key in self.converters else value
-            except Mismatch as exc:
+            except ToolFailure as exc:
                 problems.extend(exc.problems)
         if problems:
-            raise Mismatch(problems)
+            raise ToolFailure(*problems)
         return converted
 
 
@@ -90,14 +82,12 @@ def parameters_of(
     context: str | None = None
     for param in inspect.signature(function).parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise ToolDefinitionError(
-                f"{where}: *args and **kwargs cannot be described to a model; name each parameter"
-            )
+            raise AgentError(f"{where}: *args and **kwargs cannot be described to a model; name each parameter")
         if param.name not in hints:
-            raise ToolDefinitionError(f"{where}: parameter {param.name!r} needs a type annotation")
+            raise AgentError(f"{where}: parameter {param.name!r} needs a type annotation")
         if hints[param.name] is ToolContext:
             if context is not None:
-                raise ToolDefinitionError(f"{where}: only one parameter can take the ToolContext")
+                raise AgentError(f"{where}: only one parameter can take the ToolContext")
             context = param.name
             continue
         shape = shapes.shape(hints[param.name], f"{where}, parameter {param.name!r}")
@@ -161,20 +151,20 @@ class _Shapes:
             return _set(self._item(args, where), origin or annotation, where)
         if annotation is dict or origin is dict:
             if args and args[0] not in (str, Any):
-                raise ToolDefinitionError(
+                raise AgentError(
                     f"{where}: {annotation!r} has keys of {args[0]!r}, but a JSON object's keys are strings; "
                     "use dict[str, ...]"
                 )
             return _dict(self._item(args[1:], where))
         if annotation is ToolContext:
-            raise ToolDefinitionError(f"{where}: the ToolContext can only be a parameter of its own")
+            raise AgentError(f"{where}: the ToolContext can only be a parameter of its own")
         if isinstance(annotation, type) and typing.is_typeddict(annotation):
             return self._typeddict(annotation, where)
         if isinstance(annotation, type) and dataclasses.is_dataclass(annotation):
             return self._dataclass(annotation, where)
         if _is_pydantic_model(annotation):
             return self._pydantic(annotation)
-        raise ToolDefinitionError(f"{where}: type {annotation!r} cannot be described to a model; use {_SUPPORTED}")
+        raise AgentError(f"{where}: type {annotation!r} cannot be described to a model; use {_SUPPORTED}")
 
     def _item(self, args: tuple[Any, ...], where: str) -> Shape | None:
         """A container's item (the first of `args`), or None for any value (`list`, `list[Any]`)."""
@@ -182,14 +172,14 @@ class _Shapes:
 
     def _fields(self, cls: type, where: str) -> dict[str, Any]:
         if cls in self.expanding:
-            raise ToolDefinitionError(
+            raise AgentError(
                 f"{where}: {cls.__name__} contains itself, which an inline schema cannot describe; "
                 "make it a pydantic model (its schema refers to itself) or break the cycle"
             )
         try:
             return typing.get_type_hints(cls)
         except Exception as exc:  # unresolvable forward references
-            raise ToolDefinitionError(f"{where}: cannot read the type hints of {cls.__name__}: {exc}") from exc
+            raise AgentError(f"{where}: cannot read the type hints of {cls.__name__}: {exc}") from exc
 
     def _typeddict(self, cls: type, where: str) -> Shape:
         hints = self._fields(cls, where)
@@ -222,7 +212,7 @@ class _Shapes:
                 return validate(value)
             except error as exc:
                 details = exc.errors()  # type: ignore[attr-defined]
-                raise Mismatch([f"{place((*path, *item['loc']))}: {item['msg']}" for item in details]) from None
+                raise ToolFailure(*(f"{place((*path, *item['loc']))}: {item['msg']}" for item in details)) from None
 
         return Shape(placeholder, convert, hashable=model.__hash__ is not None)
 
@@ -236,7 +226,7 @@ class _Shapes:
         try:
             refs, top = models_json_schema([(model, "validation") for model in models])
         except Exception as exc:  # pydantic's own refusal of a model it cannot describe
-            raise ToolDefinitionError(f"{where}: pydantic cannot write the schema of its models: {exc}") from exc
+            raise AgentError(f"{where}: pydantic cannot write the schema of its models: {exc}") from exc
         for model, placeholder in self.models:
             placeholder.update(refs[(model, "validation")])
         return dict(top.get("$defs", {}))
@@ -259,8 +249,8 @@ def _is_pydantic_model(annotation: object) -> bool:
 # --- converters -------------------------------------------------------------------------------
 
 
-def _refuse(path: Path, expected: str, value: object) -> Mismatch:
-    return Mismatch([f"{place(path)} must be {expected}, not {json_type(value)}"])
+def _refuse(path: Path, expected: str, value: object) -> ToolFailure:
+    return ToolFailure(f"{place(path)} must be {expected}, not {json_type(value)}")
 
 
 def _null(value: Any, path: Path) -> Any:
@@ -316,9 +306,9 @@ def _union(shapes: list[Shape]) -> Shape:
         for each in converters:
             try:
                 return each(value, path)
-            except Mismatch as exc:
+            except ToolFailure as exc:
                 problems.extend(exc.problems)
-        raise Mismatch(problems)
+        raise ToolFailure(*problems)
 
     return Shape({"anyOf": [shape.schema for shape in shapes]}, convert, all(s.hashable for s in shapes))
 
@@ -328,7 +318,7 @@ def _choice(options: list[Any], where: str) -> Shape:
     values = [option.value if isinstance(option, enum.Enum) else option for option in options]
     for value in values:
         if value is not None and not isinstance(value, (str, int, float, bool)):
-            raise ToolDefinitionError(
+            raise AgentError(
                 f"{where}: the value {value!r} is not a JSON string, number, boolean or null; a model can only send those"
             )
     schema: dict[str, Any] = {"const": values[0]} if len(values) == 1 else {"enum": values}
@@ -338,7 +328,7 @@ def _choice(options: list[Any], where: str) -> Shape:
         for option, json_value in zip(options, values):
             if equal(value, json_value):
                 return option
-        raise Mismatch([f"{place(path)} must be {expected}, not {json_type(value)}"])
+        raise ToolFailure(f"{place(path)} must be {expected}, not {json_type(value)}")
 
     return Shape(schema, convert)
 
@@ -378,7 +368,7 @@ def _fixed_tuple(items: list[Shape]) -> Shape:
 
     def convert(value: Any, path: Path) -> Any:
         if not isinstance(value, list) or len(value) != len(items):
-            raise Mismatch([f"{place(path)} must be an array of {len(items)} items"])
+            raise ToolFailure(f"{place(path)} must be an array of {len(items)} items")
         return tuple(item.convert(each, (*path, index)) for index, (item, each) in enumerate(zip(items, value)))
 
     return Shape(schema, convert, all(item.hashable for item in items))
@@ -387,7 +377,7 @@ def _fixed_tuple(items: list[Shape]) -> Shape:
 def _set(item: Shape | None, kind: Any, where: str) -> Shape:
     """`set[str]`/`frozenset[str]`: an array of unique items (`uniqueItems`), as a set."""
     if item is None or not item.hashable:
-        raise ToolDefinitionError(
+        raise AgentError(
             f"{where}: the items of a {kind.__name__} must be hashable (str, int, an Enum, a tuple, a frozen "
             "dataclass...); use list[...] for these"
         )
@@ -398,7 +388,7 @@ def _set(item: Shape | None, kind: Any, where: str) -> Shape:
         items = as_list.convert(value, path)
         made = make(items)
         if len(made) != len(items):  # a union's array alternative may hold duplicates; a set would drop them
-            raise Mismatch([f"{place(path)} must not hold the same item twice"])
+            raise ToolFailure(f"{place(path)} must not hold the same item twice")
         return made
 
     return Shape({**as_list.schema, "uniqueItems": True}, convert, kind is frozenset)
@@ -438,11 +428,11 @@ def _record(shapes: Mapping[str, Shape], make: Callable[..., Any], name: str) ->
             raise _refuse(path, "object", value)
         unknown = [key for key in value if key not in shapes]
         if unknown:
-            raise Mismatch([f"{place(path)} has unknown property {key!r}" for key in unknown])
+            raise ToolFailure(*(f"{place(path)} has unknown property {key!r}" for key in unknown))
         fields = {key: shapes[key].convert(each, (*path, key)) for key, each in value.items()}
         try:
             return make(**fields)
         except (TypeError, ValueError) as exc:  # a missing field, or the class's own check (`__post_init__`)
-            raise Mismatch([f"{place(path)} is not a valid {name}: {exc}"]) from None
+            raise ToolFailure(f"{place(path)} is not a valid {name}: {exc}") from None
 
     return convert

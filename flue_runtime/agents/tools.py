@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flue_runtime.agents.json_schema import MAX_TEXT, JsonSchema, compact_schema, compile_schema, describe_schema
-from flue_runtime.agents.tool_schema import Mismatch, parameters_of
-from flue_runtime.errors import SchemaError, ToolArgumentError, ToolDefinitionError
+from flue_runtime.agents.tool_schema import parameters_of
+from flue_runtime.errors import AgentError, ToolFailure
 from flue_runtime.format.diagnostics import cut
 from flue_runtime.format.schema_validator import Validator
 
@@ -73,25 +73,23 @@ class Tool:
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
     def check_arguments(self, arguments: object) -> dict[str, Any]:
-        """The arguments as keyword arguments of the declared types, or `ToolArgumentError` saying what is wrong."""
+        """The arguments as keyword arguments of the declared types, or `ToolFailure` saying what is wrong."""
         assert self.validator is not None  # compiled in __post_init__
         checked = check_arguments(self.name, self.validator, arguments)
         if self.convert is None:
             return checked
         try:
             return self.convert(checked)
-        except Mismatch as exc:  # a check beyond the schema: a pydantic validator, a dataclass's __post_init__
-            raise ToolArgumentError(
-                f"{self.name}: " + "; ".join(_bounded(cut(p, MAX_TEXT) for p in exc.problems))
-            ) from None
+        except ToolFailure as exc:  # a check beyond the schema: a pydantic validator, a dataclass's __post_init__
+            raise ToolFailure(f"{self.name}: " + "; ".join(_bounded(cut(p, MAX_TEXT) for p in exc.problems))) from None
 
 
 def _compiled(name: str, parameters: object) -> JsonSchema:
-    """A user-supplied schema compiled with jsonschema, or `ToolDefinitionError` naming the tool and the place."""
+    """A user-supplied schema compiled with jsonschema, or `AgentError` naming the tool and the place."""
     try:
         return compile_schema(parameters)
-    except SchemaError as exc:
-        raise ToolDefinitionError(f"tool {name!r}: its parameter schema {exc}") from exc
+    except AgentError as exc:
+        raise AgentError(f"tool {name!r}: its parameter schema {exc}") from exc
 
 
 def defined_tool(spec: Mapping[str, Any], function: Callable[..., Any | Awaitable[Any]]) -> Tool:
@@ -115,7 +113,7 @@ def tool_from_function(function: ToolFunction | Tool, name: str | None = None, d
     if isinstance(function, Tool):
         return function
     if not callable(function):
-        raise ToolDefinitionError(f"use_tool() takes a function or a Tool, not {type(function).__name__}")
+        raise AgentError(f"use_tool() takes a function or a Tool, not {type(function).__name__}")
     # An agent offers its tools at every render: read each function's signature once.
     try:
         made = _MADE.setdefault(function, {})
@@ -139,25 +137,21 @@ def _described(function: ToolFunction, name: str | None, description: str | None
     """The tool a function's signature, type hints and docstring describe (calling nothing: a definition)."""
     tool_name: str = name or str(getattr(function, "__name__", ""))
     if not _NAME.match(tool_name):
-        raise ToolDefinitionError(
-            f"tool name {tool_name!r} must be 1-64 letters, digits, `_` or `-`, starting with a letter"
-        )
+        raise AgentError(f"tool name {tool_name!r} must be 1-64 letters, digits, `_` or `-`, starting with a letter")
     summary, arg_docs = _parse_docstring(inspect.getdoc(function) or "")
     try:
         hints = typing.get_type_hints(function)
     except Exception as exc:  # unresolvable forward references
-        raise ToolDefinitionError(f"tool {tool_name!r}: cannot read its type hints: {exc}") from exc
+        raise AgentError(f"tool {tool_name!r}: cannot read its type hints: {exc}") from exc
     described = parameters_of(function, hints, arg_docs, f"tool {tool_name!r}")
     text = description or summary
     if not text:
-        raise ToolDefinitionError(
-            f"tool {tool_name!r} needs a docstring: the model reads it to know when to call the tool"
-        )
+        raise AgentError(f"tool {tool_name!r} needs a docstring: the model reads it to know when to call the tool")
     validator: JsonSchema | None = None
     if not described.pydantic:  # pydantic's schemas may use any keyword: jsonschema applies them
         try:
             validator = compact_schema(described.schema)  # jsonschema not even imported
-        except SchemaError:
+        except AgentError:
             pass  # a keyword it does not implement (`prefixItems`, `uniqueItems`): jsonschema applies it
     return Tool(
         tool_name,
@@ -203,18 +197,18 @@ MAX_PROBLEMS = 10
 
 
 def check_arguments(name: str, parameters: dict[str, Any] | JsonSchema, arguments: object) -> dict[str, Any]:
-    """`arguments` checked against the tool's parameter schema, every keyword honoured; `ToolArgumentError` lists
+    """`arguments` checked against the tool's parameter schema, every keyword honoured; `ToolFailure` lists
     each problem. A plain schema is compiled with the compact validator (the harness's own schemas)."""
     if isinstance(arguments, str):  # a provider adapter hands on argument text that was not JSON
-        raise ToolArgumentError(f"{name}: the arguments are {_json_problem(arguments)}; send one JSON object")
+        raise ToolFailure(f"{name}: the arguments are {_json_problem(arguments)}; send one JSON object")
     if not isinstance(arguments, dict):
-        raise ToolArgumentError(f"{name}: arguments must be a JSON object, not {type(arguments).__name__}")
+        raise ToolFailure(f"{name}: arguments must be a JSON object, not {type(arguments).__name__}")
     validator = parameters if isinstance(parameters, JsonSchema) else compact_schema(parameters)
     problems = _bounded(validator.problems(arguments))
     if problems:
         properties = validator.schema.get("properties", {})
         expected = ", ".join(f"{k}: {describe_schema(v)}" for k, v in properties.items())
-        raise ToolArgumentError(f"{name}: " + "; ".join(problems) + f" (parameters: {expected or 'none'})")
+        raise ToolFailure(f"{name}: " + "; ".join(problems) + f" (parameters: {expected or 'none'})")
     return {key: _as_declared(value, _property(validator.schema, key)) for key, value in arguments.items()}
 
 

@@ -16,7 +16,7 @@ from types import FrameType
 from typing import BinaryIO
 
 from flue_runtime.agents.sandbox import Sandbox
-from flue_runtime.errors import SandboxError, WorkspaceSkillWarning
+from flue_runtime.errors import SandboxError, SkillWarning
 from flue_runtime.format.diagnostics import printable
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.skill_folder import VettedSkill
@@ -137,8 +137,8 @@ def discover_workspace_skills(sandbox: Sandbox) -> Workspace:
 _FLUE = os.path.dirname(os.path.dirname(__file__)) + os.sep
 
 
-def warn(message: str, category: type[Warning] = WorkspaceSkillWarning) -> None:
-    """A warning (a `WorkspaceSkillWarning` unless told) pointing at the first caller outside flue_runtime and
+def warn(message: str, category: type[Warning] = SkillWarning) -> None:
+    """A warning (a `SkillWarning` unless told) pointing at the first caller outside flue_runtime and
     asyncio (the line that prompted, or the tool that did); what `warnings.warn(skip_file_prefixes=...)` does on
     3.12."""
     internal = [_FLUE]

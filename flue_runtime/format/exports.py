@@ -3,7 +3,7 @@
 An export is written as a consumer writes the spec (`acme_skills/review/SKILL.md`): a
 package spec naming a skill's `SKILL.md` or a markdown file. When a distribution declares
 exports, a package spec from another package must be one of them; the consumer's build
-(FLU413) and the run time (`NotExportedError`) say so in the same words, from here.
+(FLU413) and the run time (`SkillNotFoundError`) say so in the same words, from here.
 """
 
 from __future__ import annotations

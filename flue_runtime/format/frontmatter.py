@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
+from flue_runtime.errors import SkillError
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic
 from flue_runtime.format.messages import piece
 
@@ -147,16 +148,10 @@ def _position(text: str, offset: int | None) -> tuple[int, int]:
     return line, column
 
 
-class _Refused(Exception):
-    """A YAML feature refused (FLU109): `key` of `messages.CODES` and its values, at `line`, `column`."""
-
-    def __init__(self, key: str, line: int, column: int, values: dict[str, Any]) -> None:
-        super().__init__(key)
-        self.key, self.line, self.column, self.values = key, line, column, values
-
-    @classmethod
-    def at(cls, where: Span, key: str, /, **values: Any) -> _Refused:
-        return cls(key, where.line, where.column, values)
+def _refused(result: Frontmatter, mark: Mark, key: str, /, **values: Any) -> SkillError:
+    """A YAML feature refused (FLU109) at `mark`: `key` of `messages.CODES` and its values."""
+    where = result.span(mark)
+    return SkillError([diagnostic(key, result.path, where.line, where.column, **values)])
 
 
 _KEY_LINE = re.compile(r"^(\s*[\w.-]+):[ \t]+(\S.*?)\s*$")
@@ -334,9 +329,9 @@ def _read_yaml(text: str, result: Frontmatter, first_line: int) -> None:
     parser = parser_class(text)
     try:
         result.data = _compose(parser, result)
-    except _Refused as exc:
+    except SkillError as exc:
         result.data = None
-        result.diagnostics.append(diagnostic(exc.key, path, exc.line, exc.column, **exc.values))
+        result.diagnostics.extend(exc.diagnostics)
     except yaml.MarkedYAMLError as exc:
         result.data = None
         mark = exc.problem_mark or exc.context_mark
@@ -404,15 +399,15 @@ def _compose(parser: Any, result: Frontmatter) -> dict[str, Any] | None:
                 elif event_type is yaml.DocumentStartEvent:
                     documents += 1
                     if documents > 1:
-                        raise _Refused.at(result.span(event.start_mark), "FLU109 documents")
+                        raise _refused(result, event.start_mark, "FLU109 documents")
                 elif event_type is yaml.AliasEvent:
-                    raise _Refused.at(result.span(event.start_mark), "FLU109 alias", anchor=event.anchor)
+                    raise _refused(result, event.start_mark, "FLU109 alias", anchor=event.anchor)
                 continue
             mark = event.start_mark
             parent = stack[-1] if stack else None
             if parent is not None and parent.mapping and parent.key is None:  # a key
                 if event_type is not scalar:
-                    raise _Refused.at(result.span(mark), "FLU109 complex key")
+                    raise _refused(result, mark, "FLU109 complex key")
                 key = event.value
                 if key in parent.container:
                     first = result.span(keys[(*parent.path, key)])
@@ -443,7 +438,7 @@ def _compose(parser: Any, result: Frontmatter) -> dict[str, Any] | None:
                 parent.container.append(value)  # type: ignore[union-attr]
             if event_type is not scalar:
                 if len(stack) >= MAX_NESTING:
-                    raise _Refused.at(result.span(mark), "FLU109 nesting", limit=MAX_NESTING)
+                    raise _refused(result, mark, "FLU109 nesting", limit=MAX_NESTING)
                 stack.append(_Frame(value, node_path))
     finally:
         parser.dispose()

@@ -28,7 +28,7 @@ What a manifest says is input, never trusted: reading one checks its size before
 is decoded (`MANIFEST_LIMIT`; readers check it before inflating), and every entry, when it is
 first built from the JSON, by the build's own rules (a skill's fields by the frontmatter schema,
 so a name can never be a path; every file path by `skill_path`; ids, sizes and digests by their
-form). Whatever is wrong becomes one `BundleError` naming the manifest and the entry, here, so
+form). Whatever is wrong becomes one `MountError` naming the manifest and the entry, here, so
 every reader (mounting, `ls`, `export`, `mcp`) gets checked data or that error.
 """
 
@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from flue_runtime.errors import BundleError, FlueError
+from flue_runtime.errors import FlueError, MountError
 from flue_runtime.format.paths import skill_path
 from flue_runtime.format.records import SKILL_FILE, PackedFile, SkillMetadata, is_content_id
 
@@ -125,7 +125,7 @@ class SkillEntry:
 
     @classmethod
     def from_json(cls, id: str, data: Mapping[str, Any], where: str = MANIFEST_FILE) -> SkillEntry:
-        """`BundleError` naming `where` and the skill when anything is not what the build writes."""
+        """`MountError` naming `where` and the skill when anything is not what the build writes."""
         return _checked(where, f"skill {id}", lambda: cls._from_json(id, data, where))
 
     @classmethod
@@ -229,7 +229,7 @@ class Manifest:
 
     @classmethod
     def loads(cls, data: bytes | str, where: str = MANIFEST_FILE) -> Manifest:
-        """The manifest in `data`; `BundleError` naming `where` when it is not one this run time reads."""
+        """The manifest in `data`; `MountError` naming `where` when it is not one this run time reads."""
         if len(data) > MANIFEST_LIMIT:
             raise _error(where, f"{len(data):,} bytes, over the {MANIFEST_LIMIT:,}-byte limit of a manifest")
         try:
@@ -238,7 +238,7 @@ class Manifest:
             raise _error(where, f"not JSON: {exc}") from None
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
             found = raw.get("format") if isinstance(raw, dict) else None
-            raise BundleError(
+            raise MountError(
                 f"{where}: unsupported skill bundle format {found!r}; this flue_runtime reads format {FORMAT}: "
                 "upgrade flue-skills if the package was built by a newer one"
             )
@@ -263,7 +263,7 @@ class Manifest:
         return self._exports
 
     def skill(self, id: str) -> SkillEntry:
-        """`KeyError` when the manifest lists no skill `id`; `BundleError` when its entry is malformed."""
+        """`KeyError` when the manifest lists no skill `id`; `MountError` when its entry is malformed."""
         entry = self._skills.get(id)
         if entry is None:
             entry = self._skills[id] = SkillEntry.from_json(id, self._raw["skills"][id], self.where)
@@ -330,42 +330,36 @@ def _exports(raw: Any) -> tuple[str, ...] | None:
     return tuple(raw)
 
 
-class _Malformed(Exception):
-    """What is wrong with one part of a manifest; `_checked` turns it into a `BundleError` saying where."""
-
-
 def _require(condition: bool, problem: str) -> None:
     if not condition:
-        raise _Malformed(problem)
+        raise MountError(problem)
 
 
 def _typed(value: object, kind: type[_T], problem: str) -> _T:
     if not isinstance(value, kind):
-        raise _Malformed(problem)
+        raise MountError(problem)
     return value
 
 
 def _whole(value: object, problem: str) -> int:
     """A JSON whole number, not negative (a bool is not one)."""
     if type(value) is not int or value < 0:
-        raise _Malformed(problem)
+        raise MountError(problem)
     return value
 
 
 def _checked(where: str, what: str, make: Callable[[], _T]) -> _T:
-    """`make()`, or a `BundleError` naming the manifest and the part of it that is malformed."""
+    """`make()`, or a `MountError` naming the manifest and the part of it that is malformed."""
     try:
         return make()
-    except _Malformed as exc:
-        raise _error(where, f"{what}: {exc}") from None
-    except FlueError as exc:  # a path `skill_path` refuses
+    except FlueError as exc:  # what is wrong with one part of it, or a path `skill_path` refuses
         raise _error(where, f"{what}: {exc}") from None
     except (ValueError, TypeError, KeyError, AttributeError) as exc:  # a value of another JSON type than written
         raise _error(where, f"{what}: {type(exc).__name__}: {exc}") from None
 
 
-def _error(where: str, problem: str) -> BundleError:
-    return BundleError(
+def _error(where: str, problem: str) -> MountError:
+    return MountError(
         f"{where}: malformed skill bundle manifest ({problem}); it was not written by a flue-skills build "
         "or was changed after it: reinstall the package"
     )
@@ -407,7 +401,7 @@ def _files(text: str) -> tuple[PackedFile, ...]:
         if len(row) != 3:
             from flue_runtime.format.diagnostics import quoted  # (for the message only: mounting never loads it)
 
-            raise _Malformed(f"the file line {quoted(line, 80)} is not `path<TAB>size<TAB>sha256`")
+            raise MountError(f"the file line {quoted(line, 80)} is not `path<TAB>size<TAB>sha256`")
         path, size, sha256 = row
         _require(_SIZE.fullmatch(size) is not None, f"{path!r} has no size")
         _require(_SHA256.fullmatch(sha256) is not None, f"{path!r} has no SHA-256")

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from flue_runtime.errors import SchemaError
+from flue_runtime.errors import AgentError
 
 
 class Keyword(NamedTuple):
@@ -238,16 +238,16 @@ def _compile(schema: object, where: str) -> Check:
     if schema is False:
         return _reject
     if not isinstance(schema, Mapping):
-        raise SchemaError(f"{where}: a schema must be an object or a boolean, not {type(schema).__name__}")
+        raise AgentError(f"{where}: a schema must be an object or a boolean, not {type(schema).__name__}")
     unknown = sorted(set(schema) - KEYWORDS - ANNOTATIONS)
     if unknown:
-        raise SchemaError(
+        raise AgentError(
             f"{where}: keyword {', '.join(map(repr, unknown))} is not supported by flue's run-time validator; "
             f"use {', '.join(sorted(KEYWORDS))}"
         )
     dialect = schema.get("$schema", DIALECT)
     if not isinstance(dialect, str) or dialect.rstrip("#") != DIALECT:
-        raise SchemaError(f"{where}/$schema: flue's run-time validator implements {DIALECT} only, not {dialect!r}")
+        raise AgentError(f"{where}/$schema: flue's run-time validator implements {DIALECT} only, not {dialect!r}")
     checks = [
         check
         for check in (
@@ -281,7 +281,7 @@ def _type(schema: Mapping[str, Any], where: str) -> Check | None:
     expected = schema["type"]
     names = [expected] if isinstance(expected, str) else list(expected) if _is_list(expected, str) else []
     if not names or any(name not in TYPES for name in names):
-        raise SchemaError(f"{where}/type: must be one of {', '.join(TYPES)} or a list of them, not {expected!r}")
+        raise AgentError(f"{where}/type: must be one of {', '.join(TYPES)} or a list of them, not {expected!r}")
     allowed = frozenset(names)
 
     def check_type(value: Any, path: Where, out: list[Violation]) -> None:
@@ -296,7 +296,7 @@ def _enum(schema: Mapping[str, Any], where: str) -> Check | None:
         return None
     options = schema["enum"]
     if not isinstance(options, list):
-        raise SchemaError(f"{where}/enum: must be an array, not {options!r}")
+        raise AgentError(f"{where}/enum: must be an array, not {options!r}")
 
     def check_enum(value: Any, path: Where, out: list[Violation]) -> None:
         if not any(equal(value, option) for option in options):
@@ -322,7 +322,7 @@ def _any_of(schema: Mapping[str, Any], where: str) -> Check | None:
         return None
     options = schema["anyOf"]
     if not isinstance(options, list) or not options:
-        raise SchemaError(f"{where}/anyOf: must be a non-empty array of schemas")
+        raise AgentError(f"{where}/anyOf: must be a non-empty array of schemas")
     compiled = [_compile(option, f"{where}/anyOf/{index}") for index, option in enumerate(options)]
 
     def check_any_of(value: Any, path: Where, out: list[Violation]) -> None:
@@ -341,11 +341,11 @@ def _string(schema: Mapping[str, Any], where: str) -> Check | None:
     compiled = None
     if pattern is not None:
         if not isinstance(pattern, str):
-            raise SchemaError(f"{where}/pattern: must be a string, not {pattern!r}")
+            raise AgentError(f"{where}/pattern: must be a string, not {pattern!r}")
         try:
             compiled = re.compile(pattern)
         except re.error as exc:
-            raise SchemaError(f"{where}/pattern: {pattern!r} is not a valid regular expression: {exc}") from exc
+            raise AgentError(f"{where}/pattern: {pattern!r} is not a valid regular expression: {exc}") from exc
 
     def check_string(value: Any, path: Where, out: list[Violation]) -> None:
         if not isinstance(value, str):
@@ -375,7 +375,7 @@ def _number(schema: Mapping[str, Any], where: str) -> Check | None:
         return None
     for keyword, limit, _ in bounds:
         if not isinstance(limit, (int, float)) or isinstance(limit, bool):
-            raise SchemaError(f"{where}/{keyword}: must be a number, not {limit!r}")
+            raise AgentError(f"{where}/{keyword}: must be a number, not {limit!r}")
 
     def check_number(value: Any, path: Where, out: list[Violation]) -> None:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -418,9 +418,9 @@ def _object(schema: Mapping[str, Any], where: str) -> Check | None:
     if not properties and not required and extra is True:
         return None
     if not isinstance(properties, Mapping):
-        raise SchemaError(f"{where}/properties: must be an object of schemas")
+        raise AgentError(f"{where}/properties: must be an object of schemas")
     if not _is_list(required, str):
-        raise SchemaError(f"{where}/required: must be an array of property names, not {required!r}")
+        raise AgentError(f"{where}/required: must be an array of property names, not {required!r}")
     named = tuple(
         (name, check)
         for name, check in ((name, _compile(sub, f"{where}/properties/{name}")) for name, sub in properties.items())
@@ -456,7 +456,7 @@ def _count_value(schema: Mapping[str, Any], keyword: str, where: str) -> int | N
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SchemaError(f"{where}/{keyword}: must be a non-negative integer, not {value!r}")
+        raise AgentError(f"{where}/{keyword}: must be a non-negative integer, not {value!r}")
     return int(value)
 
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from flue_runtime.errors import SpecError
+from flue_runtime.errors import MountError
 
 __all__ = [
     "IDENTIFIER",
@@ -89,12 +89,12 @@ class Spec:
 
 
 def parse_spec(kind: SpecKind, spec: object) -> Spec:
-    """`spec` checked for `kind`; `SpecError` saying what is wrong and what a good one looks like."""
+    """`spec` checked for `kind`; `MountError` saying what is wrong and what a good one looks like."""
     if not isinstance(spec, str):
-        raise SpecError(
+        raise MountError(
             f"{kind}() takes one string, the spec, not {type(spec).__name__}; for example {kind}({example_spec(kind)!r})"
         )
     problem = spec_problem(kind, spec)
     if problem:
-        raise SpecError(f"malformed spec {kind}({spec!r}): {problem}; for example {kind}({example_spec(kind)!r})")
+        raise MountError(f"malformed spec {kind}({spec!r}): {problem}; for example {kind}({example_spec(kind)!r})")
     return Spec(kind, spec, is_relative(spec))

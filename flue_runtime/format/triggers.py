@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from flue_runtime.errors import SkillError
 from flue_runtime.format.diagnostics import PER_FILE, Deferred, Diagnostic, More, bounded, deferred, diagnostic
 from flue_runtime.format.messages import piece
 
@@ -124,17 +125,20 @@ def _blank(text: str, at: int) -> int:
     return at
 
 
-def parse_triggers(text: str) -> list[TriggerQuery]:
-    """The queries of a trigger eval set's text; `ValueError` listing every problem when it is not valid."""
+def parse_triggers(data: str | bytes, where: str = TRIGGERS_FILE) -> list[TriggerQuery]:
+    """The queries of a trigger eval set's text or bytes; a `SkillError` headed by `where` and listing every problem
+    when it is not valid."""
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise ValueError(f"not valid JSON: {_reason(exc)}") from None
-    problems = trigger_problems(data)
+        parsed = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+    except (ValueError, RecursionError) as exc:  # not UTF-8 (a UnicodeDecodeError), or not JSON
+        reason = str(exc) if isinstance(exc, UnicodeDecodeError) else f"not valid JSON: {_reason(exc)}"
+        raise SkillError(source=where, reason=reason) from None
+    problems = trigger_problems(parsed)
     if problems:  # the first few, and how many more (`bounded`'s words)
         said = bounded(deferred("FLU316", TRIGGERS_FILE, problem=problem) for problem in problems)
-        raise ValueError("; ".join(problems[:PER_FILE] + [d.message for d in said if isinstance(d, More)]))
-    return [TriggerQuery(e["query"], e["should_trigger"], e.get("split", SPLITS[0])) for e in data]
+        words = problems[:PER_FILE] + [d.message for d in said if isinstance(d, More)]
+        raise SkillError(source=where, reason="; ".join(words))
+    return [TriggerQuery(e["query"], e["should_trigger"], e.get("split", SPLITS[0])) for e in parsed]
 
 
 def _reason(exc: ValueError | RecursionError) -> str:

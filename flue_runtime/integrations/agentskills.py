@@ -11,7 +11,7 @@ providers list a skill's paths without sizes or digests, so each listed file is 
 once at load (no further than the limits allow), judged with the rest, and every later
 read is checked against the bytes judged then. A skill the rules refuse is skipped with a
 `SkillWarning` giving the reason (as `skills_of` skips a refused folder); a provider that
-cannot be reached, or does not answer within `timeout`, raises `SkillSourceError`.
+cannot be reached, or does not answer within `timeout`, raises `SkillError`.
 
 Its API is async and flue's reads are not: every call to one provider runs on an event loop
 of flue's own for that provider, in a daemon thread, so `skills_from` and the references'
@@ -47,14 +47,7 @@ from agentskills_core import RESOURCE_KINDS, SkillProvider, SkillUnavailableErro
 from agentskills_core import ResourceNotFoundError as MissingResource
 from agentskills_core import SkillNotFoundError as MissingSkill
 
-from flue_runtime.errors import (
-    HookError,
-    ResourceNotFoundError,
-    SkillError,
-    SkillPathError,
-    SkillSourceError,
-    SkillWarning,
-)
+from flue_runtime.errors import AgentError, SkillError, SkillNotFoundError, SkillPathError, SkillWarning
 from flue_runtime.format.diagnostics import quoted
 from flue_runtime.format.frontmatter import parse
 from flue_runtime.format.paths import skill_path, some_paths
@@ -86,7 +79,7 @@ class FlueSkillProvider(SkillProvider):
     Every answer comes from the skill's own reads (`SkillReference.read_bytes`: a bundle's bytes checked against
     its manifest, a dev-mode folder as it is now), in a worker thread. An unknown skill is their
     `SkillNotFoundError`; a file the skill does not have, or a path no skill could hold, their
-    `ResourceNotFoundError`; a read flue refuses (a bundle whose bytes changed) raises flue's own error.
+    `SkillNotFoundError`; a read flue refuses (a bundle whose bytes changed) raises flue's own error.
     """
 
     supports_resource_listing = True
@@ -94,10 +87,10 @@ class FlueSkillProvider(SkillProvider):
     supports_file_access = True
 
     def __init__(self, skills: Iterable[SkillReference]) -> None:
-        mounted = Skillset(skills).skills  # SkillReferences only, one per name (HookError otherwise)
+        mounted = Skillset(skills).skills  # SkillReferences only, one per name (AgentError otherwise)
         for skill in mounted:
             if skill.alias_of is not None:
-                raise HookError(
+                raise AgentError(
                     f"skill {skill.name!r} is skill {skill.alias_of!r} under another name; agentskills-core checks "
                     f"a skill's id against the name in its SKILL.md, so provide it under its own name "
                     f"({skill.alias_of!r})"
@@ -145,7 +138,7 @@ class FlueSkillProvider(SkillProvider):
         skill = await self._skill(skill_id)
         try:
             return await asyncio.to_thread(skill.read_bytes, path)
-        except (ResourceNotFoundError, SkillPathError) as exc:
+        except (SkillNotFoundError, SkillPathError) as exc:
             raise MissingResource(str(exc)) from None
 
     async def _skill(self, skill_id: str) -> SkillReference:
@@ -171,38 +164,40 @@ def skills_from(
 
     The provider must offer lossless file access (`supports_file_access`: agentskills-fs does, agentskills-http
     with `file_manifest=True`). A skill the rules refuse (or the provider refuses to list or serve) is skipped
-    with a `SkillWarning` naming it and every problem, and never served. `SkillSourceError` (nothing returned)
+    with a `SkillWarning` naming it and every problem, and never served. `SkillError` (nothing returned)
     when the provider cannot list its skills, has no file access, or cannot be reached or does not answer a call
     within `timeout` seconds. `label` names the provider in messages (default: its class).
     """
     if not isinstance(provider, SkillProvider):
-        raise SkillSourceError(f"{type(provider).__name__} object", reason="is not an agentskills_core.SkillProvider")
+        raise SkillError(source=f"{type(provider).__name__} object", reason="is not an agentskills_core.SkillProvider")
     shown = shown_as(_Named(label or f"agentskills {type(provider).__name__}"))
     portal = _portal_of(provider)
     if names is None:
         if provider.supports_discovery is not True:
-            raise SkillSourceError(shown, reason="cannot list its skills (no discovery): pass their names, names=[...]")
+            raise SkillError(
+                source=shown, reason="cannot list its skills (no discovery): pass their names, names=[...]"
+            )
         try:
             found = portal.call(provider.discover(), timeout)
         except Exception as exc:
-            raise SkillSourceError(shown, reason=f"cannot list its skills: {_said(exc)}") from None
+            raise SkillError(source=shown, reason=f"cannot list its skills: {_said(exc)}") from None
         if not isinstance(found, list):
-            raise SkillSourceError(shown, reason=f"discover() gave {type(found).__name__}, not a list of names")
+            raise SkillError(source=shown, reason=f"discover() gave {type(found).__name__}, not a list of names")
         names = found
     if provider.supports_file_access is not True:
-        raise SkillSourceError(
-            shown,
+        raise SkillError(
+            source=shown,
             reason="offers no lossless file access (supports_file_access): flue mounts a skill's files as written, "
             "through list_files() and read_file() (agentskills-http: HTTPStaticFileSkillProvider(..., file_manifest=True))",
         )
     if isinstance(names, str):
-        raise SkillSourceError(shown, reason=f"names={names!r} is one string: pass a list of names")
+        raise SkillError(source=shown, reason=f"names={names!r} is one string: pass a list of names")
     skills = []
     for name in list(names):
         source = ProviderSkill(provider, name, label=shown, timeout=timeout, limits=limits, portal=portal)
         try:
             skill, notes = vet_source(source, limits=limits)
-        except SkillSourceError as exc:
+        except SkillError as exc:
             if source.unavailable is not None:
                 raise
             notes = [f"skipped {exc}"]

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from flue_runtime.errors import ModelError, SkillNotFoundError, SkillSourceError
+from flue_runtime.errors import ModelError, SkillNotFoundError
 from flue_runtime.format.triggers import SPLITS, TRIGGERS_FILE, TriggerQuery, parse_triggers
 from flue_runtime.models.base import Model, ModelRequest, ToolSpec
 
@@ -162,7 +162,7 @@ class Evaluation:
     def cases(self, only: Sequence[str] = ()) -> tuple[list[Case], list[str]]:
         """The cases of every skill's eval set (of `only`'s skills when given) and the skills without one.
 
-        `SkillNotFoundError` for a name in `only` no skill has; `SkillSourceError` for an invalid eval set."""
+        `SkillNotFoundError` for a name in `only` no skill has; `SkillError` for an invalid eval set."""
         names = [skill.name for skill in self.skills]
         unknown = [name for name in only if name not in names]
         if unknown:
@@ -175,10 +175,7 @@ class Evaluation:
             if TRIGGERS_FILE not in skill.resources:
                 skipped.append(skill.name)
                 continue
-            try:
-                queries = parse_triggers(skill.read_text(TRIGGERS_FILE))
-            except ValueError as exc:  # (a `UnicodeDecodeError` too)
-                raise SkillSourceError(skill.name, reason=f"{TRIGGERS_FILE}: {exc}") from None
+            queries = parse_triggers(skill.read_bytes(TRIGGERS_FILE), f"{skill.name}: {TRIGGERS_FILE}")
             cases += [Case(skill.name, query) for query in queries]
         return cases, skipped
 

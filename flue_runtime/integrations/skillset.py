@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from flue_runtime.agents.skill_tools import MountedSkills
 from flue_runtime.agents.tools import Tool
-from flue_runtime.errors import HookError, SkillWarning, ToolArgumentError, ToolFailure
+from flue_runtime.errors import AgentError, SkillWarning, ToolFailure
 from flue_runtime.mount.origins import per_origin
 from flue_runtime.mount.reference import SkillReference
 from flue_runtime.mount.vfs import identity_of
@@ -42,12 +42,12 @@ class Skillset:
         seen: dict[tuple[str | None, str], SkillReference] = {}
         for skill in given:
             if not isinstance(skill, SkillReference):
-                raise HookError(
+                raise AgentError(
                     f"skills must be SkillReference objects (from skill(), define_skill()), not {type(skill).__name__}"
                 )
             key = (identity_of(skill), skill.name)
             if key in seen:
-                raise HookError(
+                raise AgentError(
                     f"two skills are named {skill.name!r}: {seen[key].origin} and {skill.origin}; "
                     "pass each name once (a host addresses a skill by its name)"
                 )
@@ -70,6 +70,6 @@ class Skillset:
         tool = self._by_name[name]
         try:
             text = tool.function(**tool.check_arguments(arguments))  # the skill tools are sync and return text
-        except (ToolArgumentError, ToolFailure) as exc:
+        except ToolFailure as exc:
             return ToolResult(f"Error: {exc}", True)
         return ToolResult(str(text))

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
 
-from flue_runtime.errors import HookError, SkillError
+from flue_runtime.errors import AgentError, SkillError
 from flue_runtime.format.frontmatter import parse
 from flue_runtime.format.records import SKILL_FILE
 from flue_runtime.mcp.typed import typed
@@ -57,10 +57,10 @@ def mime_type(path: str) -> str:
 
 
 def check_servable(skill: SkillReference) -> None:
-    """`HookError` for a skill mounted under another name (`SkillReference.renamed`): the extension serves SKILL.md
+    """`AgentError` for a skill mounted under another name (`SkillReference.renamed`): the extension serves SKILL.md
     as written, and a host checks its `name` against the skill's URI, so an alias cannot be served as one."""
     if skill.alias_of is not None:
-        raise HookError(
+        raise AgentError(
             f"skill {skill.name!r} is skill {skill.alias_of!r} under another name; an MCP host checks the name in "
             f"its SKILL.md against its URI, so serve it under its own name ({skill.alias_of!r}) and let the host "
             "rename it if it must"

@@ -45,7 +45,7 @@ from types import TracebackType
 from typing import Any
 
 from flue_runtime.agents.scripts import forget_copies
-from flue_runtime.errors import RemoteSkillsError, SkillSourceError, SkillVerificationError, SkillWarning
+from flue_runtime.errors import RemoteSkillsError, SkillError, SkillVerificationError, SkillWarning
 from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.validate import check_fields
 from flue_runtime.format.vetting import DEFAULT_LIMITS, Limits
@@ -120,7 +120,7 @@ def remote_skills(
     entry, and its catalog line says it is unverified); such a skill is refused by default.
     `limits`: the build's, unless given; they bound each reply too (`mcp.replies`): one reply may hold a file of
     `limits.bundle_size` in base64 plus 1 MiB, counted as it arrives, and one past that ends the session with
-    a `RemoteReplyTooLargeError`. `uris`: the URIs of the SKILL.md of the skills to mount
+    a `RemoteSkillsError` saying so. `uris`: the URIs of the SKILL.md of the skills to mount
     (`skill://acme/billing/refunds/SKILL.md`), each loaded by URI alone through `skills/get` (SEP-2640: a host MUST
     support it; a skill need not be listed), then checked and mounted as a listed one is; the server is not listed.
     `lock`: a lock file (`flue-skills.lock`) pinning what the server serves (`mcp.pinning`): a skill whose content
@@ -232,7 +232,7 @@ def _mount(
             fields = vet_catalog(source, entry["frontmatter"])
         else:
             fields, files, notes = vet_listing(source, entry["frontmatter"], limits=limits)
-    except SkillSourceError as refused:
+    except SkillError as refused:
         return None, [skipped(connection, entry, str(refused))]
     said = fields.description + FROM.format(origin=source.describe(), identity=source.identity)
     said += UNVERIFIED if dynamic else ""

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from flue_runtime.errors import RemoteSkillsError, SkillSourceError, SkillVerificationError, SkillWarning
+from flue_runtime.errors import RemoteSkillsError, SkillError, SkillVerificationError, SkillWarning
 from flue_runtime.format.diagnostics import printable
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata
 from flue_runtime.format.vetting import Limits
@@ -129,7 +129,7 @@ class MountedRemoteSkill(MountedSource):
         self._files = files
         self._limits = limits
         self._loaded: MountedSource | None = None
-        self._refused: SkillSourceError | None = None
+        self._refused: SkillError | None = None
         self._lock = threading.Lock()
         #: The content id a reference is known by: None (its files') unless dynamic, then its entry's digest.
         self.known_id = None if files is not None else _entry_id(remote.entry)
@@ -184,11 +184,11 @@ class MountedRemoteSkill(MountedSource):
         except RemoteSkillsError:  # (the server, met fetching a dynamic skill's SKILL.md: the next need tries again)
             self._remote.failure = None
             raise
-        except (SkillSourceError, SkillVerificationError) as refused:
+        except (SkillError, SkillVerificationError) as refused:
             if self._remote.failure is not None:  # (the server, not the skill: the next need tries again)
                 failure, self._remote.failure = self._remote.failure, None
                 raise failure from None
-            self._refused = SkillSourceError(shown, reason=f"refused when first loaded: {_after(refused, shown)}")
+            self._refused = SkillError(source=shown, reason=f"refused when first loaded: {_after(refused, shown)}")
             return None
         listed, found = self._fields, skill.fields
         if (found.name, found.description, found.license, found.compatibility) != (
@@ -197,8 +197,9 @@ class MountedRemoteSkill(MountedSource):
             listed.license,
             listed.compatibility,
         ) or self._files not in (None, skill.source.files()):
-            self._refused = SkillSourceError(
-                shown, reason="refused when first loaded: its SKILL.md or files are not the ones its entry listed"
+            self._refused = SkillError(
+                source=shown,
+                reason="refused when first loaded: its SKILL.md or files are not the ones its entry listed",
             )
             return None
         for note in notes:

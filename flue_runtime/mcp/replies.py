@@ -24,7 +24,7 @@ reply in `mcp.http_replies`; BENCHMARKS.md, "A reply's memory").
 
 Past the limit, `Bound.exceed` ends the session at once: the cancel scopes of the session and of every call
 waiting on it are cancelled, so the SDK's tasks stop reading where they are and the call raises
-`RemoteReplyTooLargeError` naming the server, the request and the limit. What a reply may hold is the largest
+`RemoteSkillsError` naming the server, the request and the limit. What a reply may hold is the largest
 file a skill may hold (`Limits.bundle_size`), base64-encoded, plus `REPLY_OVERHEAD` for its envelope: the
 `limits` of `remote_skills` set it.
 """
@@ -49,7 +49,7 @@ from mcp import StdioServerParameters
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-from flue_runtime.errors import RemoteReplyTooLargeError, RemoteSkillsError
+from flue_runtime.errors import RemoteSkillsError
 from flue_runtime.format.vetting import Limits
 
 __all__ = [
@@ -83,11 +83,6 @@ def reply_limit(limits: Limits) -> int:
     return 4 * -(-limits.bundle_size // 3) + REPLY_OVERHEAD
 
 
-class _Refused(Exception):
-    """A reply refused by its bytes, raised where the session was not there to be cancelled (never seen by a caller:
-    the `Bound` says why)."""
-
-
 class Bound:
     """The byte limit on one session's replies, and what ends the session when a reply passes it."""
 
@@ -115,13 +110,18 @@ class Bound:
         for scope in list(self._scopes):
             scope.cancel()
         await anyio.lowlevel.checkpoint()
-        raise _Refused(why or f"a reply of more than {self.limit:,} bytes")
+        raise self.error("the server", "a reply")  # (never seen by a caller: the call waiting says why, by `error`)
 
     def error(self, server: str, what: str) -> RemoteSkillsError:
         """What the call waiting on `what` raises once a reply was refused."""
         if self.refused:
             return RemoteSkillsError(server, f"{what}: {self.refused}")
-        return RemoteReplyTooLargeError(server, what, self.limit)
+        return RemoteSkillsError(
+            server,
+            f"{what}: the server sent a reply of more than {self.limit:,} bytes ({self.limit / 2**20:.1f} MiB), the "
+            "most one reply may hold (a file as large as a skill may be, base64-encoded, plus 1 MiB); refused before "
+            "it was parsed. A larger limits.bundle_size raises the limit",
+        )
 
 
 # --- streamable HTTP -----------------------------------------------------------------------------

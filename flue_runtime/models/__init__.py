@@ -6,7 +6,7 @@ data, and the tool specs. Provider SDKs are imported only when their model is us
 
 from __future__ import annotations
 
-from flue_runtime.errors import ModelError, ScriptExhaustedError
+from flue_runtime.errors import ModelError
 from flue_runtime.models.base import Model, ModelRequest, ModelResponse, ToolCall
 from flue_runtime.models.scripted import ScriptedModel
 
@@ -15,7 +15,6 @@ __all__ = [
     "ModelError",
     "ModelRequest",
     "ModelResponse",
-    "ScriptExhaustedError",
     "ScriptedModel",
     "ToolCall",
     "check_api_key",
@@ -39,6 +38,14 @@ def check_api_key(model: str) -> None:
     from flue_runtime.models import providers
 
     providers.check_key(*_named(model))
+
+
+def __getattr__(name: str) -> object:
+    if name == "ScriptExhaustedError":  # (merged into ModelError in 0.2; importable, with a warning, until 0.3)
+        from flue_runtime import errors
+
+        return getattr(errors, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _named(model: str) -> tuple[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 
-from flue_runtime.errors import ScriptExhaustedError
+from flue_runtime.errors import ModelError
 from flue_runtime.models.base import ModelRequest, ModelResponse, ToolCall
 
 __all__ = ["ScriptedModel", "ScriptedReply"]
@@ -30,7 +30,7 @@ class ScriptedModel:
         self.requests.append(snapshot)
         index = len(self.requests) - 1
         if index >= len(self.turns):
-            raise ScriptExhaustedError(
+            raise ModelError(
                 f"ScriptedModel has {len(self.turns)} turn(s) but was sent request {index + 1}; add a turn to the script"
             )
         turn = self.turns[index]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # annotations only: importing importlib.resources would weigh on the mount path (tempfile, zipfile)
     from importlib.resources.abc import Traversable
 
-from flue_runtime.errors import BundleError, UnsafeFileError
+from flue_runtime.errors import MountError, UnsafeFileError
 from flue_runtime.format.manifest import (
     BUNDLE_DIR,
     MANIFEST_FILE,
@@ -127,9 +127,9 @@ def _manifest_bytes(package: str, location: _Location | None) -> bytes | None:
     except (FileNotFoundError, KeyError):
         return None
     except UnsafeFileError as exc:
-        raise BundleError(f"cannot read the skill bundle manifest {shown}: it {exc.reason}") from None
+        raise MountError(f"cannot read the skill bundle manifest {shown}: it {exc.reason}") from None
     except OSError as exc:
-        raise BundleError(f"cannot read the skill bundle manifest {shown}: {exc.strerror or exc}") from None
+        raise MountError(f"cannot read the skill bundle manifest {shown}: {exc.strerror or exc}") from None
 
 
 def _read(package: str, location: _Location | None, path: str, limit: int) -> bytes:
@@ -152,7 +152,7 @@ def _read(package: str, location: _Location | None, path: str, limit: int) -> by
     except (OSError, KeyError):
         raise
     except Exception as exc:  # whatever a foreign loader's reader raises (zlib.error, BadZipFile...)
-        raise BundleError(
+        raise MountError(
             f"{package.replace('.', '/')}/{path}: cannot be read ({type(exc).__name__}: {exc}); "
             f"reinstall {package.split('.')[0]!r}"
         ) from None
@@ -190,7 +190,7 @@ def _location(package: str) -> _Location | None:
 
 
 def _parse(package: str, data: bytes) -> Manifest:
-    """The manifest, checked (`Manifest.loads`): a `BundleError` naming it otherwise."""
+    """The manifest, checked (`Manifest.loads`): a `MountError` naming it otherwise."""
     return Manifest.loads(data, f"{package.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE}")
 
 
@@ -231,17 +231,17 @@ class InstalledBundle:
             data = _read(self.package, self._location, path, size)
         except UnsafeFileError as exc:
             if exc.code != "FLU311":
-                raise BundleError(
+                raise MountError(
                     f"{self.where(path)}: {exc.reason}; refused: reinstall {self.package.split('.')[0]!r}"
                 ) from None
             data = b""  # larger than recorded: it differs
         except (OSError, KeyError) as exc:
-            raise BundleError(
+            raise MountError(
                 f"{self.where(path)}: missing from the installed package ({type(exc).__name__}); "
                 f"the installation is incomplete: reinstall {self.package.split('.')[0]!r}"
             ) from None
         if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
-            raise BundleError(
+            raise MountError(
                 f"{self.where(path)}: differs from the bundle manifest (changed after the build); "
                 f"reinstall {self.package.split('.')[0]!r}"
             )
@@ -275,7 +275,7 @@ class InstalledBundle:
         try:
             return self.manifest.markdown(id)
         except KeyError:
-            raise BundleError(
+            raise MountError(
                 f"{self.where()}: the manifest names markdown {id!r} but does not list it; reinstall"
             ) from None
 
@@ -284,14 +284,14 @@ class InstalledBundle:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise BundleError(f"{self.where(entry.path)}: not UTF-8 ({exc})") from None
+            raise MountError(f"{self.where(entry.path)}: not UTF-8 ({exc})") from None
         return text[1:] if text.startswith("\ufeff") else text
 
     def skill_entry(self, id: str) -> SkillEntry:
         try:
             return self.manifest.skill(id)
         except KeyError:
-            raise BundleError(
+            raise MountError(
                 f"{self.where()}: the manifest names skill {id!r} but does not list it; reinstall"
             ) from None
 
@@ -379,7 +379,7 @@ class BundleSource(MountedSource):
         try:
             return data[self._entry.body_offset :].decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise BundleError(f"{self.describe()}: SKILL.md body is not UTF-8 ({exc})") from None
+            raise MountError(f"{self.describe()}: SKILL.md body is not UTF-8 ({exc})") from None
 
     def is_executable(self, path: str) -> bool:
         return self._bundle.is_executable(f"{self._entry.directory}/{path}")

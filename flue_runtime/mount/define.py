@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 
-from flue_runtime.errors import SkillDefinitionError, SkillPathError, SkillWarning
+from flue_runtime.errors import SkillError, SkillPathError, SkillWarning
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic, printable
 from flue_runtime.format.frontmatter import yaml_quote
 from flue_runtime.format.hidden_text import hidden_diagnostics, scan_hidden
@@ -43,7 +43,7 @@ def define_skill(
     allowed_tools: str | Sequence[str] | None = None,
     files: Mapping[str, str | bytes] | None = None,
 ) -> SkillReference:
-    """A skill defined in code; raises `SkillDefinitionError` listing every problem."""
+    """A skill defined in code; raises `SkillError` listing every problem, grouped by argument."""
     where = f"define_skill(name={name!r})"
     problems: list[Diagnostic] = []
     problem = problems.append
@@ -85,9 +85,17 @@ def define_skill(
     for notice in notices:
         warnings.warn(f"{where}: {notice}", SkillWarning, stacklevel=2)
     if problems:
-        raise SkillDefinitionError(name, problems)
+        raise _refused(where, problems)
     frozen = SkillMetadata.from_dict(fields)
     return SkillReference(frozen, _DefinedSource(frozen, instructions, packed_files))
+
+
+def _refused(where: str, problems: list[Diagnostic]) -> SkillError:
+    """Every problem of a `define_skill(...)` call, a line each under the argument it is about."""
+    fields = SkillError(problems).fields
+    lines = [f"  {field}: {message}" for field, messages in fields.items() for message in messages]
+    count = f"{len(lines)} problem{'s' if len(lines) != 1 else ''}"
+    return SkillError(problems, f"invalid {where}", reason=f"{count}\n" + "\n".join(lines))
 
 
 def _check_files(

@@ -29,7 +29,7 @@ from importlib.metadata import Distribution, PackageNotFoundError, PackagePath, 
 from pathlib import Path
 from typing import Any
 
-from flue_runtime.errors import BundleError, SkillError, SkillNotFoundError, UnsafeFileError
+from flue_runtime.errors import MountError, SkillError, SkillNotFoundError, UnsafeFileError
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, MANIFEST_LIMIT, Manifest
 from flue_runtime.format.records import SKILL_FILE, ListedFile
 from flue_runtime.format.safe_read import read_regular
@@ -235,7 +235,7 @@ class Shipment:
 
 def shipped(name: str) -> Shipment:
     """What installed package or distribution `name` ships; an importable package is taken first.
-    `SkillNotFoundError` when nothing installed has that name; `BundleError` for a bundle that is not one."""
+    `SkillNotFoundError` when nothing installed has that name; `MountError` for a bundle that is not one."""
     spec = module_spec(name)
     if spec is not None and spec.submodule_search_locations is not None:
         locations = list(spec.submodule_search_locations)
@@ -266,7 +266,7 @@ def _shipping(described: str, bundles: list[InstalledBundle], name: str, raw_of:
 
 def wheel_skills(wheel: Path) -> list[ShippedSkill]:
     """What the bundles of a wheel file list, each manifest read by the run time's zip reader: its recorded size
-    checked against `MANIFEST_LIMIT` before it is inflated, and never more than that inflated. `BundleError` for a
+    checked against `MANIFEST_LIMIT` before it is inflated, and never more than that inflated. `MountError` for a
     wheel that cannot be read, holds no bundle, or a manifest that is not one."""
     from flue_runtime.mount.zipped import Archive
 
@@ -277,11 +277,11 @@ def wheel_skills(wheel: Path) -> list[ShippedSkill]:
         reader = Archive(str(wheel))
         manifests = [Manifest.loads(reader.read_limited(n, MANIFEST_LIMIT), f"{wheel}!{n}") for n in names]
     except UnsafeFileError as exc:
-        raise BundleError(f"{wheel}!{exc.path}: the skill bundle manifest {exc.reason}; refused") from None
+        raise MountError(f"{wheel}!{exc.path}: the skill bundle manifest {exc.reason}; refused") from None
     except (OSError, zipfile.BadZipFile) as exc:
-        raise BundleError(f"{wheel}: cannot read the wheel: {exc}") from None
+        raise MountError(f"{wheel}: cannot read the wheel: {exc}") from None
     if not manifests:
-        raise BundleError(
+        raise MountError(
             f"{wheel}: no skill bundle in this wheel (no *{suffix}); was it built with the flue-skills hook?"
         )
     return shipped_skills(manifests)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, BinaryIO, Literal
 if TYPE_CHECKING:  # annotations only: mounting a bundle never needs pathlib
     from pathlib import Path
 
-from flue_runtime.errors import ResourceNotFoundError, SkillError, SkillSourceError
+from flue_runtime.errors import SkillError, SkillNotFoundError
 from flue_runtime.format.paths import skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE, ListedFile, PackedFile, SkillMetadata, content_id
 
@@ -143,8 +143,8 @@ class SkillReference:
 
     def __post_init__(self) -> None:
         if not isinstance(self.source, MountedSource):
-            raise SkillSourceError(
-                type(self.source).__name__,
+            raise SkillError(
+                source=type(self.source).__name__,
                 reason="a SkillReference holds only a source flue has vetted; pass a SkillSource to "
                 "flue_runtime.load_skill(source), which vets it by the build's rules and returns the reference",
             )
@@ -260,7 +260,7 @@ class SkillReference:
     def _listed(self, path: str) -> str:
         clean = skill_path(path)
         if not any(f.path == clean for f in self.source.files()):
-            raise ResourceNotFoundError(
+            raise SkillNotFoundError(
                 f"skill {self.name!r} has no file {clean!r}; its files: "
                 f"{some_paths([f.path for f in self.source.files()])}"
             )
@@ -270,7 +270,7 @@ class SkillReference:
         """Whether the file at `path` is executable as installed (a wheel keeps a script's executable bit)."""
         clean = skill_path(path)
         if not any(f.path == clean for f in self.source.files()):
-            raise ResourceNotFoundError(f"skill {self.name!r} has no file {clean!r}")
+            raise SkillNotFoundError(f"skill {self.name!r} has no file {clean!r}")
         return self.source.is_executable(clean)
 
     def read_text(self, path: str, encoding: str = "utf-8") -> str:

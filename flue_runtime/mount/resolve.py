@@ -7,11 +7,11 @@ Order, for a call in module M:
    (a source checkout or an editable install);
 3. a package spec: the named package's own bundle, else its folder on disk; when the distribution
    providing it declares `[tool.flue] exports` (its manifest, or its project in dev mode), a spec
-   from another package must be one of them (`NotExportedError`).
+   from another package must be one of them (`SkillNotFoundError`).
 Anything else is an error that says which of these was tried and how to fix it. A package without a
 bundle that was installed from a wheel (not a source tree, not an editable install: `wheel_install`) was
-built without the hook: its skills read from disk get one `MissingBuildHookWarning` per distribution,
-and a skill missing from disk is a `MissingBuildHookError`; from a source tree it is a wrong path, with
+built without the hook: its skills read from disk get one `SkillWarning` per distribution,
+and a skill missing from disk is a `SkillNotFoundError`; from a source tree it is a wrong path, with
 a "did you mean" when a folder or file close to it exists.
 """
 
@@ -26,15 +26,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # a bundled skill resolves without pathlib (a costly import); disk and packages use it
     from pathlib import Path
 
-from flue_runtime.errors import (
-    BundleError,
-    FlueError,
-    MissingBuildHookError,
-    MissingBuildHookWarning,
-    NotExportedError,
-    SkillNotFoundError,
-    UnknownPackageError,
-)
+from flue_runtime.errors import FlueError, MountError, SkillNotFoundError, SkillWarning
 from flue_runtime.format.exports import not_exported
 from flue_runtime.format.manifest import BUNDLE_DIR, MANIFEST_FILE, Reference
 from flue_runtime.format.messages import words
@@ -135,7 +127,7 @@ def _from_reference(bundle: InstalledBundle, ref: Reference, spec: Spec, caller:
     if ref.kind == "package":
         return _from_package(dataclasses.replace(spec, text=ref.target, relative=False), caller)
     if ref.kind != spec.kind:
-        raise BundleError(
+        raise MountError(
             f"{bundle.where(f'{BUNDLE_DIR}/{MANIFEST_FILE}')}: lists {spec.call} in {caller.module!r} as a {ref.kind}; "
             "the bundle does not match the code: reinstall the package"
         )
@@ -182,17 +174,17 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
     if top_spec is None:
         beside = os.path.join(os.path.dirname(caller.file), *parts) if caller.file else None
         if beside is not None and os.path.lexists(beside):
-            raise UnknownPackageError(
+            raise SkillNotFoundError(
                 f"{spec.call} in {caller.where()}: no importable package {top!r}, but {beside} exists next to the "
                 f"module; did you mean `./{spec.text}`? A spec relative to the module starts with ./"
             )
-        raise UnknownPackageError(
+        raise SkillNotFoundError(
             f"{spec.call} in {caller.where()}: no importable package {top!r}; "
             f"install the distribution that provides it, or start the spec with ./ for a path next to the module"
         )
     locations = list(top_spec.submodule_search_locations or [])
     if top_spec.submodule_search_locations is None:
-        raise UnknownPackageError(
+        raise SkillNotFoundError(
             f"{spec.call} in {caller.where()}: {top!r} is a module, not a package; a package spec starts with a package"
         )
     bundle_name, depth = _bundle_along(parts)
@@ -226,7 +218,7 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
                 f"{spec.call} in {caller.where()}: package {top!r} is read from its source tree (at {where}) and "
                 f"there is no {what} {missing}; {guess}check the spec's path"
             )
-        raise MissingBuildHookError(
+        raise SkillNotFoundError(
             f"{spec.call} in {caller.where()}: package {top!r} (at {where}) has no bundled skills "
             f"(no {bundle_name.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE}) and no such {what} on disk: "
             f"it was built without the flue-skills build hook\n{_guessed(guess)}{HOOK_HELP}"
@@ -247,7 +239,7 @@ def _from_package(spec: Spec, caller: Caller) -> SkillReference | str:
 def _check_exported(
     spec: Spec, caller: Caller, exports: tuple[str, ...] | None, package: str | None, project: Path | None = None
 ) -> None:
-    """`NotExportedError` when the distribution declares exports, `spec` is not one of them and the caller is
+    """`SkillNotFoundError` when the distribution declares exports, `spec` is not one of them and the caller is
     another package's code: not a module of the same bundle `package`, nor (dev mode) a file of its `project`."""
     if exports is None or spec.text in exports:
         return
@@ -257,7 +249,7 @@ def _check_exported(
         return
     key, values = not_exported(spec.text, exports)
     message, hint = words(key, **values)
-    raise NotExportedError(f"{spec.call} in {caller.where()}: {message}; {hint}", spec.text, exports)
+    raise SkillNotFoundError(f"{spec.call} in {caller.where()}: {message}; {hint}", spec.text, exports)
 
 
 def _bundle_along(parts: list[str]) -> tuple[str | None, int]:
@@ -297,7 +289,7 @@ def _relative_not_found(
             f"module's folder); {guess}check the spec's path"
         )
     if bundle is None:
-        return MissingBuildHookError(
+        return SkillNotFoundError(
             f"{head}: not bundled and no {what} on disk: package {package!r} was built without the flue-skills "
             f"build hook (it has no {package.replace('.', '/')}/{BUNDLE_DIR}/{MANIFEST_FILE})\n{_guessed(guess)}{HOOK_HELP}"
         )
@@ -319,12 +311,12 @@ def _guess(base: str, parts: list[str], prefix: list[str] | None = None) -> str:
     return "" if fixed is None else f"did you mean `{'/'.join([*(prefix or []), *fixed])}`? "
 
 
-#: The distributions (or archives) already warned about: one `MissingBuildHookWarning` each per process.
+#: The distributions (or archives) already warned about: one `SkillWarning` each per process.
 _warned: set[str] = set()
 
 
 def _warn_if_installed(package: str, spec: Spec, caller: Caller) -> None:
-    """One `MissingBuildHookWarning` per distribution when `package`, read from disk, was installed from a wheel:
+    """One `SkillWarning` per distribution when `package`, read from disk, was installed from a wheel:
     a wheel built without the hook ships its skill folders raw and unvetted, `.env` files included."""
     found = wheel_install(package)
     if found is None or (found.distribution or found.location) in _warned:
@@ -337,7 +329,7 @@ def _warn_if_installed(package: str, spec: Spec, caller: Caller) -> None:
         f"hook: {spec.call} in {caller.where()} is read from the installed files, as from a source tree. Its wheel "
         "ships the skill folders as they are, not vetted by its build (a secret in one is published with it), "
         f"and every import vets them again.\n{HOOK_HELP}",
-        MissingBuildHookWarning,
+        SkillWarning,
         stacklevel=_outside_flue(),
     )
 

@@ -20,7 +20,7 @@ What is vetted when:
 - at every read: the bytes against the size and SHA-256 recorded at load; a file first
   read then (listed with a digest, not eager) is scanned for a private key then.
 
-A failure is a `SkillSourceError` naming the source (its `describe()`): at load nothing is
+A failure is a `SkillError` naming the source (its `describe()`): at load nothing is
 mounted; at read the file is refused, never served.
 """
 
@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from flue_runtime.errors import SkillPathError, SkillSourceError, SkillWarning
+from flue_runtime.errors import SkillError, SkillPathError, SkillWarning
 from flue_runtime.format.diagnostics import Diagnostic, cut, diagnostic, has_errors
 from flue_runtime.format.hidden_text import hidden_diagnostics
 from flue_runtime.format.paths import skill_path
@@ -92,7 +92,7 @@ def load_skill(source: SkillSource, *, eager: bool = False, limits: Limits = DEF
 
     `eager`: read and scan every file now, even those listed with a SHA-256 (for a source that is cheap to
     read, such as a folder on this machine). `limits`: the build's defaults unless given. Raises
-    `SkillSourceError` naming the source and every problem; a warning the build would print (noise left out,
+    `SkillError` naming the source and every problem; a warning the build would print (noise left out,
     a large file) is a `SkillWarning`.
     """
     skill, notes = vet_source(source, eager=eager, limits=limits)
@@ -107,8 +107,8 @@ def vet_source(
     """`load_skill` without warning: the reference and the warnings the vetting gave, as lines (for a caller that
     reports them its own way, such as the CLI)."""
     if isinstance(source, SkillReference):
-        raise SkillSourceError(
-            f"SkillReference {source.name!r}", reason="is mounted already; pass it to use_skill() as it is"
+        raise SkillError(
+            source=f"SkillReference {source.name!r}", reason="is mounted already; pass it to use_skill() as it is"
         )
     shown = shown_as(source)
     name = _call(shown, "name", lambda: source.name)
@@ -116,14 +116,14 @@ def vet_source(
         d for d in check_fields({"name": name, "description": "-"}, shown, None) if d.is_error and d.field == "name"
     ]
     if problems:
-        raise SkillSourceError(shown, problems)
+        raise SkillError(problems, shown)
     listing, problems = _listing(source, shown, limits)
     if problems:
-        raise SkillSourceError(shown, problems)
+        raise SkillError(problems, shown)
     tree = ListedTree(listing, lambda path: fetch(source, shown, path), eager=eager)
     vetted = vet_tree(tree, Path(str(name)), display=shown, limits=limits)
     if not vetted.ok or vetted.metadata is None:
-        raise SkillSourceError(shown, vetted.diagnostics)
+        raise SkillError(vetted.diagnostics, shown)
     notes = [f"{d.location}: {d.code} {d.message}" for d in vetted.diagnostics]
     loaded = _LoadedSource(
         source, shown, vetted.metadata.name, vetted.files, tree.kept[SKILL_FILE], vetted.body_offset, tree.unscanned
@@ -141,24 +141,24 @@ def vet_listing(
     `allowed-tools` is never taken from a listing: a source that lists its frontmatter is a remote one, whose
     grants a host ignores (SEP-2640, "No implicit permission grants").
 
-    Returns the metadata, the file list and the walk's warnings; `SkillSourceError` naming every problem. The
+    Returns the metadata, the file list and the walk's warnings; `SkillError` naming every problem. The
     skill is not loaded: `vet_source` does that at first need, reading SKILL.md, and the caller compares what it
     finds with what this returned."""
     shown = shown_as(source)
     name = _call(shown, "name", lambda: source.name)
     listing, problems = _listing(source, shown, limits)
     if problems:
-        raise SkillSourceError(shown, problems)
+        raise SkillError(problems, shown)
     unhashed = sorted(path for path, listed in listing.items() if listed.sha256 is None)
     if unhashed:
-        raise SkillSourceError(shown, reason=f"{unhashed[0]} is listed without a SHA-256: it cannot be vetted unread")
+        raise SkillError(source=shown, reason=f"{unhashed[0]} is listed without a SHA-256: it cannot be vetted unread")
     walked = walk(ListedTree(listing, lambda path: fetch(source, shown, path)), display=shown, limits=limits)
     catalog, problems = _catalog(shown, str(name), fields)
     diagnostics = [*walked.diagnostics, *problems]
     if SKILL_FILE not in listing:
         diagnostics.append(diagnostic("FLU101 missing", shown, name=str(name)))
     if has_errors(diagnostics):
-        raise SkillSourceError(shown, [d for d in diagnostics if d.is_error])
+        raise SkillError([d for d in diagnostics if d.is_error], shown)
     nested = [  # (as `vet_tree` says it: a SKILL.md inside the skill is a file of it)
         diagnostic("FLU212", f"{shown}/{f.path}", inner=f.path.rsplit("/", 2)[-2], outer=str(name), display=shown)
         for f in walked.files
@@ -171,12 +171,12 @@ def vet_listing(
 def vet_catalog(source: SkillSource, fields: Mapping[str, Any]) -> SkillMetadata:
     """The catalog fields of a listing (`vet_listing`'s) for a source that cannot list its files before it is
     loaded (a Skills extension entry whose resources are "dynamic"): its name and the fields by the skill rules,
-    nothing read. `SkillSourceError` naming every problem; `vet_source` loads the skill at first need."""
+    nothing read. `SkillError` naming every problem; `vet_source` loads the skill at first need."""
     shown = shown_as(source)
     name = _call(shown, "name", lambda: source.name)
     catalog, problems = _catalog(shown, str(name), fields)
     if problems:
-        raise SkillSourceError(shown, problems)
+        raise SkillError(problems, shown)
     return SkillMetadata.from_dict(catalog)
 
 
@@ -213,11 +213,11 @@ def fetch(source: SkillSource, shown: str, path: str) -> bytes:
 
 
 def _call(shown: str, what: str, get: Callable[[], object]) -> object:
-    """`get()`, or a `SkillSourceError` naming the source when it raises (the caller checks the value)."""
+    """`get()`, or a `SkillError` naming the source when it raises (the caller checks the value)."""
     try:
         return get()
     except Exception as exc:
-        raise SkillSourceError(shown, reason=f"its {what} cannot be read: {type(exc).__name__}: {exc}") from None
+        raise SkillError(source=shown, reason=f"its {what} cannot be read: {type(exc).__name__}: {exc}") from None
 
 
 def _listing(source: SkillSource, shown: str, limits: Limits) -> tuple[dict[str, ListedFile], list[Diagnostic]]:
@@ -300,18 +300,18 @@ class _LoadedSource(MountedSource):
         try:
             data = fetch(self._source, self._shown, path)
         except OSError as exc:
-            raise SkillSourceError(self._shown, [unreadable(self._where(path), exc)]) from None
+            raise SkillError([unreadable(self._where(path), exc)], self._shown) from None
         with self._lock:
             scan = path in self._unscanned
         found = inspect_bytes(data, digest=True, scan=scan) if len(data) == packed.size else None
         problem = listing_mismatch(listed, data, found.sha256 if found else "")
         if problem:
-            raise SkillSourceError(self._shown, [diagnostic("FLU308 changed", self._where(path), problem=problem)])
+            raise SkillError([diagnostic("FLU308 changed", self._where(path), problem=problem)], self._shown)
         assert found is not None
         if found.secrets:
-            raise SkillSourceError(self._shown, found_secrets(self._where(path), found.secrets, in_project=False))
+            raise SkillError(found_secrets(self._where(path), found.secrets, in_project=False), self._shown)
         if found.hidden is not None and found.hidden.refused:
-            raise SkillSourceError(self._shown, hidden_diagnostics(self._where(path), found.hidden))
+            raise SkillError(hidden_diagnostics(self._where(path), found.hidden), self._shown)
         if scan:
             with self._lock:
                 self._unscanned.discard(path)

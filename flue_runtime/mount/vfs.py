@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import BinaryIO, NoReturn
 
-from flue_runtime.errors import FlueError, ReadOnlyError, ResourceNotFoundError, SkillPathError
+from flue_runtime.errors import FlueError, MountError, SkillNotFoundError, SkillPathError
 from flue_runtime.format.diagnostics import quoted
 from flue_runtime.format.paths import MAX_PATH_BYTES, skill_path, some_paths
 from flue_runtime.format.records import SKILL_FILE
@@ -158,7 +158,7 @@ class SkillTree:
             return None, clean
         name = self._named(clean)
         inner = "/".join(parts[3 if parts[0] == "remote" else 2 :])
-        raise ResourceNotFoundError(f"no mounted skill at {quoted(path)}; {self._unknown(name, inner)}")
+        raise SkillNotFoundError(f"no mounted skill at {quoted(path)}; {self._unknown(name, inner)}")
 
     @staticmethod
     def _named(rest: str) -> str:
@@ -230,13 +230,13 @@ class SkillTree:
         prefix = f"{folder}/" if folder else ""
         return [self.path(name, e.path) for e in self._skills[name].files if e.path.startswith(prefix)]
 
-    def _missing(self, skill: SkillReference, inner: str) -> ResourceNotFoundError:
+    def _missing(self, skill: SkillReference, inner: str) -> SkillNotFoundError:
         """A file skill `skill` does not have, and the ones it does."""
         close = self.closest(inner, [skill.name])
         advice = (
             f"did you mean {' or '.join(close)}?" if close else f"its files: {some_paths(self.files_of(skill.name))}"
         )
-        return ResourceNotFoundError(f"skill {skill.name!r} has no file {inner!r}; {advice}")
+        return SkillNotFoundError(f"skill {skill.name!r} has no file {inner!r}; {advice}")
 
     def read(self, path: str) -> bytes:
         skill, inner = self._file(path)
@@ -259,19 +259,19 @@ class SkillTree:
         return skill.name, inner
 
     def file(self, path: str) -> tuple[SkillReference, str]:
-        """The skill and the path inside it of the file at `path` (`ResourceNotFoundError` when none is there)."""
+        """The skill and the path inside it of the file at `path` (`SkillNotFoundError` when none is there)."""
         return self._file(path)
 
     def _file(self, path: str) -> tuple[SkillReference, str]:
         skill, inner = self._split(path)
         if skill is None:
             below = self._below(inner)
-            raise ResourceNotFoundError(
+            raise SkillNotFoundError(
                 f"{quoted(path)} is a folder of the mounted skills ({some_paths([e.name for e in below])}); "
                 f"read a skill's file, like {self.example()}"
             )
         if not inner or self._is_folder(skill, inner):
-            raise ResourceNotFoundError(
+            raise SkillNotFoundError(
                 f"{quoted(path)} is a folder of skill {skill.name!r}; read one of its files: "
                 f"{some_paths(self.files_of(skill.name, inner))}"
             )
@@ -307,7 +307,7 @@ class SkillTree:
         if skill is None:
             return self._below(inner)
         if inner and not self._is_folder(skill, inner):
-            raise ResourceNotFoundError(f"{path} is not a folder of skill {skill.name!r}")
+            raise SkillNotFoundError(f"{path} is not a folder of skill {skill.name!r}")
         prefix = f"{inner}/" if inner else ""
         found: dict[str, VirtualEntry] = {}
         for entry in skill.files:
@@ -326,10 +326,10 @@ class SkillTree:
         return any(f.path.startswith(inner + "/") for f in skill.files)
 
     def write(self, path: str, data: bytes) -> NoReturn:
-        raise ReadOnlyError(f"{path}: skill files under {FLUE_ROOT} are read-only; write somewhere else in the sandbox")
+        raise MountError(f"{path}: skill files under {FLUE_ROOT} are read-only; write somewhere else in the sandbox")
 
     def remove(self, path: str) -> NoReturn:
-        raise ReadOnlyError(f"{path}: skill files under {FLUE_ROOT} are read-only; they cannot be deleted")
+        raise MountError(f"{path}: skill files under {FLUE_ROOT} are read-only; they cannot be deleted")
 
     def rename(self, source: str, target: str) -> NoReturn:
-        raise ReadOnlyError(f"{source}: skill files under {FLUE_ROOT} are read-only; they cannot be renamed")
+        raise MountError(f"{source}: skill files under {FLUE_ROOT} are read-only; they cannot be renamed")

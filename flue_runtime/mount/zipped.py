@@ -6,7 +6,7 @@ the index is checked against the caller's limit before anything is inflated, and
 `zipfile` for more than that size plus one byte. Only the two methods wheels use (stored,
 deflated) are read: `zipfile` bounds what it inflates for those alone. A name the archive holds
 twice is refused (readers disagree on which copy counts). Whatever a damaged archive makes
-`zipfile` raise is one `BundleError` naming the archive and the member.
+`zipfile` raise is one `MountError` naming the archive and the member.
 
 Once per process this costs importing `zipfile` and reading the archive's whole index, which grows with its
 entries, about what zipimport already spends on the same index. Kept over a reader of our own, which would win
@@ -23,7 +23,7 @@ import zipfile
 from collections import Counter
 from typing import BinaryIO
 
-from flue_runtime.errors import BundleError, UnsafeFileError
+from flue_runtime.errors import MountError, UnsafeFileError
 from flue_runtime.format.safe_read import open_regular
 
 __all__ = ["Archive", "archive", "forget"]
@@ -94,9 +94,9 @@ class Archive:
         does; `KeyError` if absent."""
         info = self._index().getinfo(name)
         if name in self._twice:
-            raise BundleError(f"{self.path}: holds member {name} more than once; refused: reinstall the package")
+            raise MountError(f"{self.path}: holds member {name} more than once; refused: reinstall the package")
         if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            raise BundleError(
+            raise MountError(
                 f"{self.path}: member {name} is compressed with method {info.compress_type}, which wheels do not use "
                 "(only stored or deflated); refused: reinstall the package"
             )
@@ -107,7 +107,7 @@ class Archive:
             try:
                 fd, _ = open_regular(self.path, follow=True)
             except UnsafeFileError as exc:
-                raise BundleError(f"{self.path}: {exc.reason}; refused: reinstall the package") from None
+                raise MountError(f"{self.path}: {exc.reason}; refused: reinstall the package") from None
             except OSError as exc:  # gone or unreadable since the package was imported from it
                 raise self._damaged(exc) from None
             self._handle = os.fdopen(fd, "rb")
@@ -121,10 +121,10 @@ class Archive:
                 self._twice = frozenset(name for name, count in Counter(names).items() if count > 1)
         return self._zip
 
-    def _damaged(self, exc: Exception, name: str = "") -> BundleError:
+    def _damaged(self, exc: Exception, name: str = "") -> MountError:
         """What a damaged archive made a reader raise, as one error naming the archive and the member."""
         what = f"member {name} cannot be read" if name else "cannot be read"
-        return BundleError(
+        return MountError(
             f"{self.path}: {what}: the archive is damaged ({type(exc).__name__}: {str(exc) or type(exc).__name__}); "
             "reinstall the package"
         )

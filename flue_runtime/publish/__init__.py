@@ -84,9 +84,9 @@ def publish(
     the lock holds what was done), `LockFileError`.
     """
     if to not in SERVICES:
-        raise ValueError(f"no hosted skills service {to!r}: choose one of {', '.join(SERVICES)}")
+        raise PublishError([f"no hosted skills service {to!r}: choose one of {', '.join(SERVICES)}"])
     if check and dry_run:
-        raise ValueError("check=True already sends nothing that writes: pass check or dry_run, not both")
+        raise PublishError(["check=True already sends nothing that writes: pass check or dry_run, not both"])
     uploads = _checked(list(skills), to)
     path = Path(lock) if lock is not None else default_lock()
     state = _State(read_lock(path), connect(to, client), to)

@@ -135,10 +135,10 @@ def test_a_consumer_in_one_environment_with_the_producer(producer: Producer, tmp
         python,
         "-c",
         textwrap.dedent("""\
-        from flue_runtime.errors import NotExportedError
+        from flue_runtime.errors import SkillNotFoundError
         try:
             import acme_app.agent
-        except NotExportedError as exc:
+        except SkillNotFoundError as exc:
             print(exc.spec, exc.exports)
             print(exc)
         """),

@@ -24,7 +24,7 @@ from support.projects import copy_project, write_skill
 
 import flue_build.cli as cli_package
 from flue_build.cli import COMMANDS, _parser, exits, main
-from flue_build.errors import ListError, NotInstalledError, TargetError, UnknownTargetError, UsageError
+from flue_build.errors import TargetError, UsageError
 from flue_runtime.errors import (
     ConfigError,
     DestinationError,
@@ -34,7 +34,6 @@ from flue_runtime.errors import (
     LockFileError,
     ModelError,
     PublishError,
-    SessionIdError,
     SkillError,
     StoreError,
 )
@@ -157,16 +156,16 @@ def test_only_exits_decides_a_status() -> None:
 
 RAISED: list[tuple[BaseException, int]] = [
     (UsageError("an option that needs another"), USAGE),
-    (UnknownTargetError("'x': no such wheel"), USAGE),
-    (NotInstalledError("'x': no installed package or distribution"), USAGE),
+    (UsageError("'x': no such wheel"), USAGE),
+    (UsageError("'x': no installed package or distribution"), USAGE),
     (DestinationError("out/x exists and differs"), USAGE),
     (StoreError("cannot open the store"), USAGE),
-    (SessionIdError("an empty session id"), USAGE),
+    (StoreError("an empty session id"), USAGE),
     (ModelError("the anthropic SDK is not installed"), USAGE),
     (ModuleNotFoundError("No module named 'mcp'", name="mcp"), USAGE),
     (PermissionError(13, "Permission denied", "out"), USAGE),
     (FlueError("something in the skills"), PROBLEMS),
-    (ListError("the wheel ships no skills"), PROBLEMS),
+    (TargetError("the wheel ships no skills"), PROBLEMS),
     (TargetError("'x': no skills found"), PROBLEMS),
     (ExportError("a file does not match its manifest"), PROBLEMS),
     (PublishError(["skill 'claude-notes': Anthropic refuses a reserved word"]), PROBLEMS),

@@ -10,7 +10,7 @@ import pytest
 
 from flue_build.cli import main
 from flue_runtime import define_skill
-from flue_runtime.errors import SkillDefinitionError, SkillError
+from flue_runtime.errors import SkillError
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.mount.disk import load_skill_dir
 
@@ -77,7 +77,7 @@ def test_dev_mode_outside_a_project_says_the_same(tmp_path: Path) -> None:
 
 
 def test_define_skill_files_belong_to_no_project() -> None:
-    with pytest.raises(SkillDefinitionError) as refused:
+    with pytest.raises(SkillError) as refused:
         define_skill(name="refunds", description="Handle refunds.", instructions="Body.", files={".env": "TOKEN=x"})
     [diagnostic] = refused.value.diagnostics
     assert diagnostic.code == "FLU302" and diagnostic.hint == HINTS[("FLU302", ".env")] + OUTSIDE[("FLU302", ".env")]

@@ -4,7 +4,7 @@ Documented error classes, the only exceptions each function may raise:
 
 - `flue_runtime.format.paths.skill_path(path)`: `SkillPathError` (a `FlueError` and a `ValueError`).
 - `SkillTree.read(path)` and `SkillReference.read_bytes(path)`: `SkillPathError` (not a
-  clean path, or not under /.flue/skills) or `ResourceNotFoundError` (a `FlueError` and a
+  clean path, or not under /.flue/skills) or `SkillNotFoundError` (a `FlueError` and a
   `LookupError`: a clean path that is not one of the mounted files). A disk skill in dev
   mode may also raise `SkillError` (the file changed into a link, a key, or vanished).
 - A sandbox's `read_bytes(path)`: `SandboxError` (a `FlueError`); `LocalSandbox` also lets

@@ -1,9 +1,9 @@
 """Random skill sources against `load_skill`: whatever a source names, lists, claims and returns, the result is a
-mounted skill whose every file passes the rules, or a `SkillSourceError` naming the source; nothing else.
+mounted skill whose every file passes the rules, or a `SkillError` naming the source; nothing else.
 
-Documented error contract: `load_skill(source)` raises `SkillSourceError` (a `SkillError`, a `FlueError`) and
-nothing else; `SkillReference.read_bytes(path)` on its result raises `SkillSourceError`, `SkillPathError` or
-`ResourceNotFoundError`.
+Documented error contract: `load_skill(source)` raises `SkillError` (a `SkillError`, a `FlueError`) and
+nothing else; `SkillReference.read_bytes(path)` on its result raises `SkillError`, `SkillPathError` or
+`SkillNotFoundError`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from flue_runtime import ListedFile, load_skill
-from flue_runtime.errors import ResourceNotFoundError, SkillPathError, SkillSourceError
+from flue_runtime.errors import SkillError, SkillNotFoundError, SkillPathError
 from flue_runtime.format.secrets import is_secret_file
 
 pytestmark = pytest.mark.slow  # hypothesis campaigns
@@ -78,7 +78,7 @@ def test_load_skill_mounts_only_what_the_rules_pass_or_raises_a_source_error(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             skill = load_skill(source, eager=eager)
-    except SkillSourceError as exc:
+    except SkillError as exc:
         assert exc.source == "fuzzed source" and str(exc).startswith("fuzzed source")
         event("refused")
         return
@@ -88,7 +88,7 @@ def test_load_skill_mounts_only_what_the_rules_pass_or_raises_a_source_error(
         assert not any(part in ("..", ".", "") or is_secret_file(part) for part in path.split("/")), path
         try:
             data = skill.read_bytes(path)
-        except (SkillSourceError, SkillPathError, ResourceNotFoundError):
+        except (SkillError, SkillPathError, SkillNotFoundError):
             continue
         assert b"PRIVATE KEY-----\nQUFB" not in data
         assert hashlib.sha256(data).hexdigest() == next(f.sha256 for f in skill.files if f.path == path)

@@ -38,7 +38,7 @@ from flue_runtime.agents.sandbox_tools import SPECS as SANDBOX_SPECS
 from flue_runtime.agents.scripts import RUN_SKILL_SCRIPT
 from flue_runtime.agents.skill_tools import ACTIVATE_SKILL, FIND_SKILLS, READ_SKILL_RESOURCE
 from flue_runtime.agents.tools import Tool, check_arguments, defined_tool, tool_from_function
-from flue_runtime.errors import SchemaError, ToolArgumentError
+from flue_runtime.errors import AgentError, ToolFailure
 from flue_runtime.format import schema, schema_validator
 from flue_runtime.format.naming import is_valid_name, name_problems
 from flue_runtime.format.schema_validator import DIALECT, KEYWORDS, TABLE, Validator
@@ -287,7 +287,7 @@ def assert_agrees(node: Any, instance: Any) -> None:
     """The compact verdict is jsonschema's wherever the compact validator compiles the schema; it refuses only
     another dialect."""
     if isinstance(node, dict) and node.get("$schema", DIALECT).rstrip("#") != DIALECT:
-        with pytest.raises(SchemaError, match=r"#/\$schema: .* implements .*2020-12"):
+        with pytest.raises(AgentError, match=r"#/\$schema: .* implements .*2020-12"):
             Validator(node)
         return
     Reference.check_schema(node)  # the generator writes only valid schemas
@@ -310,7 +310,7 @@ NOT_COMPACT = sorted(
 def test_the_compact_validator_refuses_what_it_does_not_implement(keyword: str) -> None:
     """No rule is silently skipped: a keyword outside its rows of the table is refused, at any depth."""
     for node in ({keyword: {}}, {"type": "object", "properties": {"a": {keyword: {}}}}):
-        with pytest.raises(SchemaError, match=f"'{re.escape(keyword)}' is not supported"):
+        with pytest.raises(AgentError, match=f"'{re.escape(keyword)}' is not supported"):
             Validator(node)
 
 
@@ -454,7 +454,7 @@ def test_tool_arguments_agree_with_jsonschema(call: tuple[Tool, Any]) -> None:
     valid = isinstance(arguments, dict) and Reference(tool.parameters).is_valid(arguments)
     try:
         checked = tool.check_arguments(arguments)
-    except ToolArgumentError as exc:
+    except ToolFailure as exc:
         assert not valid, (tool.parameters, arguments, exc)
         # every argument jsonschema finds a problem with is named (each one's first problem comes first)
         for path, _ in reference_failures(tool.parameters, arguments) if isinstance(arguments, dict) else set():
@@ -470,7 +470,7 @@ def test_tool_arguments_agree_with_jsonschema(call: tuple[Tool, Any]) -> None:
     # the module-level function compiles the same rules from the plain schema
     try:
         check_arguments(tool.name, tool.parameters, arguments)
-    except ToolArgumentError:
+    except ToolFailure:
         assert not valid
     else:
         assert valid
@@ -616,6 +616,6 @@ def test_builtin_tools_use_the_bounds_they_declare() -> None:
 def _problem(tool: Tool, arguments: dict[str, Any]) -> str:
     try:
         tool.check_arguments(arguments)
-    except ToolArgumentError as exc:
+    except ToolFailure as exc:
         return str(exc)
     raise AssertionError(f"{arguments} passed")

@@ -11,7 +11,7 @@ from support.optional import need
 from support.projects import write_skill
 
 from flue_runtime import Harness, LocalSandbox, MemorySandbox, SkillError, SkillReference, agent, use_model, use_skill
-from flue_runtime.errors import HookError
+from flue_runtime.errors import AgentError
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.mount.disk import load_skill_dir
@@ -69,9 +69,9 @@ def test_the_alias_is_checked_by_the_skill_name_rule(refunds: SkillReference) ->
 def test_two_skills_under_one_name_still_raise_and_one_skill_may_be_mounted_under_two(
     refunds: SkillReference, vip: SkillReference
 ) -> None:
-    with pytest.raises(HookError, match="skill 'vip' is mounted twice in one render"):
+    with pytest.raises(AgentError, match="skill 'vip' is mounted twice in one render"):
         prompt([(vip, None), (refunds, "vip")], [])
-    with pytest.raises(HookError, match="skill 'refunds' is mounted twice"):
+    with pytest.raises(AgentError, match="skill 'refunds' is mounted twice"):
         prompt([(refunds, None), (vip, "x"), (vip, "refunds")], [])
     model = prompt([(refunds, None), (refunds, "money-back")], [])
     assert "- **refunds** —" in model.requests[0].system and "- **money-back** —" in model.requests[0].system
@@ -105,5 +105,5 @@ def test_hosts_that_take_references_use_the_alias_and_mcp_refuses_it(refunds: Sk
     need("mcp", "mcp")
     from flue_runtime.mcp import skills_server
 
-    with pytest.raises(HookError, match="serve it under its own name \\('refunds'\\)"):
+    with pytest.raises(AgentError, match="serve it under its own name \\('refunds'\\)"):
         skills_server([aliased])

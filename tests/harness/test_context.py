@@ -11,7 +11,7 @@ from harness_support import tool_results
 
 from flue_runtime import Harness, LocalSandbox, ToolContext, agent, use_model, use_skill, use_state, use_tool
 from flue_runtime.agents.tools import tool_from_function
-from flue_runtime.errors import ToolDefinitionError
+from flue_runtime.errors import AgentError
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.mount.reference import SkillReference
 
@@ -40,7 +40,7 @@ def test_the_context_parameter_is_not_in_the_schema() -> None:
         """Two contexts."""
         return ""
 
-    with pytest.raises(ToolDefinitionError, match="only one parameter can take the ToolContext"):
+    with pytest.raises(AgentError, match="only one parameter can take the ToolContext"):
         tool_from_function(twice)
 
 
@@ -163,6 +163,6 @@ def test_context_prompts_nest_at_most_max_nested_prompts_deep() -> None:
     [refused] = tool_results(model, levels)  # the deepest conversation's turn after its tool call
     assert refused["is_error"]
     assert refused["content"].startswith(
-        f"Error: consult raised LoopError: ToolContext.prompt is nested {MAX_NESTED_PROMPTS} deep, the limit"
+        f"Error: consult raised AgentError: ToolContext.prompt is nested {MAX_NESTED_PROMPTS} deep, the limit"
     )
     assert tool_results(model, levels + 1)[0]["content"] == "second opinion: answer 0"  # the levels above go on

@@ -14,7 +14,7 @@ from flue_runtime import Harness, SkillNotFoundError, ToolContext, agent, define
 from flue_runtime.agents.harness import AgentFunction, Session
 from flue_runtime.agents.skill_tools import MountedSkills
 from flue_runtime.agents.stores import open_store
-from flue_runtime.errors import HookError
+from flue_runtime.errors import AgentError
 from flue_runtime.models import ModelRequest, ScriptedModel, ToolCall
 from flue_runtime.mount.reference import SkillReference
 
@@ -140,11 +140,11 @@ def test_activation_messages_preview_what_a_prompt_adds(refunds: SkillReference)
 @pytest.mark.parametrize("names", [[3], [""], 7, [None]])
 def test_names_that_are_not_names_are_refused(refunds: SkillReference, names: Any) -> None:
     session = Harness(make_agent(ScriptedModel([]), refunds)).session("s")
-    with pytest.raises(HookError, match="activate takes skill names"):
+    with pytest.raises(AgentError, match="activate takes skill names"):
         session.prompt_sync("hi", activate=names)
-    with pytest.raises(HookError, match="disabled_skills takes skill names"):
+    with pytest.raises(AgentError, match="disabled_skills takes skill names"):
         Harness(make_agent(ScriptedModel([]), refunds), disabled_skills=names)
-    with pytest.raises(HookError, match="disable_skills takes skill names"):
+    with pytest.raises(AgentError, match="disable_skills takes skill names"):
         session.disable_skills(*(names if isinstance(names, list) else [names]))
 
 

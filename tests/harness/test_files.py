@@ -12,7 +12,7 @@ from support.paths import FIXTURES
 
 from flue_runtime import Harness, LocalSandbox, MemorySandbox, agent, use_model, use_skill
 from flue_runtime.agents.reading import MAX_BYTES, MAX_LINES, page
-from flue_runtime.errors import WorkspaceSkillWarning
+from flue_runtime.errors import SkillWarning
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.mount.reference import SkillReference
 
@@ -169,7 +169,7 @@ def test_workspace_skills_are_discovered_after_declared_ones(workspace: Path, re
         use_skill(refunds)
         return "x"
 
-    with pytest.warns(WorkspaceSkillWarning, match=r"list-tools skipped: .*FLU202"):
+    with pytest.warns(SkillWarning, match=r"list-tools skipped: .*FLU202"):
         Harness(a, sandbox=LocalSandbox(workspace)).session("s").prompt_sync("go")
     system = model.requests[0].system
     assert system.index("**refunds**") < system.index("**pdf-tools**")
@@ -195,11 +195,11 @@ def test_workspace_edits_show_at_the_next_activation(workspace: Path) -> None:
         return "x"
 
     session = Harness(a, sandbox=LocalSandbox(workspace)).session("s")
-    with pytest.warns(WorkspaceSkillWarning, match="list-tools skipped"):
+    with pytest.warns(SkillWarning, match="list-tools skipped"):
         session.prompt_sync("one")
     skill_md = workspace / ".agents" / "skills" / "pdf-tools" / "SKILL.md"
     skill_md.write_text(skill_md.read_text().replace("# PDF tools", "# PDF tools, edited"))
-    with pytest.warns(WorkspaceSkillWarning, match="list-tools skipped"):  # discovered again at every prompt
+    with pytest.warns(SkillWarning, match="list-tools skipped"):  # discovered again at every prompt
         session.prompt_sync("two")
     assert "# PDF tools, edited" not in str(model.requests[1].messages[-1]["content"])
     assert "# PDF tools, edited" in str(model.requests[3].messages[-1]["content"])
@@ -217,7 +217,7 @@ def test_workspace_secret_and_symlink_are_skipped(tmp_path: Path) -> None:
         use_model(ScriptedModel(["ok"]))
         return "x"
 
-    with pytest.warns(WorkspaceSkillWarning) as caught:
+    with pytest.warns(SkillWarning) as caught:
         session = Harness(a, sandbox=LocalSandbox(tmp_path)).session("s")
         assert session.system_prompt == "x\n"
     messages = sorted(str(w.message) for w in caught)
@@ -240,7 +240,7 @@ def test_workspace_skills_in_a_memory_sandbox() -> None:
         use_model(model)
         return "x"
 
-    with pytest.warns(WorkspaceSkillWarning, match="broken skipped: .*FLU103"):
+    with pytest.warns(SkillWarning, match="broken skipped: .*FLU103"):
         Harness(a, sandbox=sandbox).session("s").prompt_sync("go")
     assert "- **notes** — Take notes." in model.requests[0].system
     assert "Write notes." in str(tool_results(model)[0]["content"])
@@ -257,6 +257,6 @@ def test_workspace_skill_folder_that_is_a_symlink_is_skipped_with_a_warning(tmp_
         use_model(ScriptedModel(["ok"]))
         return "x"
 
-    with pytest.warns(WorkspaceSkillWarning, match=r"\.agents/skills/refunds skipped: FLU301"):
+    with pytest.warns(SkillWarning, match=r"\.agents/skills/refunds skipped: FLU301"):
         session = Harness(a, sandbox=LocalSandbox(tmp_path / "root")).session("s")
         assert session.system_prompt == "x\n"

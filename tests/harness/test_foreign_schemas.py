@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from flue_runtime import Harness, agent, use_model, use_tool
 from flue_runtime.agents.tools import Tool, tool_from_function
-from flue_runtime.errors import ToolArgumentError
+from flue_runtime.errors import ToolFailure
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.models.anthropic import convert_tool as anthropic_tool
 from flue_runtime.models.openai import convert_tool as openai_tool
@@ -160,7 +160,7 @@ def test_a_parameter_annotated_with_a_pydantic_model() -> None:
 
 def test_a_pydantic_refusal_outside_a_model_turn_is_an_argument_error() -> None:
     tool = tool_from_function(order_up)
-    with pytest.raises(ToolArgumentError, match=r"order_up: argument 'order'\['items'\]\[0\]\['sku'\]: Value error"):
+    with pytest.raises(ToolFailure, match=r"order_up: argument 'order'\['items'\]\[0\]\['sku'\]: Value error"):
         tool.check_arguments({"order": {**GOOD, "items": [{"sku": "X1"}]}})
 
 

@@ -135,9 +135,9 @@ def test_a_workspace_skill_is_refused_whatever_the_policy_and_it_is_never_asked(
 
 
 def test_harness_refuses_what_is_not_a_policy() -> None:
-    from flue_runtime.errors import HookError
+    from flue_runtime.errors import AgentError
 
-    with pytest.raises(HookError, match="approve_scripts"):
+    with pytest.raises(AgentError, match="approve_scripts"):
         Harness(lambda: "x", approve_scripts="always")  # type: ignore[arg-type]
 
 

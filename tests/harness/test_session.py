@@ -9,7 +9,7 @@ from harness_support import tool_results
 
 from flue_runtime import Harness, MemorySandbox, agent, use_instruction, use_model, use_skill, use_state
 from flue_runtime.agents.catalog import PREAMBLE
-from flue_runtime.errors import HookError
+from flue_runtime.errors import AgentError
 from flue_runtime.models import ScriptedModel, ToolCall
 from flue_runtime.mount.reference import SkillReference
 
@@ -200,14 +200,14 @@ def test_declared_skills_keep_call_order(refunds: SkillReference, vip: SkillRefe
 
 def test_duplicate_mount_raises_naming_the_skill(refunds: SkillReference) -> None:
     model = ScriptedModel(["ok"])
-    with pytest.raises(HookError, match="skill 'refunds' is mounted twice.*shared custom hook"):
+    with pytest.raises(AgentError, match="skill 'refunds' is mounted twice.*shared custom hook"):
         Harness(make_agent(model, refunds, refunds)).session("s").prompt_sync("x")
 
 
 def test_hooks_outside_a_render_raise(refunds: SkillReference) -> None:
-    with pytest.raises(HookError, match=r"use_skill\(\) was called outside an agent render"):
+    with pytest.raises(AgentError, match=r"use_skill\(\) was called outside an agent render"):
         use_skill(refunds)
-    with pytest.raises(HookError, match="use_state"):
+    with pytest.raises(AgentError, match="use_state"):
         use_state("x")
 
 
@@ -216,7 +216,7 @@ def test_agent_called_directly_says_how_to_run_it() -> None:
     def support() -> str:
         return "x"
 
-    with pytest.raises(HookError, match="pass it to Harness"):
+    with pytest.raises(AgentError, match="pass it to Harness"):
         support()
 
 

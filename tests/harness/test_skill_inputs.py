@@ -9,7 +9,7 @@ import pytest
 from harness_support import tool_results
 
 from flue_runtime import Harness, agent, define_skill, use_model, use_skill
-from flue_runtime.errors import HookError, SkillDefinitionError
+from flue_runtime.errors import AgentError, SkillError
 from flue_runtime.models import ScriptedModel, ToolCall
 
 REFUNDS: dict[str, Any] = {
@@ -52,23 +52,23 @@ def test_a_mapping_of_define_skills_arguments_mounts_like_define_skill() -> None
 
 
 def test_a_mapping_is_validated_by_define_skills_rules() -> None:
-    with pytest.raises(SkillDefinitionError, match=r"name: .*Refunds") as caught:
+    with pytest.raises(SkillError, match=r"name: .*Refunds") as caught:
         run_with({**REFUNDS, "name": "Refunds", "files": {"../up.md": "x"}}, ScriptedModel(["ok"]))
     assert set(caught.value.fields) == {"name", "files"}
 
 
 def test_a_mapping_with_unknown_or_missing_keys_names_them() -> None:
-    with pytest.raises(HookError, match=r"unknown key 'body'; its keys are define_skill's: name, description"):
+    with pytest.raises(AgentError, match=r"unknown key 'body'; its keys are define_skill's: name, description"):
         run_with({"name": "refunds", "description": "d", "body": "x"}, ScriptedModel(["ok"]))
-    with pytest.raises(HookError, match=r"without 'instructions'"):
+    with pytest.raises(AgentError, match=r"without 'instructions'"):
         run_with({"name": "refunds", "description": "d"}, ScriptedModel(["ok"]))
-    with pytest.raises(HookError, match=r"or a mapping of define_skill's arguments, not list"):
+    with pytest.raises(AgentError, match=r"or a mapping of define_skill's arguments, not list"):
         run_with(["refunds"], ScriptedModel(["ok"]))
 
 
 @pytest.mark.parametrize("blank", ["", "   ", "\n\n\t\n"])
 def test_define_skill_refuses_blank_instructions(blank: str) -> None:
-    with pytest.raises(SkillDefinitionError) as caught:
+    with pytest.raises(SkillError) as caught:
         define_skill(name="refunds", description="Handle refunds.", instructions=blank)
     assert caught.value.fields == {
         "instructions": ["`instructions` is blank: activating the skill would give the model nothing to follow"]
@@ -78,5 +78,5 @@ def test_define_skill_refuses_blank_instructions(blank: str) -> None:
 
 
 def test_use_skill_refuses_a_mapping_with_blank_instructions_too() -> None:
-    with pytest.raises(SkillDefinitionError, match="instructions"):
+    with pytest.raises(SkillError, match="instructions"):
         run_with({**REFUNDS, "instructions": " "}, ScriptedModel(["ok"]))

@@ -14,7 +14,7 @@ from harness_support import tool_results
 
 from flue_runtime import Harness, agent, use_model, use_tool
 from flue_runtime.agents.tools import Tool, tool_from_function
-from flue_runtime.errors import ToolArgumentError, ToolDefinitionError
+from flue_runtime.errors import AgentError, ToolFailure
 from flue_runtime.models import ScriptedModel, ToolCall
 
 
@@ -52,7 +52,7 @@ def received(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def problem(tool: Tool, arguments: dict[str, Any]) -> str:
-    with pytest.raises(ToolArgumentError) as info:
+    with pytest.raises(ToolFailure) as info:
         tool.check_arguments(arguments)
     return str(info.value)
 
@@ -125,7 +125,7 @@ def test_a_set_of_enum_members() -> None:
 
 
 def test_a_set_of_unhashable_items_is_refused_when_defined() -> None:
-    with pytest.raises(ToolDefinitionError, match=r"the items of a set must be hashable .* use list\[\.\.\.\]"):
+    with pytest.raises(AgentError, match=r"the items of a set must be hashable .* use list\[\.\.\.\]"):
         one(set[Route])  # a dataclass that is not frozen cannot go in a set
 
 
@@ -154,7 +154,7 @@ def test_a_choice_a_model_cannot_send_is_refused() -> None:
     class Shape(enum.Enum):
         DOT = (0, 0)
 
-    with pytest.raises(ToolDefinitionError, match=r"the value \(0, 0\) is not a JSON string, number, boolean or null"):
+    with pytest.raises(AgentError, match=r"the value \(0, 0\) is not a JSON string, number, boolean or null"):
         one(Shape)
 
 
@@ -232,12 +232,12 @@ class Tree:
 
 
 def test_a_recursive_record_is_refused_with_the_way_out() -> None:
-    with pytest.raises(ToolDefinitionError, match=r"Tree contains itself.*make it a pydantic model"):
+    with pytest.raises(AgentError, match=r"Tree contains itself.*make it a pydantic model"):
         one(Tree)
 
 
 def test_a_mapping_with_keys_json_cannot_send_is_refused() -> None:
-    with pytest.raises(ToolDefinitionError, match=r"a JSON object's keys are strings; use dict\[str, \.\.\.\]"):
+    with pytest.raises(AgentError, match=r"a JSON object's keys are strings; use dict\[str, \.\.\.\]"):
         one(dict[int, str])
 
 
@@ -332,7 +332,7 @@ def test_a_compact_validator_given_to_a_tool_still_works_with_a_deprecation_warn
         tool = Tool("count", "Count.", schema, lambda n: str(n), validator=Validator(schema))
     assert tool.validator is not None and tool.validator.compact
     assert tool.check_arguments({"n": 2.0}) == {"n": 2}
-    with pytest.raises(ToolArgumentError, match="missing required argument 'n'"):
+    with pytest.raises(ToolFailure, match="missing required argument 'n'"):
         tool.check_arguments({})
 
 

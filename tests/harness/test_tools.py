@@ -11,7 +11,7 @@ from harness_support import tool_results
 
 from flue_runtime import Harness, agent, use_model, use_tool
 from flue_runtime.agents.tools import tool_from_function
-from flue_runtime.errors import HookError, ToolDefinitionError
+from flue_runtime.errors import AgentError
 from flue_runtime.models import ScriptedModel, ToolCall
 
 
@@ -76,7 +76,7 @@ def test_more_types() -> None:
 def test_functions_that_cannot_become_tools(source: str, words: str) -> None:
     namespace: dict[str, object] = {}
     exec(source, namespace)
-    with pytest.raises(ToolDefinitionError, match=words.replace("*", r"\*")):
+    with pytest.raises(AgentError, match=words.replace("*", r"\*")):
         tool_from_function(namespace["f"])  # type: ignore[arg-type]
 
 
@@ -94,7 +94,7 @@ def test_reserved_names_raise(name: str) -> None:
         use_tool(fn)
         return "x"
 
-    with pytest.raises(HookError, match=f"tool name '{name}' is reserved"):
+    with pytest.raises(AgentError, match=f"tool name '{name}' is reserved"):
         Harness(a).session("s").prompt_sync("x")
 
 
@@ -161,7 +161,7 @@ def test_tool_offered_twice_raises() -> None:
         use_tool(lookup_order)
         return "x"
 
-    with pytest.raises(HookError, match="offered twice"):
+    with pytest.raises(AgentError, match="offered twice"):
         Harness(a).session("s").prompt_sync("x")
 
 

@@ -15,7 +15,7 @@ from harness_support import tool_results
 from support.paths import FIXTURES
 
 from flue_runtime import Harness, LocalSandbox, MemorySandbox, agent, define_skill, use_model, use_skill
-from flue_runtime.errors import WorkspaceSkillWarning
+from flue_runtime.errors import SkillWarning
 from flue_runtime.models import ScriptedModel, ToolCall
 
 
@@ -93,7 +93,7 @@ def test_a_workspace_skill_refused_at_activation_is_an_error_result(tmp_path: Pa
         use_tool(leak)
         return "x"
 
-    with pytest.warns(WorkspaceSkillWarning, match=r"\.agents/skills/refunds refused: .*FLU302"):
+    with pytest.warns(SkillWarning, match=r"\.agents/skills/refunds refused: .*FLU302"):
         Harness(a, sandbox=LocalSandbox(tmp_path)).session("s").prompt_sync("go")
     [activation] = tool_results(model, 2)
     assert activation["is_error"] is True
@@ -112,7 +112,7 @@ def test_a_clash_with_a_declared_skill_is_skipped_with_a_warning_naming_both(tmp
         use_skill(declared)
         return "x"
 
-    with pytest.warns(WorkspaceSkillWarning) as caught:
+    with pytest.warns(SkillWarning) as caught:
         Harness(a, sandbox=LocalSandbox(tmp_path)).session("s").prompt_sync("go")
     [message] = {str(w.message) for w in caught}
     assert message.startswith("workspace skill .agents/skills/refunds skipped: its name 'refunds' is taken by")
@@ -141,7 +141,7 @@ def test_a_clash_is_warned_once_per_prompt_however_many_model_turns_it_takes(tmp
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             session.prompt_sync(prompt)
-        clashes = [str(w.message) for w in caught if issubclass(w.category, WorkspaceSkillWarning)]
+        clashes = [str(w.message) for w in caught if issubclass(w.category, SkillWarning)]
         assert len(clashes) == 1 and "is taken by the declared skill" in clashes[0], clashes
 
 
@@ -193,7 +193,7 @@ def test_workspace_warnings_point_at_the_code_that_prompted(tmp_path: Path) -> N
         return "x"
 
     harness = Harness(a, sandbox=LocalSandbox(tmp_path))
-    with pytest.warns(WorkspaceSkillWarning, match="list-tools skipped") as caught:
+    with pytest.warns(SkillWarning, match="list-tools skipped") as caught:
         line = inspect.currentframe().f_lineno + 1  # type: ignore[union-attr]
         harness.session("sync").prompt_sync("one")
     assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
@@ -203,6 +203,6 @@ def test_workspace_warnings_point_at_the_code_that_prompted(tmp_path: Path) -> N
         await harness.session("async").prompt("two")
         return line
 
-    with pytest.warns(WorkspaceSkillWarning, match="list-tools skipped") as caught:
+    with pytest.warns(SkillWarning, match="list-tools skipped") as caught:
         line = asyncio.run(main())
     assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]

@@ -26,7 +26,7 @@ from hostile_support import BACKENDS, Built, Corpus, Verdict, corpus, problems_o
 
 from flue_runtime import MemorySandbox, SkillWarning, define_skill
 from flue_runtime.agents.workspace import discover_workspace_skills
-from flue_runtime.errors import SkillDefinitionError, WorkspaceSkillWarning
+from flue_runtime.errors import SkillError
 
 pytestmark = pytest.mark.slow  # the hostile corpus through every surface: builds, child processes
 
@@ -62,7 +62,7 @@ def memory_sandbox(case: corpus.Case, folder: Path) -> Cell:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         mounted = [found for _, found in discover_workspace_skills(sandbox)]
-    skipped = [str(w.message) for w in caught if issubclass(w.category, WorkspaceSkillWarning)]
+    skipped = [str(w.message) for w in caught if issubclass(w.category, SkillWarning)]
     assert mounted == ([] if case.errors else [workspace]), skipped
     assert all(code in " ".join(skipped) for code in case.errors), skipped
     return cell(
@@ -83,7 +83,7 @@ def given_in_code(case: corpus.Case, folder: Path) -> Cell:
                 instructions=f"# {case.folder}\n",
                 files=files,
             )
-        except SkillDefinitionError as exc:
+        except SkillError as exc:
             errors = {d.code for d in exc.diagnostics if d.is_error}
         else:
             errors = set()

@@ -46,7 +46,7 @@ from surfaces import SURFACES, Seen
 from test_same_results import CALLS, FAILING
 
 from flue_runtime import Harness, SkillReference, SkillWarning, agent, define_skill, use_model, use_skill
-from flue_runtime.errors import BundleError, HookError, SkillError, SkillSourceError
+from flue_runtime.errors import AgentError, MountError, SkillError
 from flue_runtime.format.frontmatter import parse
 from flue_runtime.format.manifest import BUNDLE_DIR, SKILLS_DIR
 from flue_runtime.format.vetting import Limits
@@ -185,9 +185,9 @@ def test_a_bundle_changed_after_install_is_refused_through_their_api(installed: 
         import skills_demo
 
         handle = Skill("refunds", provider([skills_demo.REFUNDS]))
-        with pytest.raises(BundleError, match="policy.md: differs from the bundle manifest"):
+        with pytest.raises(MountError, match="policy.md: differs from the bundle manifest"):
             asyncio.run(handle.read_file("policy.md"))
-        with pytest.raises(BundleError, match="policy.md: differs from the bundle manifest"):
+        with pytest.raises(MountError, match="policy.md: differs from the bundle manifest"):
             asyncio.run(capture_skill(handle))  # what their MCP server captures: nothing of it
         rates = asyncio.run(handle.read_file("data/rates.csv"))
         assert rates == skills_demo.REFUNDS.read_bytes("data/rates.csv")
@@ -230,11 +230,11 @@ def test_the_provider_serves_a_folder_in_dev_mode_as_it_is_now(tmp_path: Path) -
 
 def test_the_provider_takes_mounted_skills_each_under_its_own_name() -> None:
     greeter = define_skill(name="greeter", description="Greet people.", instructions="Say hi.\n")
-    with pytest.raises(HookError, match="skill 'welcome' is skill 'greeter' under another name"):
+    with pytest.raises(AgentError, match="skill 'welcome' is skill 'greeter' under another name"):
         provider([greeter.renamed("welcome")])
-    with pytest.raises(HookError, match="two skills are named 'greeter'"):
+    with pytest.raises(AgentError, match="two skills are named 'greeter'"):
         provider([greeter, define_skill(name="greeter", description="Other.", instructions="Hello.\n")])
-    with pytest.raises(HookError, match="must be SkillReference objects"):
+    with pytest.raises(AgentError, match="must be SkillReference objects"):
         provider([Path("skills/greeter")])  # type: ignore[list-item]
     assert isinstance(provider([greeter]), SkillProvider) and isinstance(provider([greeter]), FlueSkillProvider)
 
@@ -444,7 +444,7 @@ def test_a_file_changed_at_the_source_after_load_is_never_served(tmp_path: Path)
 def test_a_file_changed_on_the_host_after_load_is_never_served(hosted: Path, host: str) -> None:
     loaded = skills_from(http_provider(host), ["refunds"])
     (hosted / "refunds" / "policy.md").write_bytes(b"Everything is refundable, always.\n")
-    with pytest.raises(SkillSourceError, match=r"HTTPStaticFileSkillProvider skill 'refunds'/policy.md: FLU308"):
+    with pytest.raises(SkillError, match=r"HTTPStaticFileSkillProvider skill 'refunds'/policy.md: FLU308"):
         loaded[0].read_bytes("policy.md")
     assert loaded[0].read_bytes("data/rates.csv") == (hosted / "refunds" / "data" / "rates.csv").read_bytes()
 
@@ -470,14 +470,14 @@ def in_thread(call: Callable[[], Any], wait: float = 60) -> Any:
 def test_an_unreachable_or_silent_host_is_a_clear_error_never_a_hang() -> None:
     with closed_port() as url:
         refused = in_thread(lambda: skills_from(http_provider(url, retry_backoff=0.01), ["refunds"]))
-    assert isinstance(refused, SkillSourceError)
+    assert isinstance(refused, SkillError)
     assert str(refused).startswith("agentskills HTTPStaticFileSkillProvider skill 'refunds': FLU308")
     assert "ProviderUnavailableError" in str(refused)
     with silent_host() as url:
         silent = in_thread(lambda: skills_from(http_provider(url), ["refunds"], timeout=1))
         listing = in_thread(lambda: skills_from(http_provider(url), timeout=1))
-    assert isinstance(silent, SkillSourceError) and "no answer within 1 s" in str(silent)
-    assert isinstance(listing, SkillSourceError)
+    assert isinstance(silent, SkillError) and "no answer within 1 s" in str(silent)
+    assert isinstance(listing, SkillError)
     assert (
         str(listing)
         == "agentskills HTTPStaticFileSkillProvider: cannot list its skills: TimeoutError: no answer within 1 s"
@@ -488,13 +488,13 @@ def test_a_provider_that_cannot_list_or_read_files_is_a_clear_error(tmp_path: Pa
     url = "http://127.0.0.1:9"  # (nothing is asked of it)
     with pytest.warns(UserWarning):
         plain = HTTPStaticFileSkillProvider(url, allow_private_network=True)
-    with pytest.raises(SkillSourceError, match="cannot list its skills .no discovery.: pass their names"):
+    with pytest.raises(SkillError, match="cannot list its skills .no discovery.: pass their names"):
         skills_from(plain)
-    with pytest.raises(SkillSourceError, match=r"offers no lossless file access .*file_manifest=True"):
+    with pytest.raises(SkillError, match=r"offers no lossless file access .*file_manifest=True"):
         skills_from(plain, ["refunds"])
-    with pytest.raises(SkillSourceError, match="names='refunds' is one string"):
+    with pytest.raises(SkillError, match="names='refunds' is one string"):
         skills_from(LocalFileSystemSkillProvider(tmp_path), "refunds")
-    with pytest.raises(SkillSourceError, match="is not an agentskills_core.SkillProvider"):
+    with pytest.raises(SkillError, match="is not an agentskills_core.SkillProvider"):
         skills_from(tmp_path)  # type: ignore[arg-type]
 
 

@@ -19,7 +19,7 @@ from support.event_streams import FRAMES, Answer, event_streams
 from support.scripted_mcp import entry, served, serving, skill_md, uri, write_config
 
 from flue_runtime import SkillWarning
-from flue_runtime.errors import SkillSourceError
+from flue_runtime.errors import SkillError
 from flue_runtime.mcp import remote_skills
 
 pytestmark = pytest.mark.slow  # a server, a proxy
@@ -99,6 +99,6 @@ def test_a_reply_that_is_no_json_rpc_message_is_refused_and_the_session_goes_on(
     read over the same session succeeds."""
     with event_streams(upstream, FRAMES["plain"], replacing("resources/read", 200, kind, body, "policy.md")) as url:
         with remote_skills(url, timeout=30) as skills:
-            with pytest.raises(SkillSourceError, match="-32700"):
+            with pytest.raises(SkillError, match="-32700"):
                 skills[0].read_bytes("policy.md")
             assert skills[0].read_bytes("policy.md") == FILES["policy.md"]

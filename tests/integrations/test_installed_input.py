@@ -237,7 +237,7 @@ def test_a_damaged_deflate_member_is_a_flue_error_naming_it(installed: Installed
         timeout=120,
     )
     assert read.returncode == 0 and "Traceback" not in read.stderr, read.stderr
-    assert read.stdout.startswith("BundleError ") and member in read.stdout and "damaged" in read.stdout
+    assert read.stdout.startswith("MountError ") and member in read.stdout and "damaged" in read.stdout
 
     dest = tmp_path / "out"
     line = one_error_line(flue("export", PACKAGE, str(dest), pythonpath=wheel, cwd=tmp_path), "export")

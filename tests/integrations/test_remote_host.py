@@ -20,7 +20,7 @@ from support.scripted_mcp import entry, gets, reads, served, skill_md, uri, writ
 from flue_runtime import Harness, LocalSandbox, SkillWarning, agent, use_model, use_skill
 from flue_runtime.agents import approval
 from flue_runtime.agents.approval import ScriptRequest
-from flue_runtime.errors import FlueError, RemoteSkillsError, SkillSourceError
+from flue_runtime.errors import FlueError, RemoteSkillsError, SkillError
 from flue_runtime.format.records import content_id
 from flue_runtime.mcp import RemoteSkills, remote_skills
 from flue_runtime.models import ScriptedModel, ToolCall
@@ -154,7 +154,7 @@ def test_a_skill_is_loaded_by_uri_alone_through_skills_get_and_verified_as_a_lis
         assert reads(tmp_path) == [uri("acme/billing/refunds")]
         assert "Read policy.md first." in skills[0].instructions
         assert skills[0].origin.endswith(" skill://acme/billing/refunds")
-        with pytest.raises(SkillSourceError, match="refused when first loaded: .*the content hashes to sha256:"):
+        with pytest.raises(SkillError, match="refused when first loaded: .*the content hashes to sha256:"):
             _ = skills[1].instructions
 
 

@@ -2,7 +2,7 @@
 (and once over HTTP), serving tampered digests, wrong sizes, a 2 GiB claim, more bytes than listed, a frontmatter
 other than SKILL.md's, hostile names and paths, a secret, a private key, a nested skill, a dynamic skill, reads
 that never answer. Each is refused with a `FlueError` naming the server (a skill left out with a `SkillWarning`
-saying why, a read refused with a `SkillSourceError`, an unusable server a `RemoteSkillsError`), never half
+saying why, a read refused with a `SkillError`, an unusable server a `RemoteSkillsError`), never half
 mounted, and never a hang."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from support.scripted_mcp import entry, reads, served, skill_md, uri, write_conf
 from support.sources import PEM_KEY
 
 from flue_runtime import Harness, SkillWarning, agent, use_model, use_skill
-from flue_runtime.errors import RemoteSkillsError, SkillSourceError
+from flue_runtime.errors import RemoteSkillsError, SkillError
 from flue_runtime.mcp import RemoteSkills, remote_skills
 from flue_runtime.mcp.remote import FROM, UNVERIFIED
 from flue_runtime.models import ScriptedModel, ToolCall
@@ -241,7 +241,7 @@ def test_a_skill_md_other_than_its_entry_is_refused_when_first_loaded_and_at_eve
     }
     for name, words in problems.items():
         for _ in range(2):
-            with pytest.raises(SkillSourceError) as raised:
+            with pytest.raises(SkillError) as raised:
                 _ = named[name].instructions
             assert str(raised.value).startswith(f"{shown(config)} skill://{name}: refused when first loaded: ")
             assert words in str(raised.value), raised.value
@@ -263,7 +263,7 @@ def test_files_read_later_are_checked_when_read_and_refused_naming_the_server(
         "more.bin": "the server sent more than the 24 bytes listed",
     }
     for path, words in problems.items():
-        with pytest.raises(SkillSourceError) as raised:
+        with pytest.raises(SkillError) as raised:
             lazy.read_bytes(path)
         assert str(raised.value).startswith(f"{shown(config)} skill://lazy"), raised.value
         assert words in str(raised.value), raised.value
@@ -344,7 +344,7 @@ def test_a_dynamic_skill_is_mounted_only_when_allowed_and_its_catalog_line_says_
     skills, said = mounted(command(config), timeout=TIMEOUT, allow_dynamic=True)
     with skills:
         assert [s.name for s in skills] == ["shifting", "steady"] and reads(tmp_path) == []
-        with pytest.raises(SkillSourceError) as refused:
+        with pytest.raises(SkillError) as refused:
             _ = skills[0].instructions
         assert "frontmatter 'description': the entry says \"Something else.\", the SKILL.md read says" in str(
             refused.value
@@ -361,7 +361,7 @@ def test_a_read_that_never_answers_is_refused_within_the_timeout(tmp_path: Path)
     with skills:
         started = time.monotonic()
         raised = finishes(lambda: skills[0].read_bytes("slow.md"), within=SHORT + 30)
-        assert isinstance(raised, SkillSourceError), raised
+        assert isinstance(raised, SkillError), raised
         assert f"resources/read {uri('slow', 'slow.md')}: no answer within {SHORT:g} s" in str(raised)
         assert time.monotonic() - started >= SHORT - 1  # it waited for the server, then gave up
         assert skills[0].read_text("SKILL.md").startswith("---")  # the session is still usable
@@ -458,5 +458,5 @@ def test_a_stdio_server_that_went_away_is_started_again_for_the_next_read_and_st
     assert second != first
     skills.close()
     assert wait_gone(second)
-    with pytest.raises(SkillSourceError, match=r"the connection was closed \(RemoteSkills.close\(\)\)"):
+    with pytest.raises(SkillError, match=r"the connection was closed \(RemoteSkills.close\(\)\)"):
         skills[0].read_bytes("notes.md")

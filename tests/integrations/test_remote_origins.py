@@ -32,7 +32,7 @@ from support.scripted_mcp import entry, served, skill_md, uri, write_config
 from flue_runtime import Harness, MemorySandbox, SkillWarning, agent, define_skill, use_model, use_skill
 from flue_runtime.agents import approval
 from flue_runtime.agents.provenance import Turn
-from flue_runtime.errors import HookError
+from flue_runtime.errors import AgentError
 from flue_runtime.integrations.skillset import Skillset
 from flue_runtime.mcp import RemoteSkills, remote_skills, skills_server
 from flue_runtime.models import ScriptedModel, ToolCall
@@ -120,7 +120,7 @@ def results(model: ScriptedModel) -> list[tuple[str, bool]]:
 def test_two_servers_serving_one_name_are_both_mounted_each_under_its_servers_label(
     servers: tuple[RemoteSkills, RemoteSkills],
 ) -> None:
-    """Before: `HookError: skill 'refunds' is mounted twice in one render` at every prompt."""
+    """Before: `AgentError: skill 'refunds' is mounted twice in one render` at every prompt."""
     a, b = servers
     labels = [label(a, "refunds"), label(b, "refunds")]
     calls = [ToolCall("activate_skill", {"name": name}) for name in labels]
@@ -168,7 +168,7 @@ def test_one_origin_mounting_one_name_twice_still_raises(servers: tuple[RemoteSk
     a, _ = servers
     other = define_skill(name="refunds", description="Another.", instructions="Other.")
     for twice in ([named(a, "refunds"), named(a, "refunds")], [LOCAL, other]):
-        with pytest.raises(HookError, match="mounted twice in one render"):
+        with pytest.raises(AgentError, match="mounted twice in one render"):
             prompt(twice, [])
 
 
@@ -179,7 +179,7 @@ def test_hosts_without_a_render_label_names_across_origins_too(servers: tuple[Re
         skillset = Skillset([LOCAL, named(a, "refunds"), named(b, "refunds")])
     assert [s.name for s in skillset.skills] == ["refunds", label(a, "refunds"), label(b, "refunds")]
     assert "Remote." in skillset.call("activate_skill", {"name": label(b, "refunds")}).text
-    with pytest.warns(SkillWarning, match="labels"), pytest.raises(HookError, match="under another name"):
+    with pytest.warns(SkillWarning, match="labels"), pytest.raises(AgentError, match="under another name"):
         skills_server([LOCAL, named(a, "refunds")])  # (an entry's name must be its SKILL.md's: never one mislabelled)
 
 

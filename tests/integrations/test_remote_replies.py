@@ -180,7 +180,7 @@ def test_a_json_reply_past_the_limit_fails_fast_and_the_client_stays_bounded() -
     limit = reply_limit(DEFAULT_LIMITS)
     with hostile_http("json") as (url, sent):
         said = client(url, DEFAULT_LIMITS, closed_port())
-    assert said["error"] == "RemoteReplyTooLargeError", said
+    assert said["error"] == "RemoteSkillsError", said
     assert said["message"] == (
         f"MCP server {url}: initialize: the server sent a reply of more than {limit:,} bytes (134.3 MiB), the most "
         "one reply may hold (a file as large as a skill may be, base64-encoded, plus 1 MiB); refused before it was "
@@ -198,7 +198,7 @@ def test_every_kind_of_reply_is_bounded_by_the_limits_given(kind: str) -> None:
     limit = reply_limit(SMALL)
     with hostile_http(kind) as (url, sent):
         said = client(url, SMALL, closed_port())
-    assert said["error"] == "RemoteReplyTooLargeError", said
+    assert said["error"] == "RemoteSkillsError", said
     assert f"MCP server {url}: initialize: the server sent a reply of more than {limit:,} bytes" in str(said["message"])
     assert float(said["seconds"]) < 30  # type: ignore[arg-type]
     assert int(said["grew"]) < 64 * MiB, said  # type: ignore[call-overload]
@@ -236,7 +236,7 @@ def test_a_stdio_server_printing_one_endless_line_is_refused_and_stopped(tmp_pat
     pidfile = tmp_path / "pid"
     command = [sys.executable, "-c", ENDLESS, str(pidfile)]
     said = client(command, SMALL, closed_port(), pidfile)
-    assert said["error"] == "RemoteReplyTooLargeError", said
+    assert said["error"] == "RemoteSkillsError", said
     shown = f"MCP server `{sys.executable} -c"
     assert str(said["message"]).startswith(shown), said
     assert f"initialize: the server sent a reply of more than {reply_limit(SMALL):,} bytes" in str(said["message"])

@@ -16,7 +16,7 @@ from rtsupport import Call, Project, zip_folder
 from support.imports import ImportSandbox
 from support.projects import write_module, write_skill
 
-from flue_runtime.errors import BundleError
+from flue_runtime.errors import MountError
 
 #: Bytes a bundled file grows to in the bounded-read tests: reading it whole would show in peak RSS.
 HUGE = 256 * 1024 * 1024
@@ -54,7 +54,7 @@ def test_a_fifo_in_place_of_a_bundled_file_is_refused_at_once(
     assert agent.REFUNDS.read_text("policy.md") == "30 days\n"
     policy.unlink()
     os.mkfifo(policy)  # nobody writes: a blocking open or read would hang here forever
-    with pytest.raises(BundleError, match=r"policy\.md: is not a regular file \(a FIFO\); refused"):
+    with pytest.raises(MountError, match=r"policy\.md: is not a regular file \(a FIFO\); refused"):
         agent.REFUNDS.read_text("policy.md")
 
 
@@ -66,20 +66,20 @@ def test_a_fifo_in_place_of_the_manifest_is_refused_at_once(
     manifest.unlink()
     os.mkfifo(manifest)
     imports.add(site)
-    with pytest.raises(BundleError, match="manifest.*is not a regular file"):
+    with pytest.raises(MountError, match="manifest.*is not a regular file"):
         importlib.import_module(f"{pkg_name}.agent")
 
 
 PROBE = textwrap.dedent(
     """\
     import importlib, json, resource, sys
-    from flue_runtime.errors import BundleError
+    from flue_runtime.errors import MountError
     agent = importlib.import_module(sys.argv[1] + ".agent")
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     try:
         agent.REFUNDS.read_bytes("policy.md")
         error = ""
-    except BundleError as exc:
+    except MountError as exc:
         error = str(exc)
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"error": error, "grew_kib": after - before}))

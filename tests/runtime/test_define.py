@@ -7,7 +7,7 @@ import random
 import pytest
 from support.hostile import planted
 
-from flue_runtime.errors import ResourceNotFoundError, SkillDefinitionError, SkillPathError, SkillWarning
+from flue_runtime.errors import SkillError, SkillNotFoundError, SkillPathError, SkillWarning
 from flue_runtime.format.validate import check_skill_md
 from flue_runtime.mount.define import define_skill, render_skill_md
 
@@ -17,7 +17,7 @@ BASE = dict(
 
 
 def problems(**overrides: object) -> dict[str, list[str]]:
-    with pytest.raises(SkillDefinitionError) as info:
+    with pytest.raises(SkillError) as info:
         define_skill(**{**BASE, **overrides})  # type: ignore[arg-type]
     return info.value.fields
 
@@ -78,7 +78,7 @@ def test_every_rule(overrides: dict[str, object], field: str, words: str) -> Non
 
 
 def test_every_problem_in_one_error() -> None:
-    with pytest.raises(SkillDefinitionError) as info:
+    with pytest.raises(SkillError) as info:
         define_skill(name="Bad", description="", instructions="x", files={"../x": "y"})
     assert set(info.value.fields) == {"name", "description", "files"}
     text = str(info.value)
@@ -147,7 +147,7 @@ def test_reads_refuse_paths_that_leave_the_skill(path: str) -> None:
 
 def test_read_of_a_missing_file_names_the_files() -> None:
     skill = define_skill(**BASE, files={"a.md": "a"})
-    with pytest.raises(ResourceNotFoundError, match="'SKILL.md', 'a.md'|SKILL.md, a.md"):
+    with pytest.raises(SkillNotFoundError, match="'SKILL.md', 'a.md'|SKILL.md, a.md"):
         skill.read_text("b.md")
 
 

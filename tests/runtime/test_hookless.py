@@ -2,7 +2,7 @@
 installed from its wheel, installed editable, and imported from its source tree (PYTHONPATH=src).
 
 The wheel ships the raw skill folders and its `skill()` calls read them from disk: one
-`MissingBuildHookWarning` per distribution and process says so, names the distribution and
+`SkillWarning` per distribution and process says so, names the distribution and
 how to add the hook. An editable install and the source tree are dev mode: no warning. A
 path typo is a missing folder from the source tree and the editable install (with a "did you
 mean"), and a missing build hook only from the wheel, where the hook's check would have caught it.
@@ -28,7 +28,7 @@ from support.projects import write_module, write_skill
 pytestmark = pytest.mark.slow  # a wheel built, venvs made, installs
 
 DIST, PACKAGE = "acme-helper", "acme_helper"
-CATEGORY = "flue_runtime.errors.MissingBuildHookWarning"
+CATEGORY = "flue_runtime.errors.SkillWarning"
 
 PYPROJECT = f"""\
 [build-system]
@@ -163,25 +163,25 @@ def test_a_typo_in_dev_mode_is_a_missing_folder_with_a_guess(setup: str, seen: d
 
 def test_a_typo_in_a_wheel_without_the_hook_is_a_missing_hook(seen: dict[str, dict[str, Any]]) -> None:
     error, message = seen["wheel"]["typo"]
-    assert error == "MissingBuildHookError", message
+    assert error == "SkillNotFoundError", message
     assert "[tool.hatch.build.hooks.flue-skills]" in message and "did you mean `./skills/refunds/SKILL.md`?" in message
 
 
 @pytest.mark.parametrize("setup", ["wheel", "editable", "source"])
 def test_a_spec_without_dot_slash_says_did_you_mean(setup: str, seen: dict[str, dict[str, Any]]) -> None:
     error, message = seen[setup]["bare"]
-    assert error == "UnknownPackageError", message
+    assert error == "SkillNotFoundError", message
     assert "no importable package 'skills'" in message and "did you mean `./skills/triage/SKILL.md`?" in message
 
 
 def test_the_warning_can_be_made_an_error(seen: dict[str, dict[str, Any]]) -> None:
-    """An application's strict mode (`simplefilter("error", MissingBuildHookWarning)`) refuses the hook-less wheel's
+    """An application's strict mode (`simplefilter("error", SkillWarning)`) refuses the hook-less wheel's
     import. (`-W error::flue_runtime.errors...` cannot: Python reads -W before site-packages is on sys.path.)"""
     site = Path(seen["wheel"]["file"]).parents[1]
     python = site.parents[2] / "bin" / "python"
     code = (
-        "import warnings; from flue_runtime.errors import MissingBuildHookWarning; "
-        f'warnings.simplefilter("error", MissingBuildHookWarning); import {PACKAGE}'
+        "import warnings; from flue_runtime.errors import SkillWarning; "
+        f'warnings.simplefilter("error", SkillWarning); import {PACKAGE}'
     )
     proc = run([str(python), "-P", "-c", code], cwd=site, env=clean_env(), check=False)
     assert proc.returncode == 1

@@ -21,7 +21,6 @@ from flue_build.collect import collect
 from flue_build.pack import copy_checked, local_targets, plan
 from flue_build.scan.sources import sources_under
 from flue_runtime import SkillNotFoundError
-from flue_runtime.errors import NotExportedError
 from flue_runtime.format.config import load_config
 from flue_runtime.mount.resolve import Caller, resolve_markdown, resolve_skill
 
@@ -96,7 +95,7 @@ def test_anything_else_is_refused_with_the_exports_listed(
     # internal: bundled for the producer's own code; drafts: shipped as plain files; absent: nothing at all
     for name in ("internal", "drafts", "absent"):
         spec = f"{pkg_name}/{name}/SKILL.md"
-        with pytest.raises(NotExportedError) as caught:
+        with pytest.raises(SkillNotFoundError) as caught:
             resolve_skill(spec, APP)
         assert isinstance(caught.value, SkillNotFoundError)
         assert caught.value.spec == spec and caught.value.exports == (f"{pkg_name}/review/SKILL.md",)
@@ -106,7 +105,7 @@ def test_anything_else_is_refused_with_the_exports_listed(
             f"{pkg_name}/review/SKILL.md; use one of those, or ask its maintainers to list the spec in their "
             "[tool.flue] exports"
         )
-    with pytest.raises(NotExportedError, match="it exports"):
+    with pytest.raises(SkillNotFoundError, match="it exports"):
         resolve_markdown(f"{pkg_name}/docs/style.md", APP)
 
 
@@ -119,7 +118,7 @@ def test_the_producers_own_code_is_not_held_to_its_exports(
     own = Caller(f"{pkg_name}.tools", None)  # a module of the same package, with a call its build never saw
     assert resolve_skill(f"{pkg_name}/internal/SKILL.md", own).name == "internal"
     script = Caller("__main__", str(root / "scripts" / "try.py"))  # a file of the producer's project
-    with pytest.raises(NotExportedError, match="it exports nothing"):
+    with pytest.raises(SkillNotFoundError, match="it exports nothing"):
         resolve_skill(f"{pkg_name}/review/SKILL.md", APP)
     if how == "source":  # dev mode knows the project: its files are not other packages
         assert resolve_skill(f"{pkg_name}/review/SKILL.md", script).name == "review"
@@ -150,7 +149,7 @@ def test_a_module_of_the_consumer_imports_what_is_exported(
     )
     imports.add(app)
     assert importlib.import_module(f"{pkg_name}_app").R.name == "review"
-    with pytest.raises(NotExportedError, match=f"in module '{pkg_name}_bad'"):
+    with pytest.raises(SkillNotFoundError, match=f"in module '{pkg_name}_bad'"):
         importlib.import_module(f"{pkg_name}_bad")
 
 
@@ -174,7 +173,7 @@ def test_a_namespace_shared_by_two_distributions(
         imports.add(tmp_path / "site")
     app = Caller(f"{pkg_name}.app.agent", "/elsewhere/agent.py")
     assert resolve_skill(f"{pkg_name}/skills/review/SKILL.md", app).name == "review"
-    with pytest.raises(NotExportedError):
+    with pytest.raises(SkillNotFoundError):
         resolve_skill(f"{pkg_name}/skills/internal/SKILL.md", app)
     own = Caller(f"{pkg_name}.skills.tools", None)
     assert resolve_skill(f"{pkg_name}/skills/internal/SKILL.md", own).name == "internal"

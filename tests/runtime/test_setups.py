@@ -78,15 +78,15 @@ def test_every_setup_sees_the_same_skills_byte_for_byte(setup: str, probes: dict
     }
     assert seen["same"] == [True, True, True, True]
     assert seen["errors"] == {
-        "unknown package": "UnknownPackageError",
-        "no /SKILL.md": "SpecError",
-        "markdown not .md": "SpecError",
+        "unknown package": "SkillNotFoundError",
+        "no /SKILL.md": "MountError",
+        "markdown not .md": "MountError",
         "read ..": "SkillPathError",
         "read absolute": "SkillPathError",
         "read backslash": "SkillPathError",
         "read NUL": "SkillPathError",
         "read %2e%2e": "SkillPathError",
-        "read missing": "ResourceNotFoundError",
+        "read missing": "SkillNotFoundError",
     }
     bundled = not setup.startswith("editable")
     for key, origin in seen["origins"].items():
@@ -212,7 +212,7 @@ def test_a_wheel_built_without_the_hook_says_how_to_add_it(builds: Builds, tmp_p
     out = setup.code("import runtime_agent_demo", check=False)
     assert out.returncode == 1
     assert (
-        "\nflue_runtime.errors.MissingBuildHookError: skill('./skills/billing/SKILL.md') in module 'runtime_agent_demo'"
+        "\nflue_runtime.errors.SkillNotFoundError: skill('./skills/billing/SKILL.md') in module 'runtime_agent_demo'"
         in out.stderr
     )
     for words in (

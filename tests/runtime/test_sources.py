@@ -1,5 +1,5 @@
 """The skill source protocol: whatever a source lists goes through the build's rules in `load_skill`, every
-later read is checked against what was vetted, and every failure is a `SkillSourceError` naming the source."""
+later read is checked against what was vetted, and every failure is a `SkillError` naming the source."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from flue_runtime import (
     use_skill,
 )
 from flue_runtime.agents.workspace import discover_workspace_skills
-from flue_runtime.errors import SkillSourceError
+from flue_runtime.errors import SkillError
 from flue_runtime.models import ScriptedModel
 from flue_runtime.mount.disk import load_skill_dir
 
@@ -102,7 +102,7 @@ def test_a_hostile_source_is_a_source_error_naming_it_and_nothing_is_mounted(cas
     source, code, never_read = HOSTILE[case]
     if case == "listed-twice":  # a listing that names one file twice
         source.listing = lambda: [ListedFile("SKILL.md", len(skill_md("refunds"))), *[ListedFile("policy.md", 1)] * 2]  # type: ignore[method-assign]
-    with pytest.raises(SkillSourceError) as caught:
+    with pytest.raises(SkillError) as caught:
         load_skill(source)
 
     error = caught.value
@@ -117,19 +117,19 @@ def test_a_file_read_after_load_is_checked_against_the_listing_and_scanned() -> 
     naming the source; the other files still read."""
     listed_key = {"keys.txt": ListedFile("keys.txt", len(PEM_KEY), hashlib.sha256(PEM_KEY).hexdigest())}
     source = refunds(digests=True, listed=listed_key, served={"keys.txt": PEM_KEY})
-    with pytest.raises(SkillSourceError, match=r"^dict source 'refunds'/keys.txt:1:1: FLU303"):
+    with pytest.raises(SkillError, match=r"^dict source 'refunds'/keys.txt:1:1: FLU303"):
         load_skill(source, eager=True)  # read now: refused now
     source.reads.clear()
     skill = load_skill(source)
     assert source.reads == ["SKILL.md"]
 
-    with pytest.raises(SkillSourceError, match=r"^dict source 'refunds'/keys.txt:1:1: FLU303"):
+    with pytest.raises(SkillError, match=r"^dict source 'refunds'/keys.txt:1:1: FLU303"):
         skill.read_bytes("keys.txt")
     source.served["policy.md"] = b"Orders younger than 99 days are refundable.\n"
-    with pytest.raises(SkillSourceError, match=r"^dict source 'refunds'/policy.md: FLU308 .*SHA-256 differs"):
+    with pytest.raises(SkillError, match=r"^dict source 'refunds'/policy.md: FLU308 .*SHA-256 differs"):
         skill.read_bytes("policy.md")
     source.served["policy.md"] = ConnectionResetError(104, "Connection reset by peer")
-    with pytest.raises(SkillSourceError, match="ConnectionResetError"):
+    with pytest.raises(SkillError, match="ConnectionResetError"):
         skill.read_bytes("policy.md")
     del source.served["policy.md"]
     assert skill.read_text("policy.md") == "Orders younger than 30 days are refundable.\n"
@@ -145,7 +145,7 @@ def test_a_source_whose_listing_never_ends_is_stopped_at_the_file_limit() -> Non
                 yield ListedFile(f"f{n}.txt", 1)
 
     source = Endless("refunds", {"SKILL.md": skill_md("refunds")})
-    with pytest.raises(SkillSourceError) as caught:
+    with pytest.raises(SkillError) as caught:
         load_skill(source)
     assert "FLU310" in [d.code for d in caught.value.diagnostics]
 
@@ -155,7 +155,7 @@ def test_a_source_that_fails_to_list_or_to_name_itself_is_named_in_the_error() -
         def listing(self) -> list[ListedFile]:
             raise TimeoutError("the database did not answer")
 
-    with pytest.raises(SkillSourceError, match=r"^dict source 'refunds': FLU308 cannot list .*TimeoutError"):
+    with pytest.raises(SkillError, match=r"^dict source 'refunds': FLU308 cannot list .*TimeoutError"):
         load_skill(Broken("refunds", {}))
 
     class Nameless(DictSource):
@@ -167,7 +167,7 @@ def test_a_source_that_fails_to_list_or_to_name_itself_is_named_in_the_error() -
         def name(self, value: str) -> None:
             pass
 
-    with pytest.raises(SkillSourceError, match="^dict source 'x': its name cannot be read: KeyError"):
+    with pytest.raises(SkillError, match="^dict source 'x': its name cannot be read: KeyError"):
         load_skill(Nameless("x", {}, where="dict source 'x'"))
 
 
@@ -179,7 +179,7 @@ def test_warnings_the_build_would_print_are_skill_warnings() -> None:
 
 def test_a_reference_cannot_be_made_around_an_unvetted_source() -> None:
     unvetted = refunds()
-    with pytest.raises(SkillSourceError, match="load_skill"):
+    with pytest.raises(SkillError, match="load_skill"):
         SkillReference(load_skill(unvetted).fields, unvetted)  # type: ignore[arg-type]
 
 

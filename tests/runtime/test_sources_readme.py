@@ -40,11 +40,11 @@ def test_each_snippet_prints_what_the_readme_shows(index: int, tmp_path: Path) -
 
 
 def test_the_sqlite_source_refuses_a_row_the_rules_refuse(tmp_path: Path) -> None:
-    """The page says so: a `.env` row makes `load_skill` raise a SkillSourceError naming the source and the file."""
+    """The page says so: a `.env` row makes `load_skill` raise a SkillError naming the source and the file."""
     code = snippets()[0][0]
     hostile = code.replace('"policy.md": b"Orders', '".env": b"TOKEN=1\\n", "policy.md": b"Orders', 1)
     assert hostile != code
     (tmp_path / "snippet.py").write_text(hostile, encoding="utf-8")
     out = subprocess.run([sys.executable, "snippet.py"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert out.returncode == 1 and out.stdout == ""
-    assert "flue_runtime.errors.SkillSourceError: skills.db skill 'refunds'/.env: FLU302" in out.stderr
+    assert "flue_runtime.errors.SkillError: skills.db skill 'refunds'/.env: FLU302" in out.stderr

@@ -68,7 +68,7 @@ def check(found: dict[str, Any]) -> None:
             elif result["is_error"] or result["content"] != page(files[expected], result["path"], tool):
                 escaped.append((tool, result["path"], "not served exactly: " + result["content"][:200]))
     for result in found["read_bytes"]:
-        expected_error = "ResourceNotFoundError" if result["path"] in table.REACHES_LOOKUP else "SkillPathError"
+        expected_error = "SkillNotFoundError" if result["path"] in table.REACHES_LOOKUP else "SkillPathError"
         if result["error"] != expected_error or any(m in result.get("message", "") for m in table.MARKERS):
             escaped.append(("read_bytes", result["path"], result))
     assert escaped == []

@@ -14,7 +14,7 @@ from support.envs import install
 from support.imports import ImportSandbox
 from test_hookless import DIST, PACKAGE, write_project
 
-from flue_runtime.mount.wheel_install import WheelInstall, editable_url, is_distribution_name, wheel_install
+from flue_runtime.mount.wheel_install import WheelInstall, editable_folder, is_distribution_name, wheel_install
 
 
 @pytest.mark.slow  # a wheel built and installed
@@ -50,7 +50,9 @@ def dist_info(folder: Path, direct_url: object) -> Distribution:
 @pytest.mark.parametrize(
     ("direct_url", "expected"),
     [
-        ({"url": "file:///work/demo", "dir_info": {"editable": True}}, "file:///work/demo"),
+        ({"url": "file:///work/demo", "dir_info": {"editable": True}}, "/work/demo"),
+        ({"url": "file:///work/my%20demo", "dir_info": {"editable": True}}, "/work/my demo"),
+        ({"url": "https://example.invalid/demo", "dir_info": {"editable": True}}, ""),  # editable, not from a folder
         ({"url": "file:///work/demo", "dir_info": {"editable": False}}, None),
         ({"url": "file:///work/demo", "dir_info": {}}, None),
         ({"url": "https://example.invalid/demo.whl", "archive_info": {}}, None),
@@ -61,7 +63,7 @@ def dist_info(folder: Path, direct_url: object) -> Distribution:
     ],
 )
 def test_an_editable_install_is_what_pep_610_says(tmp_path: Path, direct_url: object, expected: str | None) -> None:
-    assert editable_url(dist_info(tmp_path, direct_url)) == expected
+    assert editable_folder(dist_info(tmp_path, direct_url)) == expected
 
 
 @pytest.mark.parametrize(

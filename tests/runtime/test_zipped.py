@@ -1,6 +1,6 @@
 """A zipped wheel's members, read through one `zipfile.ZipFile` per archive and process (issue 35 item 3) with
 the recorded size as a bound: refused before inflating when the record is over the limit, never inflated past
-it, every failure of a damaged or hostile archive one `BundleError`; on zips made here and real built wheels."""
+it, every failure of a damaged or hostile archive one `MountError`; on zips made here and real built wheels."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from rtsetups import Builds
 from support.imports import ImportSandbox
 from support.tampered import MIB, damage_deflate
 
-from flue_runtime.errors import BundleError, FlueError, UnsafeFileError
+from flue_runtime.errors import FlueError, MountError, UnsafeFileError
 from flue_runtime.mount.zipped import Archive, archive
 
 MEMBERS = {
@@ -81,7 +81,7 @@ def test_a_record_that_understates_a_bomb_never_lets_it_inflate(tmp_path: Path) 
     understated(path, name, 10)
     tracemalloc.start()
     try:
-        with pytest.raises(BundleError, match=f"member {name} cannot be read: the archive is damaged"):
+        with pytest.raises(MountError, match=f"member {name} cannot be read: the archive is damaged"):
             Archive(str(path)).read_limited(name, MIB)
         _, peak = tracemalloc.get_traced_memory()
     finally:
@@ -112,7 +112,7 @@ def test_a_damaged_deflate_stream_is_a_bundle_error_naming_the_member(tmp_path: 
     name = "pkg/_flue_skills/skills/0123456789abcdef/SKILL.md"
     path = make_zip(tmp_path / "wheel.whl", **shape)
     damage_deflate(path, name)
-    with pytest.raises(BundleError, match="damaged") as caught:
+    with pytest.raises(MountError, match="damaged") as caught:
         Archive(str(path)).read_limited(name, 1 << 20)
     assert name in str(caught.value) and str(path) in str(caught.value)
 
@@ -135,7 +135,7 @@ def one_member(path: Path, method: int = zipfile.ZIP_DEFLATED) -> Path:
 def test_a_member_compressed_as_no_wheel_is_refused_before_it_is_inflated(tmp_path: Path, method: int) -> None:
     """zipfile bounds what it inflates per read only for deflate: another method could inflate a bomb whole."""
     path = one_member(tmp_path / "wheel.whl", method)
-    with pytest.raises(BundleError, match=f"member {NAME} is compressed with method {method}, which wheels do not use"):
+    with pytest.raises(MountError, match=f"member {NAME} is compressed with method {method}, which wheels do not use"):
         Archive(str(path)).read_limited(NAME, len(MEMBERS[NAME]))
 
 
@@ -148,7 +148,7 @@ def test_an_encrypted_member_is_a_bundle_error_naming_it(tmp_path: Path) -> None
     path.write_bytes(raw)
     with zipfile.ZipFile(path) as written:
         assert written.getinfo(NAME).flag_bits & 0x1
-    with pytest.raises(BundleError, match=f"{path}: member {NAME} cannot be read: .*encrypted"):
+    with pytest.raises(MountError, match=f"{path}: member {NAME} cannot be read: .*encrypted"):
         Archive(str(path)).read_limited(NAME, len(MEMBERS[NAME]))
 
 
@@ -158,7 +158,7 @@ def test_a_name_held_twice_is_refused(tmp_path: Path) -> None:
     with pytest.warns(UserWarning, match="Duplicate name"), zipfile.ZipFile(path, "a") as out:
         out.writestr(NAME, b"---\nname: other\n---\n")
     reader = Archive(str(path))
-    with pytest.raises(BundleError, match=f"{path}: holds member {NAME} more than once; refused"):
+    with pytest.raises(MountError, match=f"{path}: holds member {NAME} more than once; refused"):
         reader.read_limited(NAME, 1 << 20)
     other = "pkg/_flue_skills/skills/fedcba9876543210/a.md"
     assert reader.read_limited(other, 6) == MEMBERS[other]  # the rest of the archive still reads
@@ -169,7 +169,7 @@ def test_a_truncated_archive_is_a_bundle_error_naming_it(tmp_path: Path, keep: f
     path = make_zip(tmp_path / "wheel.whl")
     raw = path.read_bytes()
     path.write_bytes(raw[: int(len(raw) * keep)])
-    with pytest.raises(BundleError, match=f"{path}: cannot be read: the archive is damaged"):
+    with pytest.raises(MountError, match=f"{path}: cannot be read: the archive is damaged"):
         Archive(str(path)).read_limited(NAME, 1 << 20)
 
 
@@ -190,7 +190,7 @@ def test_a_fifo_in_place_of_the_archive_is_refused_at_once(tmp_path: Path) -> No
     reader.join(10)
     assert not reader.is_alive(), "reading the archive blocked on a FIFO"
     [error] = outcome
-    assert isinstance(error, BundleError) and f"{path}: is not a regular file (a FIFO); refused" in str(error)
+    assert isinstance(error, MountError) and f"{path}: is not a regular file (a FIFO); refused" in str(error)
 
 
 # --- one ZipFile per archive and process -----------------------------------------------------------
@@ -239,5 +239,5 @@ def test_a_real_wheel_on_sys_path_serves_threads_and_refuses_a_duplicate(
             out.writestr(info, source.read(info))
         with pytest.warns(UserWarning, match="Duplicate name"):
             out.writestr(policy, b"changed\n")
-    with pytest.raises(BundleError, match=f"holds member {policy} more than once"):
+    with pytest.raises(MountError, match=f"holds member {policy} more than once"):
         archive(str(twice)).read_limited(policy, 1 << 20)

@@ -88,7 +88,7 @@ RELATIVE = [
 
 #: The entries of RELATIVE that are plain relative paths (no dot-dot in any spelling, nothing a
 #: Unicode fold turns into a dot or a slash): they pass the path check and are then not found in
-#: the skill's file list (`ResourceNotFoundError`). Every other entry is refused by the path check
+#: the skill's file list (`SkillNotFoundError`). Every other entry is refused by the path check
 #: itself (`SkillPathError`), before any lookup.
 REACHES_LOOKUP = {
     "...",

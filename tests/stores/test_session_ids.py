@@ -1,6 +1,6 @@
 """Issue 20 item 6: session ids are validated by one owner (`check_session_id`), where a session is
 made (`Harness.session`) and by every store before it touches its data, so an id no store can keep
-(a lone surrogate broke SQLite with `UnicodeEncodeError`) is a `SessionIdError` naming the problem."""
+(a lone surrogate broke SQLite with `UnicodeEncodeError`) is a `StoreError` naming the problem."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from store_backends import Backend
 
 from flue_runtime import Harness, agent, use_model
 from flue_runtime.agents.stores.contract import MAX_SESSION_ID, SessionRecord
-from flue_runtime.errors import SessionIdError
+from flue_runtime.errors import StoreError
 from flue_runtime.models import ScriptedModel
 
 pytestmark = pytest.mark.slow  # a PostgreSQL server
@@ -41,12 +41,12 @@ def harness(backend: Backend) -> Harness:
 def test_a_bad_session_id_is_refused_by_the_harness_and_by_every_store(
     backend: Backend, session_id: str, words: str
 ) -> None:
-    with pytest.raises(SessionIdError, match=re.escape(words)):
+    with pytest.raises(StoreError, match=re.escape(words)):
         harness(backend).session(session_id).prompt_sync("hello")
     store = backend.open()
-    with pytest.raises(SessionIdError):
+    with pytest.raises(StoreError):
         store.load(session_id)
-    with pytest.raises(SessionIdError):
+    with pytest.raises(StoreError):
         store.save(session_id, SessionRecord("prompt"))
 
 

@@ -8,7 +8,7 @@ per skill, under which package specs other packages may use it.
 
 A wheel or an installed distribution is input: its manifests are read with their size bounded
 before anything is inflated, checked entry by entry (`Manifest.loads`), and what they say is
-printed with control characters escaped (`printable`); any failure is one `ListError` line.
+printed with control characters escaped (`printable`); any failure is one `TargetError` line.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flue_build.cli.exits import OK
-from flue_build.errors import ListError, NotInstalledError, UnknownTargetError
-from flue_runtime.errors import BundleError, SkillError
+from flue_build.errors import TargetError, UsageError
+from flue_runtime.errors import MountError, SkillError
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.diagnostics import cut, printable, printable_json
 from flue_runtime.format.vetting import format_size
@@ -73,8 +73,8 @@ def list_target(target: str, notes: list[str] | None = None) -> list[ShippedSkil
     warning its vetting gave."""
     try:
         return _list(target, [] if notes is None else notes)
-    except BundleError as exc:  # a manifest or an archive that is not what a build writes
-        raise ListError(str(exc)) from None
+    except MountError as exc:  # a manifest or an archive that is not what a build writes
+        raise TargetError(str(exc)) from None
 
 
 def _list(target: str, notes: list[str]) -> list[ShippedSkill]:
@@ -83,7 +83,7 @@ def _list(target: str, notes: list[str]) -> list[ShippedSkill]:
     path = Path(target)
     if path.suffix == ".whl":
         if not path.is_file():
-            raise UnknownTargetError(f"{target}: no such wheel")
+            raise UsageError(f"{target}: no such wheel")
         from flue_runtime.mount.distribution import wheel_skills
 
         return wheel_skills(path)
@@ -91,10 +91,10 @@ def _list(target: str, notes: list[str]) -> list[ShippedSkill]:
     if is_distribution_name(target):  # a bare name names what is installed; `./NAME` names the folder
         try:
             found = shipped_by(target, notes)
-        except NotInstalledError:
+        except UsageError:
             if not path.exists():
                 raise
-        except ListError:
+        except TargetError:
             if not project:
                 raise
         else:
@@ -108,12 +108,12 @@ def _list(target: str, notes: list[str]) -> list[ShippedSkill]:
     if project:
         return project_listing(path)
     if path.is_dir():
-        raise UnknownTargetError(
+        raise UsageError(
             f"{target}: a folder must be a project (holding a pyproject.toml); give a wheel or a package name otherwise"
         )
     if path.exists():
-        raise UnknownTargetError(_not_read(target, path))
-    raise UnknownTargetError(f"{target}: no such wheel, project folder or installed package")
+        raise UsageError(_not_read(target, path))
+    raise UsageError(f"{target}: no such wheel, project folder or installed package")
 
 
 #: Archive suffixes a source distribution has had (PEP 625's `.tar.gz`, and older ones).

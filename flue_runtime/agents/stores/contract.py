@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from flue_runtime.agents.provenance import Turn
-from flue_runtime.errors import SessionConflictError, SessionIdError, StoreError
+from flue_runtime.errors import SessionConflictError, StoreError
 from flue_runtime.format.diagnostics import quoted
 from flue_runtime.models.base import Message
 
@@ -97,17 +97,17 @@ MAX_SESSION_ID = 256
 def check_session_id(session_id: object) -> str:
     """`session_id` unchanged when every store can keep it and a log can show it: a string of 1 to
     `MAX_SESSION_ID` printable characters (no control or format character such as a bidirectional
-    override, no lone surrogate, no line break). `SessionIdError` says which rule it breaks."""
+    override, no lone surrogate, no line break). `StoreError` says which rule it breaks."""
     if not isinstance(session_id, str):
-        raise SessionIdError(f"a session id must be a string, not {type(session_id).__name__}")
+        raise StoreError(f"a session id must be a string, not {type(session_id).__name__}")
     if not session_id:
-        raise SessionIdError("a session id must not be empty")
+        raise StoreError("a session id must not be empty")
     if len(session_id) > MAX_SESSION_ID:
-        raise SessionIdError(f"session id {quoted(session_id, 40)} is too long; the limit is {MAX_SESSION_ID}")
+        raise StoreError(f"session id {quoted(session_id, 40)} is too long; the limit is {MAX_SESSION_ID}")
     if not session_id.isprintable():
         bad = next(c for c in session_id if not c.isprintable())
         what = "a lone surrogate" if 0xD800 <= ord(bad) <= 0xDFFF else "an unprintable character"
-        raise SessionIdError(
+        raise StoreError(
             f"session id {session_id!r} holds {what} (U+{ord(bad):04X}); use printable characters, "
             "such as a UUID or a customer's case number"
         )
