@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from flue_build.backends.dependency import missing_runtime_dependency, project_name, static_requirements
-from flue_build.backends.hatchling_rules import DYNAMIC
+from flue_build.backends.hatchling.selection import DYNAMIC
 from flue_build.backends.hook_setup import hook_problems, references_reason
 from flue_build.collect import Collection, ProjectCheck, collect
 from flue_build.errors import BackendNotInstalledError
@@ -179,26 +179,26 @@ def _backend_name(pyproject: dict[str, Any]) -> str:
 
 
 def _hatchling(root: Path) -> _Backend:
-    from flue_build.backends import hatchling_rules
+    from flue_build.backends.hatchling import selection
 
-    wheel, sdist = hatchling_rules.static_builders(os.fspath(root))
-    walked = hatchling_rules.walked(wheel)
-    placed = [*walked, *hatchling_rules.configured(wheel, True), *hatchling_rules.configured(sdist, False)]
-    exclusions = hatchling_rules.Exclusions(wheel.config, walked)
+    wheel, sdist = selection.static_builders(os.fspath(root))
+    walked = selection.walked(wheel)
+    placed = [*walked, *selection.configured(wheel, True), *selection.configured(sdist, False)]
+    exclusions = selection.Exclusions(wheel.config, walked)
     sources = from_distribution_paths((item.source, item.archive) for item in walked if item.archive.endswith(".py"))
 
     def sdist_walk() -> list[Path]:
         try:
-            return [item.source for item in hatchling_rules.walked(sdist)]
+            return [item.source for item in selection.walked(sdist)]
         except Exception:  # a configuration hatchling rejects: its build says so
             return []
 
-    skill_files = hatchling_rules.skill_files(os.fspath(root))
+    skill_files = selection.skill_files(os.fspath(root))
     return _Backend(lambda _: exclusions, [item.source for item in placed], sources, sdist_walk, skill_files)
 
 
 def _setuptools(root: Path) -> _Backend:
-    from flue_build.backends.setuptools_rules import (
+    from flue_build.backends.setuptools.selection import (
         Exclusions,
         find_all_modules,
         selected_files,

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from flue_build.backends.setuptools_rules import setup_cfg
+from flue_build.backends.setuptools.selection import setup_cfg
 from flue_runtime.errors import FlueError
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.diagnostics import Diagnostic

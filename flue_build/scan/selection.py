@@ -46,7 +46,7 @@ def guess_sources(root: Path) -> list[Source]:
 
 def hatchling_sources(root: Path) -> list[Source] | None:
     """The `.py` files hatchling's wheel target selects, with their paths inside the wheel."""
-    from flue_build.backends.hatchling_rules import static_builders
+    from flue_build.backends.hatchling.selection import static_builders
 
     try:
         builder, _ = static_builders(os.fspath(root))
@@ -61,8 +61,8 @@ def hatchling_sources(root: Path) -> list[Source] | None:
 
 def _setuptools_sources(root: Path) -> list[Source] | None:
     """The modules setuptools' build_py would build, from the project's configuration read as
-    data: no setup.py, `cmdclass` or `attr:` value is run (`flue_build.backends.setuptools_rules`)."""
-    from flue_build.backends.setuptools_rules import find_all_modules, static_distribution
+    data: no setup.py, `cmdclass` or `attr:` value is run (`flue_build.backends.setuptools.selection`)."""
+    from flue_build.backends.setuptools.selection import find_all_modules, static_distribution
 
     try:
         dist = static_distribution(root)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["manifest_template_lines", "reserve_paths", "wrap_command_classes"]
+__all__ = ["manifest_template_lines", "wrap_command_classes"]
 
 
 _WRAPPED = "_flue_skills_wrapped"
@@ -76,17 +76,3 @@ def manifest_template_lines(template: Path) -> Iterator[tuple[int, str]]:
             yield (current if isinstance(current, int) else current[0]), line
     finally:
         lines.close()
-
-
-def reserve_paths(build_config: Any, paths: Iterable[str]) -> None:
-    """Keep `paths` (distribution paths) out of the artifact hatchling is about to build.
-
-    Why `BuilderConfig.build_reserved_paths`: a build hook can add files (`force_include`, shared data)
-    but the hook interface has no way to leave out a file the target's walk selected, and neither a
-    bundled skill's original copies nor a file the vetting did not keep may ship. hatchling skips its
-    reserved paths in the walk; adding ours there does that. The artifact's audit checks the result
-    whatever this does.
-    """
-    reserved = getattr(build_config, "build_reserved_paths", None)
-    if isinstance(reserved, set):
-        reserved.update(paths)

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from flue_build.backends.reach_ins import manifest_template_lines
+from flue_build.backends.setuptools.reach_ins import manifest_template_lines
 from flue_runtime.errors import FlueError
 from flue_runtime.format.safe_read import read_regular
 
