@@ -59,6 +59,7 @@ UMBRELLA = {
         "tests/build/test_build_wheels.py",
         "tests/build/test_static_project.py",
     ],
+    "flue_build.backends.view": ["tests/build/test_static_project.py", "tests/cli/test_check_without_backend.py"],
     "flue_build.cli.agent_args": ["tests/cli/test_skill_flags.py", "tests/cli/test_prompt_command.py"],
     "flue_build.cli.counts": ["tests/cli/test_exit_status.py"],
     "flue_build.cli.exits": ["tests/cli/test_exit_status.py"],

@@ -19,9 +19,9 @@ RUNTIME_LAYERS = [
 BUILD_LAYERS = [
     ("flue_build.errors", "flue_build.fswalk", "flue_build.report"),
     ("flue_build.scan", "flue_build.backends"),
-    ("flue_build.collect", "flue_build.shipping", "flue_build.project", "flue_build.inventory"),
+    ("flue_build.collect", "flue_build.shipping", "flue_build.inventory"),
     ("flue_build.pack",),
-    ("flue_build.audit",),
+    ("flue_build.audit", "flue_build.project"),
     (
         "flue_build.cli",
         "flue_build.backends.hatchling.hook",

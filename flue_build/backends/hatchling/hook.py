@@ -33,11 +33,12 @@ from flue_build.audit import Origin, audit
 from flue_build.backends.dependency import missing_runtime_dependency
 from flue_build.backends.hatchling import reach_ins, selection
 from flue_build.backends.hatchling.selection import Placed
+from flue_build.backends.hatchling.static import sources as static_sources
 from flue_build.collect import collect
 from flue_build.pack import BundlePlan, force_include, original_prefixes, plan, sdist_files, vetted_line
 from flue_build.report import done, fail_on_errors
-from flue_build.scan.selection import guess_sources, hatchling_sources
-from flue_build.scan.sources import Source, from_distribution_paths, sources_under
+from flue_build.scan.selection import guess_sources
+from flue_build.scan.sources import Source, sources_under
 from flue_build.shipping import SkillFolders, without_excluded
 from flue_runtime.format.config import FlueConfig, load_config
 from flue_runtime.format.diagnostics import has_errors
@@ -131,8 +132,8 @@ def _sources(root: Path, target: str, config: FlueConfig, walked: list[Placed]) 
     if config.packages is not None:
         return sources_under(config.packages)
     if target == "wheel":
-        return from_distribution_paths((item.source, item.archive) for item in walked if item.archive.endswith(".py"))
-    found = hatchling_sources(root)  # the sdist scans what the wheel will ship
+        return selection.modules(walked)
+    found = static_sources(root)  # the sdist scans what the wheel will ship
     return found if found is not None else guess_sources(root)
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flue_build.backends.boundary import exits
+from flue_build.backends.setuptools import reach_ins
 
 if TYPE_CHECKING:
     from flue_build.audit import Origin
@@ -49,9 +50,9 @@ _STATE = "_flue_skills_state"
 def finalize_distribution_options(dist: Any) -> None:
     """Entry point: hook into `dist` when the project in the working folder opts in with `[tool.flue]`; otherwise
     only watch its build_py, to warn when the code it builds calls `skill()` (`_Unconfigured`)."""
-    from flue_build.backends.setuptools.reach_ins import wrap_command_classes
-
-    wrap_command_classes(dist, _MIXINS if _opted_in(Path(dist.src_root or os.curdir)) else {"build_py": _Unconfigured})
+    reach_ins.wrap_command_classes(
+        dist, _MIXINS if _opted_in(Path(dist.src_root or os.curdir)) else {"build_py": _Unconfigured}
+    )
 
 
 def _opted_in(root: Path) -> bool:
@@ -70,9 +71,9 @@ def _opted_in(root: Path) -> bool:
 class _State:
     def __init__(self, dist: Any) -> None:
         from flue_build.backends.dependency import missing_runtime_dependency
-        from flue_build.backends.setuptools.selection import Exclusions
+        from flue_build.backends.setuptools.selection import Exclusions, module_sources
         from flue_build.collect import collect
-        from flue_build.scan.selection import setuptools_modules
+        from flue_build.pack import sdist_files
         from flue_build.scan.sources import package_folders, sources_under
         from flue_build.shipping import SkillFolders, without_excluded
         from flue_runtime.format.config import load_config
@@ -85,21 +86,13 @@ class _State:
         if config.packages is not None:
             sources = sources_under(config.packages)
         else:
-            sources = setuptools_modules(self.root, build_py.find_all_modules())
+            sources = module_sources(self.root, build_py.find_all_modules())
         collection = collect(config, sources)
         requirements = dist.install_requires or []
         collection.diagnostics += missing_runtime_dependency(
             self.root, dist.get_name(), collection.references, requirements
         )
-        candidates = [
-            *(
-                folder.joinpath(*f.path.split("/"))
-                for folder, vetted in collection.skills.items()
-                for f in vetted.files
-            ),
-            *collection.markdown,
-        ]
-        exclusions = Exclusions(self.root, build_py, candidates)
+        exclusions = Exclusions(self.root, build_py, sdist_files(collection))  # every file it will be asked about
         self.collection, _ = without_excluded(collection, exclusions, "wheel and the sdist", strict=config.strict)
         self.folders = SkillFolders(self.collection, config)
         self.packages = package_folders(sources)
@@ -237,7 +230,7 @@ class _BuildPy(_Command):
 
         state = _state(self.distribution)
         build_lib = Path(self.build_lib)
-        editable = bool(getattr(self, "editable_mode", False))
+        editable = reach_ins.is_editable(self)
         bundles = plan(state.collection, editable=editable)
         outputs: list[str] = []
         for bundle in bundles:
@@ -245,7 +238,7 @@ class _BuildPy(_Command):
             if folder.exists():
                 shutil.rmtree(folder)  # a bundle from an earlier build in the same folder
         if not editable:
-            copied = _build_outputs(self, state.root)
+            copied = reach_ins.build_outputs(self, state.root)
             data_files = [source for source, _ in _data_files(self.distribution, state.root, "")]
             state.vet([*copied, *data_files])
             for dest in state.original_dests():
@@ -289,7 +282,7 @@ class _BdistWheel(_Command):
         build_lib = state.root / build_py.build_lib
         origins = {
             Path(os.path.relpath(target, build_lib)).as_posix(): Origin(source, _PACKAGES)
-            for source, target in _build_outputs(build_py, state.root).items()
+            for source, target in reach_ins.build_outputs(build_py, state.root).items()
         }
         name = getattr(self, "wheel_dist_name", "")
         for source, dest, route in _explicit_files(dist, state.root, f"{name}.data/", f"{name}.dist-info/licenses/"):
@@ -347,19 +340,19 @@ class _Unconfigured(_Command):
     @exits()
     def run(self) -> None:
         _base(self, _Unconfigured).run()
-        if getattr(self, "editable_mode", False):
+        if reach_ins.is_editable(self):
             return  # an editable install reads its skills from the source tree: nothing is missing there
         from flue_build.backends.hook_setup import hook_problems, references_reason
+        from flue_build.backends.setuptools.selection import module_sources
         from flue_build.report import emit
         from flue_build.scan.scanner import scan_file
-        from flue_build.scan.selection import setuptools_modules
         from flue_runtime.errors import FlueError
         from flue_runtime.format.config import read_pyproject
         from flue_runtime.format.diagnostics import Severity
 
         root = Path(os.path.abspath(self.distribution.src_root or os.curdir))
         try:
-            sources = setuptools_modules(root, _base(self, _Unconfigured).find_all_modules())
+            sources = module_sources(root, _base(self, _Unconfigured).find_all_modules())
             count = sum(len(scan_file(source.path, source.module).calls) for source in sources)
             found = hook_problems(root, read_pyproject(root), references_reason(count)) if count else []
         except (FlueError, OSError):
@@ -374,11 +367,6 @@ _MIXINS: dict[str, type] = {
     "editable_wheel": _EditableWheel,
     "sdist": _Sdist,
 }
-
-
-def _build_outputs(build_py: Any, root: Path) -> dict[Path, Path]:
-    """What setuptools' build_py copies, modules and package data: absolute source → its copy."""
-    return {root / source: root / target for target, source in build_py.get_output_mapping().items()}
 
 
 def _data_files(dist: Any, root: Path, prefix: str) -> list[tuple[Path, str]]:
