@@ -1,5 +1,4 @@
-"""What hatch-flue-skills calls (its 0.1.0 release among others): the hook's work is
-`flue_build.backends.hatchling.hook`."""
+"""What hatch-flue-skills 0.1.0 calls: the hook's work is `flue_build.backends.hatchling.hook`."""
 
 from flue_build.backends.hatchling.hook import Prepared, artifact_name, finish, prepare
 

@@ -30,9 +30,6 @@ from flue_runtime.format.paths import display_path
 
 __all__ = ["ProjectView", "identity", "view_project"]
 
-#: What a static reading says of a field the project computes at build time.
-_DYNAMIC = "dynamic"
-
 
 @dataclass
 class ProjectView:
@@ -70,12 +67,10 @@ def view_project(root: Path) -> ProjectView:
         sources = project_sources(root, pyproject, config)
     checked = ProjectCheck(config, sources, collect(config, sources))
     collection = checked.collection
-    if backend.excluded_by is None:
-        folders = SkillFolders(collection, config)
-    else:
+    if backend.excluded_by is not None:
         excluded_by = backend.excluded_by(sdist_files(collection))  # every vetted file it will be asked about
         collection, _ = without_excluded(collection, excluded_by, "wheel", strict=config.strict)
-        folders = SkillFolders(collection, config)
+    folders = SkillFolders(collection, config)
     folders.meet(backend.files)
     if backend.sdist_walk is not None:
         vetted = {*collection.skills, *folders.unreferenced}
@@ -102,7 +97,7 @@ def identity(pyproject: dict[str, Any]) -> str | None:
     dynamic = table.get("dynamic")
     version = table.get("version")
     if isinstance(dynamic, list) and "version" in dynamic:
-        return f"{name}, version {_DYNAMIC}"
+        return f"{name}, version dynamic"
     return f"{name} {version}" if isinstance(version, str) else name
 
 

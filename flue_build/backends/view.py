@@ -1,5 +1,4 @@
-"""What a project's backend says of it, read as data (`flue-skills check` and `ls`), whichever the backend:
-each backend's `static.view` fills a `BackendView`, `flue_build.project` reads it."""
+"""What a project's backend says of it, read as data (`flue-skills check`, `ls`): each backend's `static.view`."""
 
 from __future__ import annotations
 
@@ -20,14 +19,12 @@ ExcludedBy = Callable[[str | os.PathLike[str]], str | None]
 
 @dataclass
 class BackendView:
-    """`excluded_by` makes the wheel's exclusion rules, told the files that will be asked about (every vetted
-    file of the project's referenced skills); `files`: what the wheel and the sdist would select;
-    `wheel_sources`: the modules of the wheel's walk (hatchling), when known.
+    """`excluded_by` makes the wheel's exclusion rules, told the files they will be asked about; `files`: what
+    the wheel and the sdist would select; `wheel_sources`: the modules of the wheel's walk (hatchling).
 
-    hatchling's sdist selects most of the project, and its walk only matters for the skill
-    folders in it: `sdist_walk` makes it (its files then go with `files`), needed only when a
-    `SKILL.md` of `skill_files` (every one any target's walk could meet) lies in a folder not
-    vetted yet."""
+    hatchling's sdist selects most of the project, and its walk only matters for the skill folders in it:
+    `sdist_walk` makes it, needed only when a `SKILL.md` of `skill_files` (every one any target's walk could
+    meet) lies in a folder not vetted yet."""
 
     excluded_by: Callable[[list[Path]], ExcludedBy] | None = None
     files: list[Path] = field(default_factory=list)

@@ -35,7 +35,7 @@ from flue_build.backends.hatchling import reach_ins, selection
 from flue_build.backends.hatchling.selection import Placed
 from flue_build.backends.hatchling.static import sources as static_sources
 from flue_build.collect import collect
-from flue_build.pack import BundlePlan, force_include, original_prefixes, plan, sdist_files, vetted_line
+from flue_build.pack import BundlePlan, copy_checked, local_targets, plan, sdist_files, vetted_line
 from flue_build.report import done, fail_on_errors
 from flue_build.scan.selection import guess_sources
 from flue_build.scan.sources import Source, sources_under
@@ -91,11 +91,13 @@ def prepare(root: Path, target: str, version: str, build_config: Any, build_data
         bundles = plan(collection)
         staging = tempfile.mkdtemp(prefix="flue-skills-")
         atexit.register(shutil.rmtree, staging, True)  # also when the build fails before finish
-        ours = force_include(bundles, Path(staging))
+        ours = _force_include(bundles, Path(staging))
         # Bundled originals stay out of the walk; anything forced elsewhere ships if it was vetted.
         keep_out = [item.distribution for item in walked if _stays_out_of_wheel(folders, item.source)]
         keep_out += [item.distribution for item in configured if not folders.ships(item.source)]
-        prefixes = original_prefixes(collection, build_config.get_distribution_path)
+        # Where the originals of bundled targets would land (folders end in `/`): the audit finds them empty.
+        local = {t: Path(os.path.relpath(t, collection.root)).as_posix() for t in local_targets(collection)}
+        prefixes = [build_config.get_distribution_path(path) + ("/" if t.is_dir() else "") for t, path in local.items()]
     else:
         bundles, prefixes = [], []
         ours = {os.fspath(path): Path(os.path.relpath(path, root)).as_posix() for path in sdist_files(collection)}
@@ -112,7 +114,7 @@ def finish(prepared: Prepared, build_config: Any, build_data: dict[str, Any], ar
         # Where everything else forced into the artifact comes from (another hook's, the project's own).
         others = {k: v for k, v in build_data["force_include"].items() if prepared.forced.get(k) != v}
         wheel = prepared.target == "wheel"
-        placed = prepared.placed + selection.forced(builder, {"force_include": others})
+        placed = prepared.placed + selection.forced(builder, others)
         if wheel:
             placed += selection.wheel_extras(builder, build_data)
         placed += selection.metadata_files(builder, wheel)
@@ -143,3 +145,24 @@ def _stays_out_of_wheel(folders: SkillFolders, path: Path) -> bool:
         return True
     folder = folders.folder_of(path)
     return folder is not None and (folders.referenced(folder) or folders.recorded(path) is None)
+
+
+def _force_include(bundles: list[BundlePlan], staging: Path) -> dict[str, str]:
+    """A `force_include` map (absolute source → wheel path) for every file and manifest.
+
+    The map is keyed by source, so a file that two bundle packages both need is staged
+    once more as a checked copy; manifests are written into `staging` too.
+    """
+    out: dict[str, str] = {}
+    for index, bundle in enumerate(bundles):
+        manifest = staging / f"{index}-manifest.json"
+        manifest.write_bytes(bundle.manifest)
+        out[os.fspath(manifest)] = bundle.manifest_path
+        for item in bundle.files:
+            source = item.source
+            if source in out:
+                copy = staging / "copies" / item.dest
+                copy_checked(item, copy)
+                source = os.fspath(copy)
+            out[source] = item.dest
+    return out

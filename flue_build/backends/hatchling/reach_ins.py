@@ -1,12 +1,6 @@
-"""Every use of hatchling's internals, each where its plugin interface does not do the job, with why.
-
-The hook otherwise uses what hatchling publishes: `BuildHookInterface`, its `build_config` and `metadata`, the
-builder and builder configuration they hand over (their `recurse_*_files`, `path_is_*` and settings), and
-`build_data`. What is here is what those leave out: a module's helpers and constants, a class built or
-subclassed, what hatchling keeps for its own bookkeeping. `tests/build/test_reach_ins.py` builds with the oldest
-and the newest hatchling we support, so a release that moves one fails there first;
-`tests/test_backend_internals.py` keeps every such name in this module.
-"""
+"""Every use of hatchling's internals, each with why: what its plugin interface (`BuildHookInterface`, the builder
+and builder configuration it hands over, `build_data`) leaves out. `tests/build/test_reach_ins.py` builds with the
+oldest and the newest hatchling we support; `tests/test_backend_internals.py` keeps every such name here."""
 
 from __future__ import annotations
 
@@ -36,12 +30,10 @@ def reserve_paths(build_config: Any, paths: Iterable[str]) -> None:
 
 
 def static_metadata(root: str) -> Any:
-    """`[project]` as written, for builders over a project nobody has reviewed: `core` without the metadata hooks
-    (`hatch_build.py`), `version` without its source (`source = "code"`, VCS), nothing of the project's run.
+    """`[project]` as written: `core` without the metadata hooks (`hatch_build.py`), `version` without its source.
 
-    Why a `ProjectMetadata` subclass: a builder needs a metadata object, and hatchling builds `core` through the
-    project's metadata hooks and `version` through its version source, both the project's code; it offers no
-    reading of `[project]` without them. `flue-skills check` and `ls` run on checkouts (a pre-commit hook).
+    Why a `ProjectMetadata` subclass: builders need a metadata object, and hatchling's runs the project's metadata
+    hooks and version source, its code; `flue-skills check` and `ls` run on checkouts nobody has reviewed.
     """
     from hatchling.metadata.core import CoreMetadata, ProjectMetadata
     from hatchling.plugin.manager import PluginManager
@@ -60,16 +52,13 @@ def static_metadata(root: str) -> Any:
 
 
 def inclusion_map(mapping: Mapping[str, str], root: str) -> dict[str, str]:
-    """A `build_data` inclusion map (`force_include`, `shared_data`, ...) as hatchling reads it: sources made
-    absolute, distribution paths normalised.
+    """A `build_data` inclusion map (`force_include`, `shared_data`, ...) with absolute sources.
 
-    Why `hatchling.builders.utils.normalize_inclusion_map`: hooks may write relative sources and paths, which the
-    builders normalise with it before including them; the same helper names the same files.
+    Why `hatchling.builders.utils.normalize_inclusion_map`: the builders normalise what hooks write with it.
     """
     from hatchling.builders.utils import normalize_inclusion_map
 
-    normalised: dict[str, str] = normalize_inclusion_map(dict(mapping), root)
-    return normalised
+    return normalize_inclusion_map(dict(mapping), root)
 
 
 def always_excluded(relative: str) -> str | None:
@@ -140,12 +129,7 @@ def _pattern_lists(config: Any) -> Iterator[tuple[Any, list[str]]]:
 def _vcs_namer(config: Any) -> Any:
     lines: list[str] = []
     for path in config.vcs_exclusion_files.get("git", []):
-        with open(path, encoding="utf-8") as handle:
-            count = len(handle.readlines())
         shown = Path(os.path.relpath(path, config.root)).as_posix()
-        lines += [f"{shown} line {number}" for number in range(1, count + 1)]
-
-    def name(index: int) -> str:
-        return lines[index] if index < len(lines) else ".hgignore"
-
-    return name
+        with open(path, encoding="utf-8") as handle:
+            lines += [f"{shown} line {number}" for number, _ in enumerate(handle, 1)]
+    return lambda index: lines[index] if index < len(lines) else ".hgignore"

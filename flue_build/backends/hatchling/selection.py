@@ -46,9 +46,7 @@ def modules(placed: Iterable[Placed]) -> list[Source]:
 
 def configured(builder: Any, wheel: bool) -> list[Placed]:
     """What the target's configuration adds to its walk: `force-include`, and for a wheel its extras."""
-    forced = builder.recurse_forced_files(builder.config.force_include)
-    files = [Placed(Path(f.path), f.distribution_path, f.distribution_path, "force-include") for f in forced]
-    return files + (wheel_extras(builder) if wheel else [])
+    return forced(builder, builder.config.force_include) + (wheel_extras(builder) if wheel else [])
 
 
 def wheel_extras(builder: Any, build_data: Mapping[str, Any] | None = None) -> list[Placed]:
@@ -70,9 +68,9 @@ def wheel_extras(builder: Any, build_data: Mapping[str, Any] | None = None) -> l
     return out
 
 
-def forced(builder: Any, build_data: Mapping[str, Any]) -> list[Placed]:
-    """What `build_data["force_include"]` (filled by the hooks) puts into the artifact."""
-    mapping = reach_ins.inclusion_map(build_data.get("force_include", {}), builder.root)
+def forced(builder: Any, mapping: Mapping[str, str]) -> list[Placed]:
+    """What a `force_include` map (the target's, or one the hooks filled) puts into the artifact."""
+    mapping = reach_ins.inclusion_map(mapping, builder.root)
     return [
         Placed(Path(f.path), f.distribution_path, f.distribution_path, "force-include")
         for f in builder.recurse_forced_files(mapping)

@@ -1,8 +1,5 @@
-"""What hatchling would select for a project, asked of hatchling over `[project]` as written: no metadata
-hook (`hatch_build.py`), no version source (`source = "code"`, VCS), nothing of the project's imported or
-run. For `flue-skills check` and `ls`, which run on checkouts nobody has reviewed (a pre-commit hook); the
-build itself asks the builders hatchling made.
-"""
+"""What hatchling would select for a project, asked of its builders over `[project]` as written
+(`reach_ins.static_metadata`), for `flue-skills check` and `ls`; the build asks the builders hatchling made."""
 
 from __future__ import annotations
 
@@ -27,8 +24,7 @@ def static_builders(root: str) -> tuple[Any, Any]:
 
 
 def sources(root: Path) -> list[Source] | None:
-    """The `.py` files hatchling's wheel target selects, with their paths inside the wheel; None when hatchling
-    is not installed or rejects the configuration."""
+    """The modules hatchling's wheel target selects; None when hatchling is not installed or rejects them."""
     try:
         builder, _ = static_builders(os.fspath(root))
         return selection.modules(selection.walked(builder))

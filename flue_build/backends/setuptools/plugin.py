@@ -98,6 +98,13 @@ class _State:
         self.packages = package_folders(sources)
         self._unreported = list(self.collection.diagnostics)
 
+    def shipped(self, dist: Any, files: list[str]) -> list[str]:
+        """`files` (of a file list) without those of a skill folder the vetting did not keep, but for the files the
+        configuration names one by one (`_named_files`)."""
+        self.vet(self.root / f for f in files)
+        named = _named_files(dist, self.root)
+        return [f for f in files if self.folders.ships(self.root / f) or _normal(f) in named]
+
     def vet(self, paths: Iterable[Path]) -> None:
         """Vet every skill folder among `paths` not vetted yet, then report: what the collection
         found (the first time) and what this vetting found, all at once; fail on any error."""
@@ -204,11 +211,8 @@ class _EggInfo(_Command):
     @exits()
     def find_sources(self) -> None:
         _base(self, _EggInfo).find_sources()
-        state = _state(self.distribution, report=False)
         files = list(self.filelist.files)
-        state.vet(state.root / f for f in files)
-        named = _named_files(self.distribution, state.root)
-        kept = [f for f in files if state.folders.ships(state.root / f) or _normal(f) in named]
+        kept = _state(self.distribution, report=False).shipped(self.distribution, files)
         if len(kept) != len(files):
             self.filelist.files = kept
             # egg_info's own writer of its files (as setuptools writes SOURCES.txt: POSIX separators, UTF-8)
@@ -315,9 +319,7 @@ class _Sdist(_Command):
         dist = self.distribution
         state = _state(dist)
         filelist = self.filelist
-        state.vet(state.root / f for f in filelist.files)
-        named = _named_files(dist, state.root)
-        filelist.files = [f for f in filelist.files if state.folders.ships(state.root / f) or _normal(f) in named]
+        filelist.files = state.shipped(dist, filelist.files)
         present = {os.path.normpath(f) for f in filelist.files}
         for path in sdist_files(state.collection):
             relative = os.path.relpath(path, state.root)

@@ -1,16 +1,12 @@
-"""Every use of setuptools' internals, each where its documented extension points do not do the job, with why.
-
-The plugin otherwise uses what setuptools documents: the `setuptools.finalize_distribution_options` entry point,
-`Distribution`, command classes (each mixin overrides its command's own methods), `egg_info.write_file` and
-`setuptools.errors`. What is here is what those leave out: private modules and helpers, its readers of its own
-configuration (`setuptools.config`), what a command keeps for its own bookkeeping. `tests/build/test_reach_ins.py`
-builds with the oldest and the newest setuptools we support, so a release that moves one fails there first;
-`tests/test_backend_internals.py` keeps every such name in this module.
-"""
+"""Every use of setuptools' internals, each with why: what its documented extension points (the
+`setuptools.finalize_distribution_options` entry point, `Distribution`, command classes, `setuptools.errors`) leave
+out. `tests/build/test_reach_ins.py` builds with the oldest and the newest setuptools we support;
+`tests/test_backend_internals.py` keeps every such name here."""
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import logging
 import os
@@ -19,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "apply_pyproject",
     "apply_setup_cfg",
     "build_outputs",
-    "canonic_package_data",
     "excludes_data",
-    "find_packages",
     "is_editable",
     "package_data_files",
     "run_template",
@@ -69,8 +64,7 @@ def wrap_command_classes(dist: Any, mixins: Mapping[str, type]) -> None:
 def is_editable(command: Any) -> bool:
     """Whether `command` (build_py) runs for an editable install.
 
-    Why `editable_mode`: setuptools sets it on the build sub-commands of `editable_wheel` (its `SubCommand`
-    protocol, which it documents for commands to implement, not for plugins to read), and says it no other way.
+    Why `editable_mode`: `editable_wheel` says it to its sub-commands (the `SubCommand` protocol) and no other way.
     """
     return bool(getattr(command, "editable_mode", False))
 
@@ -78,56 +72,47 @@ def is_editable(command: Any) -> bool:
 def build_outputs(build_py: Any, root: Path) -> dict[Path, Path]:
     """What setuptools' build_py copies, modules and package data: absolute source → its copy.
 
-    Why `get_output_mapping`: the audit names the route of each member of the wheel, and setuptools says where
-    build_py's outputs come from only there (`SubCommand` protocol, kept for `editable_wheel`).
+    Why `get_output_mapping`: only there does setuptools say where build_py's outputs come from (`SubCommand`).
     """
     return {root / source: root / target for target, source in build_py.get_output_mapping().items()}
 
 
-def package_data_files(build_py: Any) -> list[tuple[str, str, str, list[str]]]:
+def package_data_files(build_py: Any) -> Any:
     """build_py's package data by its patterns: (package, source folder, build folder, file names).
 
-    Why `get_data_files_without_manifest`: `data_files` builds the sdist's manifest first (running egg_info and the
-    VCS file finders); `check` asks what the patterns select, without writing anything.
+    Why `get_data_files_without_manifest`: `data_files` runs egg_info first; `check` writes nothing.
     """
-    rows: list[tuple[str, str, str, list[str]]] = build_py.get_data_files_without_manifest()
-    return rows
+    return build_py.get_data_files_without_manifest()
 
 
 def excludes_data(build_py: Any, package: str, folder: str, relative: str) -> bool:
     """Whether `exclude-package-data` leaves `relative` out of `package`'s data.
 
-    Why `exclude_data_files`: it is how build_py applies the patterns (platform forms, implicit exclusions);
-    matching them ourselves could keep what setuptools drops.
+    Why `exclude_data_files`: it is how build_py applies the patterns (platform forms, implicit exclusions).
     """
     return not build_py.exclude_data_files(package, folder, [relative])
 
 
-def find_packages(root: Path, spec: dict[str, Any], package_dir: dict[str, str], *, namespaces: bool) -> list[str]:
-    """`[tool.setuptools.packages.find]` expanded: a folder walk, `package_dir` filled as setuptools fills it.
+def apply_pyproject(dist: Any, pyproject: dict[str, Any], root: Path) -> None:
+    """Set `dist`'s package layout from `[tool.setuptools]` (`package-dir`, `packages` and its `find`, `py-modules`,
+    package data) as setuptools applies it; nothing else of the table is read.
 
-    Why `setuptools.config.expand`: it is the finder setuptools runs for this table (`where`, `include`, `exclude`,
-    `namespaces`, the `package-dir` it implies); `setuptools.find_packages` knows neither `root_dir` nor
-    `fill_package_dir`.
+    Why `setuptools.config.pyprojecttoml.expand_configuration`: it is setuptools' reader of the table (`find`, the
+    `package-dir` it implies, `*` in package data); `apply_configuration` would also import `cmdclass` modules and
+    read `dynamic` values. setuptools sets each key as the `Distribution` attribute of that name.
     """
-    from setuptools.config.expand import find_packages as expand
+    from setuptools.config.pyprojecttoml import expand_configuration
 
-    kwargs = {key: spec[key] for key in ("where", "include", "exclude") if isinstance(spec.get(key), list)}
-    if isinstance(spec.get("namespaces"), bool):
-        namespaces = spec["namespaces"]
+    table = pyproject.get("tool", {}).get("setuptools", {})  # a table, or setuptools' build fails on it
+    layout = {key: copy.deepcopy(table[key]) for key in _LAYOUT if key in table}
     with contextlib.chdir(root):
-        return list(expand(namespaces=namespaces, fill_package_dir=package_dir, root_dir=root, **kwargs))
+        expanded = expand_configuration({"tool": {"setuptools": layout}}, root, dist=dist)
+    for key, value in expanded["tool"]["setuptools"].items():
+        setattr(dist, key.replace("-", "_"), value)
 
 
-def canonic_package_data(data: dict[str, list[str]]) -> dict[str, list[str]]:
-    """`package-data` keys as setuptools reads them (`*`: every package).
-
-    Why `setuptools.config.expand`: the same reading setuptools applies to the table.
-    """
-    from setuptools.config.expand import canonic_package_data as canonic
-
-    canonical: dict[str, list[str]] = canonic(data)
-    return canonical
+#: The keys of `[tool.setuptools]` that say which packages and files a build selects.
+_LAYOUT = ("package-dir", "packages", "py-modules", "package-data", "exclude-package-data")
 
 
 def apply_setup_cfg(dist: Any, parser: Any, root: Path) -> None:
@@ -182,15 +167,20 @@ def run_template(root: Path, template: Path, files: list[str], watch: Any) -> li
 
     filelist = FileList()
     filelist.files = files
-    with _quiet_distutils_log(), contextlib.chdir(root):
-        for number, line in _template_lines(template):
-            before = set(filelist.files)
-            try:
-                filelist.process_template_line(line)
-            except TemplateError:
-                continue  # setuptools reports a broken line itself
-            if watch is not None:
-                watch(number, line, before, set(filelist.files))
+    quiet = logging.root.manager.disable
+    logging.disable(logging.WARNING)  # what distutils logs ("no files found matching ..."): setuptools says it too
+    try:
+        with contextlib.chdir(root):
+            for number, line in _template_lines(template):
+                before = set(filelist.files)
+                try:
+                    filelist.process_template_line(line)
+                except TemplateError:
+                    continue  # setuptools reports a broken line itself
+                if watch is not None:
+                    watch(number, line, before, set(filelist.files))
+    finally:
+        logging.disable(quiet)
     return list(filelist.files)
 
 
@@ -212,19 +202,3 @@ def _template_lines(template: Path) -> Iterator[tuple[int, str]]:
             yield (current if isinstance(current, int) else current[0]), line
     finally:
         lines.close()
-
-
-@contextlib.contextmanager
-def _quiet_distutils_log() -> Iterator[None]:
-    """Drop what distutils logs ("no files found matching ...") while we run the template: setuptools says it
-    in its own run. distutils logs to the root logger itself, so a filter there silences it and nothing else."""
-    root = logging.getLogger()
-
-    def quiet(record: logging.LogRecord) -> bool:
-        return record.levelno > logging.WARNING
-
-    root.addFilter(quiet)
-    try:
-        yield
-    finally:
-        root.removeFilter(quiet)

@@ -95,12 +95,8 @@ def manifest_files(root: Path, files: list[str] | None = None, watch: Any = None
 
 def module_sources(root: Path, modules: Iterable[tuple[str, str, str]]) -> list[Source]:
     """`build_py.find_all_modules()` rows (package, module, file) as sources."""
-    out = []
-    for package, module, filename in modules:
-        if module == "__init__":
-            dotted = package
-        else:
-            dotted = f"{package}.{module}" if package else module
-        if dotted:
-            out.append(Source(dotted, Path(os.path.abspath(os.path.join(root, filename)))))
-    return sort_sources(out)
+    named = (
+        (package if module == "__init__" else f"{package}.{module}".lstrip("."), file)
+        for package, module, file in modules
+    )
+    return sort_sources(Source(name, Path(os.path.abspath(os.path.join(root, file)))) for name, file in named if name)
