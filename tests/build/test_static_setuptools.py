@@ -84,4 +84,5 @@ def test_the_layout_check_reads_is_the_one_setuptools_reads(cfg: str, toml: str,
     root = make(tmp_path / "demo", cfg, toml)
     theirs = layout(setuptools_own(root))
     assert theirs["packages"] or theirs["py_modules"]
-    assert layout(static_build_py(root, read_pyproject(root)).distribution) == theirs
+    build_py = static_build_py(root, read_pyproject(root))
+    assert build_py is not None and layout(build_py.distribution) == theirs
