@@ -465,7 +465,7 @@ def bench_pack(ctx: Context) -> Section:
     from hatchling.builders.wheel import WheelBuilder
 
     from flue_build.audit import audit
-    from flue_build.backends import hatchling_rules
+    from flue_build.backends.hatchling import selection
     from flue_build.collect import collect
     from flue_build.pack import plan
     from flue_build.scan.sources import from_distribution_paths
@@ -473,14 +473,14 @@ def bench_pack(ctx: Context) -> Section:
     from flue_runtime.format.config import load_config
 
     config = load_config(pack.root)
-    walked = hatchling_rules.walked(WheelBuilder(os.fspath(pack.root)))
+    walked = selection.walked(WheelBuilder(os.fspath(pack.root)))
     sources = from_distribution_paths((i.source, i.archive) for i in walked if i.archive.endswith(".py"))
     collection = collect(config, sources)  # imports, warm-up
     bundles = plan(collection)
     parts: dict[str, list[float]] = {"collect": [], "walk": [], "plan": [], "audit": [], "audit_all": []}
     for _ in range(max(1, s.rounds_pack)):
         parts["collect"].append(_cpu(lambda: collect(config, sources)))
-        parts["walk"].append(_cpu(lambda: hatchling_rules.walked(WheelBuilder(os.fspath(pack.root)))))
+        parts["walk"].append(_cpu(lambda: selection.walked(WheelBuilder(os.fspath(pack.root)))))
         parts["plan"].append(_cpu(lambda: plan(collection)))
         parts["audit"].append(_cpu(lambda: audit(wheel, bundles)))
         # As the hook calls it: every member also matched against every file under the skill folders.

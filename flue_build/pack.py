@@ -8,7 +8,6 @@ Deterministic: bundles sorted by package, files by destination, manifest bytes f
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,9 +31,7 @@ __all__ = [
     "BundleFile",
     "BundlePlan",
     "copy_checked",
-    "force_include",
     "local_targets",
-    "original_prefixes",
     "plan",
     "sdist_files",
     "vetted_line",
@@ -146,37 +143,6 @@ def local_targets(collection: Collection) -> list[Path]:
     found = [p for p in collection.skills if is_inside(collection.root, p)]
     found += [p for p in collection.markdown if is_inside(collection.root, p)]
     return sorted(found)
-
-
-def force_include(bundles: list[BundlePlan], staging: Path) -> dict[str, str]:
-    """A hatchling-style `force_include` map (absolute source → wheel path) for every file and manifest.
-
-    The map is keyed by source, so a file that two bundle packages both need is staged
-    once more as a checked copy; manifests are written into `staging` too.
-    """
-    out: dict[str, str] = {}
-    for index, bundle in enumerate(bundles):
-        manifest = staging / f"{index}-manifest.json"
-        manifest.write_bytes(bundle.manifest)
-        out[os.fspath(manifest)] = bundle.manifest_path
-        for item in bundle.files:
-            source = item.source
-            if source in out:
-                copy = staging / "copies" / item.dest
-                copy_checked(item, copy)
-                source = os.fspath(copy)
-            out[source] = item.dest
-    return out
-
-
-def original_prefixes(collection: Collection, distribution_path: Callable[[str], str]) -> list[str]:
-    """Where the originals of bundled targets inside the project would land in a wheel (folders end
-    in `/`): an audit finds them empty."""
-    prefixes = []
-    for target in local_targets(collection):
-        relative = Path(os.path.relpath(target, collection.root)).as_posix()
-        prefixes.append(distribution_path(relative) + ("/" if target.is_dir() else ""))
-    return prefixes
 
 
 def copy_checked(item: BundleFile, target: Path) -> None:

@@ -10,20 +10,20 @@ setuptools' finder, `build_py` and `FileList`).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from flue_build.backends.dependency import missing_runtime_dependency, project_name, static_requirements
-from flue_build.backends.hatchling_rules import DYNAMIC
+from flue_build.backends.hatchling import static as hatchling
 from flue_build.backends.hook_setup import hook_problems, references_reason
+from flue_build.backends.setuptools import static as setuptools
+from flue_build.backends.view import BackendView
 from flue_build.collect import Collection, ProjectCheck, collect
 from flue_build.errors import BackendNotInstalledError
-from flue_build.scan.found import find_skills
+from flue_build.pack import sdist_files
 from flue_build.scan.selection import project_sources
-from flue_build.scan.sources import Source, from_distribution_paths
-from flue_build.shipping import ExcludedBy, SkillFolders, without_excluded
+from flue_build.shipping import SkillFolders, without_excluded
 from flue_runtime.format.config import PYPROJECT, load_config, read_pyproject
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic
 from flue_runtime.format.messages import piece
@@ -68,11 +68,10 @@ def view_project(root: Path) -> ProjectView:
         sources = project_sources(root, pyproject, config)
     checked = ProjectCheck(config, sources, collect(config, sources))
     collection = checked.collection
-    if backend.excluded_by is None:
-        folders = SkillFolders(collection, config)
-    else:
-        collection, _ = without_excluded(collection, backend.excluded_by(collection), "wheel", strict=config.strict)
-        folders = SkillFolders(collection, config)
+    if backend.excluded_by is not None:
+        excluded_by = backend.excluded_by(sdist_files(collection))  # every vetted file it will be asked about
+        collection, _ = without_excluded(collection, excluded_by, "wheel", strict=config.strict)
+    folders = SkillFolders(collection, config)
     folders.meet(backend.files)
     if backend.sdist_walk is not None:
         vetted = {*collection.skills, *folders.unreferenced}
@@ -99,7 +98,7 @@ def identity(pyproject: dict[str, Any]) -> str | None:
     dynamic = table.get("dynamic")
     version = table.get("version")
     if isinstance(dynamic, list) and "version" in dynamic:
-        return f"{name}, version {DYNAMIC}"
+        return f"{name}, version dynamic"
     return f"{name} {version}" if isinstance(version, str) else name
 
 
@@ -115,27 +114,7 @@ def _setup(root: Path, pyproject: dict[str, Any], collection: Collection, folder
     return hook_problems(root, pyproject, piece("and").join(reasons)) if reasons else []
 
 
-@dataclass
-class _Backend:
-    """What the backend installed here says of the project: `excluded_by` builds the wheel's exclusion
-    rules for a collection; `files`: what the wheel and the sdist would select; `wheel_sources`:
-    the modules of the wheel's walk (hatchling), when known.
-
-    hatchling's sdist selects most of the project, and its walk only matters for the skill
-    folders in it: `sdist_walk` makes it (its files then go with `files`), needed only when a
-    `SKILL.md` of `skill_files` (every one any target's walk could meet) lies in a folder not
-    vetted yet."""
-
-    excluded_by: Callable[[Collection], ExcludedBy] | None = None
-    files: list[Path] = field(default_factory=list)
-    wheel_sources: list[Source] | None = None
-    sdist_walk: Callable[[], list[Path]] | None = None
-    skill_files: list[Path] = field(default_factory=list)
-    #: Why the backend rejects the project's configuration (FLU503), when it does.
-    rejected: str | None = None
-
-
-def _backend(root: Path, pyproject: dict[str, Any]) -> _Backend:
+def _backend(root: Path, pyproject: dict[str, Any]) -> BackendView:
     """What the project's backend says, asked of the backend installed here.
 
     Raises `BackendNotInstalledError` when it is not installed: what the build selects (the skill folders
@@ -143,19 +122,17 @@ def _backend(root: Path, pyproject: dict[str, Any]) -> _Backend:
     build refuses. A configuration the backend rejects is FLU503, as its build would fail."""
     name = _backend_name(pyproject)
     try:
-        if name == "hatchling":
-            return _hatchling(root)
-        return _setuptools(root)
+        return hatchling.view(root) if name == "hatchling" else setuptools.view(root, pyproject)
     except ImportError as exc:
         if exc.name is None or exc.name.split(".")[0] not in (name, "setuptools"):
             raise
         if name not in _BACKENDS:
-            return _Backend()  # a backend flue-skills has no hook for: FLU501 says so
+            return BackendView()  # a backend flue-skills has no hook for: FLU501 says so
         name = exc.name.split(".")[0]
         raise BackendNotInstalledError(display_path(root), name, str(exc)) from exc
     except Exception as exc:  # a configuration the backend itself rejects: its build fails the same way
         first = str(exc).strip().split("\n", 1)[0]  # hatchling's messages go on with examples
-        return _Backend(rejected=f"{type(exc).__name__}: {first}")
+        return BackendView(rejected=f"{type(exc).__name__}: {first}")
 
 
 #: The backends flue-skills hooks into, by their top-level module.
@@ -167,51 +144,3 @@ def _backend_name(pyproject: dict[str, Any]) -> str:
     system = pyproject.get("build-system")
     name = system.get("build-backend") if isinstance(system, dict) else None
     return name.split(".", 1)[0].split(":", 1)[0] if isinstance(name, str) and name else "setuptools"
-
-
-def _hatchling(root: Path) -> _Backend:
-    from flue_build.backends import hatchling_rules
-
-    wheel, sdist = hatchling_rules.static_builders(os.fspath(root))
-    walked = hatchling_rules.walked(wheel)
-    placed = [*walked, *hatchling_rules.configured(wheel, True), *hatchling_rules.configured(sdist, False)]
-    exclusions = hatchling_rules.Exclusions(wheel.config, walked)
-    sources = from_distribution_paths((item.source, item.archive) for item in walked if item.archive.endswith(".py"))
-
-    def sdist_walk() -> list[Path]:
-        try:
-            return [item.source for item in hatchling_rules.walked(sdist)]
-        except Exception:  # a configuration hatchling rejects: its build says so
-            return []
-
-    skill_files = hatchling_rules.skill_files(os.fspath(root))
-    return _Backend(lambda _: exclusions, [item.source for item in placed], sources, sdist_walk, skill_files)
-
-
-def _setuptools(root: Path) -> _Backend:
-    from flue_build.backends.setuptools_rules import (
-        Exclusions,
-        find_all_modules,
-        selected_files,
-        static_distribution,
-    )
-
-    dist = static_distribution(root)
-    if dist is None:  # a setup.py: only running it would tell what it selects, so every skill folder is vetted
-        return _Backend(files=[found.file for found in find_skills(root)])
-    build_py = dist.get_command_obj("build_py")
-    build_py.ensure_finalized()
-
-    def excluded_by(collection: Collection) -> ExcludedBy:
-        candidates = [
-            *(
-                folder.joinpath(*f.path.split("/"))
-                for folder, vetted in collection.skills.items()
-                for f in vetted.files
-            ),
-            *collection.markdown,
-        ]
-        return Exclusions(root, build_py, candidates)
-
-    modules = [root / file for _, _, file in find_all_modules(root, dist)]  # a module in a skill folder ships too
-    return _Backend(excluded_by, [*selected_files(root, dist), *modules])

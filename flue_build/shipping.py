@@ -12,10 +12,11 @@ backend, `ExcludedBy`) take vetted files out of the bundles (FLU411, FLU412).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from flue_build.backends.view import ExcludedBy
 from flue_build.collect import Collection, symlink_on_path
 from flue_runtime.format.config import FlueConfig
 from flue_runtime.format.diagnostics import Diagnostic, apply_strict, diagnostic
@@ -26,12 +27,7 @@ from flue_runtime.format.records import SKILL_FILE, PackedFile
 from flue_runtime.format.skill_folder import VettedSkill, vet_skill
 from flue_runtime.format.vetting import is_noise_dir, is_noise_file
 
-__all__ = ["ExcludedBy", "SkillFolders", "without_excluded"]
-
-
-#: Why the project's own rules leave a file (absolute path) out of an artifact, e.g.
-#: "excluded by .gitignore line 3 (`*.draft.md`)"; None when they keep it.
-ExcludedBy = Callable[[str | os.PathLike[str]], str | None]
+__all__ = ["SkillFolders", "without_excluded"]
 
 
 @dataclass

@@ -19,18 +19,29 @@ RUNTIME_LAYERS = [
 BUILD_LAYERS = [
     ("flue_build.errors", "flue_build.fswalk", "flue_build.report"),
     ("flue_build.scan", "flue_build.backends"),
-    ("flue_build.collect", "flue_build.shipping", "flue_build.project", "flue_build.inventory"),
+    ("flue_build.collect", "flue_build.shipping", "flue_build.inventory"),
     ("flue_build.pack",),
-    ("flue_build.audit",),
-    ("flue_build.cli", "flue_build.setuptools_plugin", "flue_build.hatchling_build", "flue_build.__main__"),
+    ("flue_build.audit", "flue_build.project"),
+    (
+        "flue_build.cli",
+        "flue_build.backends.hatchling.hook",
+        "flue_build.backends.setuptools.plugin",
+        "flue_build.setuptools_plugin",
+        "flue_build.hatchling_build",
+        "flue_build.__main__",
+    ),
 ]
 
 
 def _rank(module: str, layers: list[tuple[str, ...]]) -> int | None:
-    for rank, prefixes in enumerate(layers):
-        if any(module == p or module.startswith(p + ".") for p in prefixes):
-            return rank
-    return None
+    """The layer of the longest prefix naming `module` (a backend's build adapter sits above its package)."""
+    found = [
+        (len(prefix), rank)
+        for rank, prefixes in enumerate(layers)
+        for prefix in prefixes
+        if module == prefix or module.startswith(prefix + ".")
+    ]
+    return max(found)[1] if found else None
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -81,3 +92,5 @@ def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
     assert (2, "flue_runtime.agents.harness") in _imports(bad)
     assert _rank("flue_runtime.agents.harness", RUNTIME_LAYERS) == 2
     assert _rank("flue_runtime.format.vetting", RUNTIME_LAYERS) == 0
+    assert _rank("flue_build.backends.hatchling.selection", BUILD_LAYERS) == 1
+    assert _rank("flue_build.backends.hatchling.hook", BUILD_LAYERS) == len(BUILD_LAYERS) - 1

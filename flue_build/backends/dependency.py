@@ -9,19 +9,15 @@ lists, `setup.cfg`), and says when only running the project's code would tell.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from flue_build.backends.setuptools_rules import setup_cfg
-from flue_runtime.errors import FlueError
+from flue_build.backends.setuptools.static import requirements
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic
 from flue_runtime.format.messages import piece
-from flue_runtime.format.paths import is_inside
-from flue_runtime.format.safe_read import read_regular
 
 __all__ = [
     "RUNTIME",
@@ -36,8 +32,6 @@ __all__ = [
 #: The distribution a referencing project's wheel needs where it is installed.
 RUNTIME = "flue-skills"
 
-#: A requirements file larger than this is not read by `check` (the build reads it).
-_REQUIREMENTS_LIMIT = 1 << 20
 _NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
 
@@ -86,49 +80,7 @@ def static_requirements(root: Path, pyproject: dict[str, Any]) -> list[str] | No
         if not (isinstance(dynamic, list) and "dependencies" in dynamic):
             listed = project.get("dependencies", [])
             return [r for r in listed if isinstance(r, str)] if isinstance(listed, list) else []
-        return _setuptools_dynamic(root, pyproject)
-    if (root / "setup.py").exists():
-        return None
-    return _setup_cfg(root)
-
-
-def _setuptools_dynamic(root: Path, pyproject: dict[str, Any]) -> list[str] | None:
-    """`[tool.setuptools.dynamic] dependencies = {file = [...]}`: requirement files, read as setuptools reads them."""
-    system = pyproject.get("build-system")
-    backend = system.get("build-backend") if isinstance(system, dict) else None
-    if isinstance(backend, str) and not backend.startswith("setuptools"):
-        return None
-    tool = pyproject.get("tool")
-    setuptools = tool.get("setuptools") if isinstance(tool, dict) else None
-    dynamic = setuptools.get("dynamic") if isinstance(setuptools, dict) else None
-    entry = dynamic.get("dependencies") if isinstance(dynamic, dict) else None
-    files = entry.get("file") if isinstance(entry, dict) else None
-    if isinstance(files, str):
-        files = [files]
-    if not isinstance(files, list):
-        return None
-    found: list[str] = []
-    for name in files:
-        path = root / str(name)
-        if not is_inside(root, Path(os.path.normpath(path))):
-            return None  # setuptools refuses a file outside the project: its build says so
-        try:  # a project is input: no FIFO, device or unbounded file read to learn its requirements
-            text = read_regular(path, limit=_REQUIREMENTS_LIMIT, follow=True).data or b""
-            lines = text.decode("utf-8").splitlines()
-        except (FlueError, OSError, UnicodeDecodeError):
-            return None  # setuptools fails the build on it, or reads what only the build can tell
-        found += [line.split("#", 1)[0].strip() for line in lines]
-    return [line for line in found if line and not line.startswith("-")]
-
-
-def _setup_cfg(root: Path) -> list[str] | None:
-    parser = setup_cfg(root)
-    if parser is None:
-        return None
-    value = parser.get("options", "install_requires", fallback="")
-    if value.startswith(("file:", "attr:")):
-        return None
-    return [line.split("#", 1)[0].strip() for line in re.split(r"[\n;]", value) if line.split("#", 1)[0].strip()]
+    return requirements(root, pyproject)  # setuptools' own: `dynamic` files, setup.cfg, or None
 
 
 def key_line(path: Path, table: str, key: str | None) -> int | None:

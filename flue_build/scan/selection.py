@@ -6,14 +6,15 @@ src/flat layout guess when it is not.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-from flue_build.scan.sources import INIT, Source, from_distribution_paths, sort_sources, sources_under
+from flue_build.backends.hatchling.static import sources as hatchling_sources
+from flue_build.backends.setuptools.static import sources as setuptools_sources
+from flue_build.scan.sources import INIT, Source, sources_under
 from flue_runtime.format.config import FlueConfig
 
-__all__ = ["guess_sources", "hatchling_sources", "project_sources", "setuptools_modules"]
+__all__ = ["guess_sources", "project_sources"]
 
 
 _NOT_PACKAGES = frozenset({"tests", "test", "docs", "doc", "examples", "example", "benchmarks", "scripts", "tools"})
@@ -27,7 +28,7 @@ def project_sources(root: Path, pyproject: dict[str, Any], config: FlueConfig) -
     if isinstance(backend, str) and backend.startswith("hatchling"):
         found = hatchling_sources(root)
     else:
-        found = _setuptools_sources(root)
+        found = setuptools_sources(root, pyproject)
     return found if found is not None else guess_sources(root)
 
 
@@ -42,43 +43,3 @@ def guess_sources(root: Path) -> list[Source]:
         if packages:
             return sources_under(packages)
     return []
-
-
-def hatchling_sources(root: Path) -> list[Source] | None:
-    """The `.py` files hatchling's wheel target selects, with their paths inside the wheel."""
-    from flue_build.backends.hatchling_rules import static_builders
-
-    try:
-        builder, _ = static_builders(os.fspath(root))
-    except ImportError:
-        return None
-    try:
-        files = [(f.path, f.distribution_path) for f in builder.recurse_selected_project_files()]
-    except Exception:  # a configuration hatchling itself rejects: fall back to the guess
-        return None
-    return from_distribution_paths((Path(p), d) for p, d in files if d.endswith(".py"))
-
-
-def _setuptools_sources(root: Path) -> list[Source] | None:
-    """The modules setuptools' build_py would build, from the project's configuration read as
-    data: no setup.py, `cmdclass` or `attr:` value is run (`flue_build.backends.setuptools_rules`)."""
-    from flue_build.backends.setuptools_rules import find_all_modules, static_distribution
-
-    try:
-        dist = static_distribution(root)
-        return None if dist is None else setuptools_modules(root, find_all_modules(root, dist))
-    except Exception:  # an invalid configuration: setuptools reports it at build time
-        return None
-
-
-def setuptools_modules(root: Path, modules: list[tuple[str, str, str]]) -> list[Source]:
-    """`build_py.find_all_modules()` rows (package, module, file) as sources."""
-    out = []
-    for package, module, filename in modules:
-        if module == "__init__":
-            dotted = package
-        else:
-            dotted = f"{package}.{module}" if package else module
-        if dotted:
-            out.append(Source(dotted, Path(os.path.abspath(os.path.join(root, filename)))))
-    return sort_sources(out)

@@ -1,4 +1,4 @@
-"""The `flue-skills` build hook: a thin hatchling adapter over `flue_build.hatchling_build`, which
+"""The `flue-skills` build hook: a thin hatchling adapter over `flue_build.backends.hatchling.hook`, which
 says what happens to the wheel, the editable wheel and the sdist; its methods are the backend boundary
 (`flue_build.backends.boundary.exits`)."""
 
@@ -12,7 +12,7 @@ from hatchling.builders.config import BuilderConfig
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 from flue_build.backends.boundary import exits
-from flue_build.hatchling_build import Prepared, artifact_name, finish, prepare
+from flue_build.backends.hatchling.hook import Prepared, artifact_name, finish, prepare
 from flue_build.report import done, stops_build
 
 __all__ = ["FlueSkillsBuildHook"]

@@ -159,13 +159,17 @@ def test_setuptools(which: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("which", ["oldest", "newest"])
 def test_hatchling(which: str, tmp_path: Path) -> None:
     """Paths reserved out of the walk (the bundled skill's original copies and the file its vetting skipped
-    stay out of the wheel, that file out of the sdist), and
-    `flue-skills check` reading the metadata without the project's metadata hooks."""
+    stay out of the wheel, that file out of the sdist), the exclusion rule that left a vetted file out named
+    by its line, and `flue-skills check` reading the metadata without the project's metadata hooks."""
     python = python_for(which, "hatchling", tmp_path / "venv")
     tree = copy_project("hatch-src", tmp_path / "project")
     (tree / "src/hatch_src_demo/skills/refunds/policy.md.swp").write_bytes(b"noise")  # vetting skips it
+    (tree / "src/hatch_src_demo/skills/refunds/notes.draft.md").write_text("# Draft\n")
+    (tree / ".gitignore").write_text("# drafts\n*.draft.md\n")
+    rule = "excluded by .gitignore line 2 (`*.draft.md`)"
     result = build(tree, python=python, base_env=clean_env(), outdir=tmp_path / "dist")
     assert result.returncode == 0, result.output
+    assert f"notes.draft.md: FLU411 warning: left out of the sdist: {rule}" in result.output
     assert f"hatchling {installed(python, 'hatchling')}" in generator(result.wheel)
     files = payload(wheel_files(result.wheel))
     originals = [n for n in files if n.startswith("hatch_src_demo/skills/")]
@@ -176,5 +180,5 @@ def test_hatchling(which: str, tmp_path: Path) -> None:
     with open(tree / "pyproject.toml", "a", encoding="utf-8") as handle:
         handle.write('\n[tool.hatch.metadata.hooks.custom]\npath = "hatch_build.py"\n')
     checked = run([str(python), "-m", "flue_build", "check", str(tree)], cwd=tmp_path, env=clean_env(), check=False)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.returncode == 0 and rule in checked.stdout + checked.stderr, checked.stdout + checked.stderr
     assert not (tree / "HOOK_RAN").exists()
