@@ -206,6 +206,9 @@ FAMILIES = {
     "Exclusions": "flue_build.backends.",
     # each session store's own schema version (its migrations)
     "SCHEMA_VERSION": "flue_runtime.agents.stores.",
+    # each build backend's static reading of a project (`check`, `ls`): the modules it builds, its view of them
+    "sources": "flue_build.backends.",
+    "view": "flue_build.backends.",
 }
 
 

@@ -14,6 +14,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
 from flue_build.backends.setuptools.static import requirements
 from flue_runtime.format.config import PYPROJECT
 from flue_runtime.format.diagnostics import Diagnostic, diagnostic
@@ -32,19 +35,21 @@ __all__ = [
 #: The distribution a referencing project's wheel needs where it is installed.
 RUNTIME = "flue-skills"
 
-_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
 
 
 def normalise(name: str) -> str:
-    """A distribution name as installers compare them (PEP 503)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """A distribution name as installers compare them (PEP 503), through `packaging`."""
+    return canonicalize_name(name)
 
 
 def requirement_name(requirement: str) -> str | None:
-    """The normalised distribution name a requirement string (PEP 508) starts with."""
-    match = _NAME.match(requirement)
-    return normalise(match.group(1)) if match else None
+    """The normalised distribution name of a requirement string (PEP 508), through `packaging`; None when it is not
+    one (the build would refuse it too)."""
+    try:
+        return canonicalize_name(Requirement(requirement).name)
+    except InvalidRequirement:
+        return None
 
 
 def missing_runtime_dependency(

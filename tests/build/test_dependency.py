@@ -42,12 +42,28 @@ def verdict(root: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[s
     [
         'dependencies = ["Flue_Skills[mcp] >= 0.1"]\n',  # any spelling, extras and version an installer accepts
         'dependencies = ["requests", "flue.skills; python_version >= \'3.11\'"]\n',
+        'dependencies = ["FLUE--skills @ https://example.invalid/flue_skills-0.1.0-py3-none-any.whl"]\n',  # a URL
     ],
 )
 def test_any_spelling_of_the_requirement_counts(line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = project(tmp_path / "acme")
     set_dependencies(root, line)
     assert verdict(root, capsys)[:2] == (0, [])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'dependencies = ["flue-skillsx"]\n',  # another distribution, whose name starts the same
+        'dependencies = ["flue-skills-extra >= 1"]\n',
+    ],
+)
+def test_a_requirement_of_another_distribution_does_not_count(
+    line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path / "acme")
+    set_dependencies(root, line)
+    assert verdict(root, capsys)[:2] == (1, ["FLU502"])
 
 
 def test_an_optional_dependency_is_not_a_runtime_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
