@@ -147,10 +147,7 @@ class DiskSource(MountedSource):
         return _load(self._vetted.directory, self._shown, self._context)
 
     def read(self, path: str) -> bytes:
-        data, found = self._read(path)
-        if found.secrets and path not in self._allow:
-            raise SkillError(found_secrets(self._where(path), found.secrets, in_project=self._in_project))
-        return data
+        return self._read(path)[0]
 
     def instructions(self) -> str:
         data, found = self._read(SKILL_FILE)
@@ -182,7 +179,8 @@ class DiskSource(MountedSource):
         the file's stamp).
 
         A link anywhere below the skill folder is refused, as is a file that is no longer
-        regular or has grown past the bundle limit, or has come to hold tag characters (FLU317).
+        regular or has grown past the bundle limit, or has come to hold tag characters (FLU317)
+        or a key or token the project does not allow (SKILL.md too: its body becomes instructions).
         """
         root = self._vetted.directory
         shown = self._where(path)
@@ -210,6 +208,8 @@ class DiskSource(MountedSource):
         assert found.data is not None
         if found.hidden is not None and found.hidden.refused:
             raise SkillError(hidden_diagnostics(shown, found.hidden))
+        if found.secrets and path not in self._allow:
+            raise SkillError(found_secrets(shown, found.secrets, in_project=self._in_project))
         return found.data, found
 
 

@@ -9,10 +9,12 @@ shows at the next use without reloading the module. Bundled and defined skills n
 from __future__ import annotations
 
 import importlib
+import random
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from support.hostile import planted
 from support.imports import ImportSandbox
 from support.projects import write_module, write_skill
 
@@ -181,3 +183,20 @@ def test_the_project_allow_list_is_read_at_every_use(tmp_path: Path, pkg_name: s
 def test_defined_skills_never_change(tmp_path: Path) -> None:
     defined = define_skill(name="vip", description="Extra care for VIP customers.", instructions="Offer a voucher.\n")
     assert defined.current() is defined
+
+
+def test_a_secret_pasted_into_skill_md_is_never_returned_as_instructions(
+    tmp_path: Path, pkg_name: str, imports: ImportSandbox
+) -> None:
+    """The reference resolved before the change, read again: the new SKILL.md is scanned as every other file is."""
+    module, folder = dev_package(tmp_path, pkg_name, imports)
+    reference = module.REFUNDS
+    before = reference.instructions  # read once, as vetted
+    token = planted.TOKENS["Slack bot token"](random.Random(1))
+    skill_md = folder / "SKILL.md"
+    skill_md.write_text(skill_md.read_text(encoding="utf-8") + f"\nUse the token {token} to post.\n", encoding="utf-8")
+    with pytest.raises(SkillError) as info:
+        instructions = reference.instructions
+        assert instructions == before, "the pasted token was returned as instructions"
+    assert [d.code for d in info.value.diagnostics if d.is_error] == ["FLU315"]
+    assert token not in str(info.value)
