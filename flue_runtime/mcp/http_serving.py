@@ -104,11 +104,11 @@ def catalog_digest(skills: Sequence[SkillReference]) -> str:
 
 def http_app(serving: Serving, skills: Sequence[SkillReference]) -> ASGIApp:
     """The app one process serves: MCP at `PATH`, `GET HEALTH`, every request through the guard first, its body
-    read within `serving.body_timeout`, then (when stateful) through the books of the sessions."""
+    read (and its reply taken) within `serving.body_timeout`, then (when stateful) through the books of the sessions."""
     from starlette.responses import JSONResponse
 
     from flue_runtime.mcp.entries import servable
-    from flue_runtime.mcp.http_bodies import Bodies
+    from flue_runtime.mcp.http_bodies import Bodies, quiet_cut_replies
     from flue_runtime.mcp.http_guard import Guard
     from flue_runtime.mcp.http_sessions import Sessions
     from flue_runtime.mcp.server import skills_server
@@ -131,6 +131,7 @@ def http_app(serving: Serving, skills: Sequence[SkillReference]) -> ASGIApp:
         session_idle_timeout=limits.idle_timeout,
     )
     app.add_route(HEALTH, healthz, methods=["GET"], include_in_schema=False)
+    quiet_cut_replies()  # (here: in each worker's own process too)
     if serving.stateless:  # (no session to open: every request has the one bound)
         return guard.wrap(Bodies(app, serving.body_timeout, opening=serving.body_timeout))
     return guard.wrap(Bodies(Sessions(app, limits, PATH), serving.body_timeout))

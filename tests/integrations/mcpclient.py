@@ -113,9 +113,11 @@ def running(*args: str, env: dict[str, str]) -> Iterator[str]:
 
 
 @contextmanager
-def mcp_process(*args: str, env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], str]]:
+def mcp_process(
+    *args: str, env: dict[str, str], said: list[str] | None = None
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """`flue-skills mcp ARGS` (with an `--http` among them) running: the process and the URL it announced;
-    stopped after."""
+    stopped after. The lines it writes on stderr after the announcement go to `said`, when given."""
     from support import slow  # here: child processes import this module without the suite's path
 
     slow.check("starts an MCP server")
@@ -129,11 +131,18 @@ def mcp_process(*args: str, env: dict[str, str]) -> Iterator[tuple[subprocess.Po
     )
     try:
         url = _announced_url(process)
-        threading.Thread(target=process.stderr.read, daemon=True).start()  # keep the pipe drained  # type: ignore[union-attr]
+        threading.Thread(target=_drain, args=(process, [] if said is None else said), daemon=True).start()
         yield process, url
     finally:
         process.terminate()
         process.wait(timeout=60)  # `--workers` stops each worker first
+
+
+def _drain(process: subprocess.Popen[str], said: list[str]) -> None:
+    """The server's stderr read as it comes (a full pipe would stop it), each line kept in `said`."""
+    assert process.stderr is not None
+    for line in process.stderr:
+        said.append(line)
 
 
 def port_of(url: str) -> int:

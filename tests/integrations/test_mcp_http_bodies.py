@@ -14,6 +14,7 @@ from support.optional import need
 
 need("mcp", "mcp")
 
+import http.client
 import json
 import os
 import socket
@@ -21,17 +22,19 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from mcpclient import mcp_process, port_of
 from support.projects import write_skill
-from test_mcp_http_sessions import connection, initialize, ping
+from test_mcp_http_sessions import HEADERS, connection, flood, initialize, large, ping, unread
 
 from flue_runtime.mcp.http_bodies import OPENING_TIMEOUT
 from flue_runtime.mcp.http_guard import TOKEN_ENV
 
 pytestmark = pytest.mark.slow  # server processes
+
+__all__ = ["large"]  # (a fixture of test_mcp_http_sessions this module's tests use too)
 
 VERSION = "2025-11-25"
 #: What the issue's stalled requests announce, and what they send of it.
@@ -46,9 +49,9 @@ def skills(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextmanager
-def serving(skills: Path, *args: str) -> Iterator[int]:
+def serving(skills: Path, *args: str, said: list[str] | None = None) -> Iterator[int]:
     environ = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
-    with mcp_process(str(skills), "--http", "127.0.0.1:0", *args, env=environ) as (_, url):
+    with mcp_process(str(skills), "--http", "127.0.0.1:0", *args, env=environ, said=said) as (_, url):
         yield port_of(url)
 
 
@@ -127,6 +130,60 @@ def test_a_body_that_arrives_in_pieces_within_the_bound_is_served(skills: Path) 
             time.sleep(0.5 / (len(body) // 16))
         code, headers, _ = answer(held)
         assert code == 200 and headers.get("mcp-session-id"), headers
+
+
+def test_a_reply_nobody_reads_frees_its_session_after_the_body_timeout(large: Path) -> None:
+    """The other direction: three sessions of one address (its share, `--max-sessions-per-client 3`) each asked for
+    the 8 MiB file and never read the reply. Before, they stayed answering for as long as their connections stayed
+    open, and the address got 503 ("3 answering a request"). Now a reply the client takes nothing of for
+    `--body-timeout` seconds is cut off: its connection is closed and its session no longer answering, and the server
+    does not call that an error (uvicorn's "ASGI callable returned without completing response")."""
+    said: list[str] = []
+    with serving(large, "--max-sessions-per-client", "3", "--body-timeout", "2", said=said) as port:
+        with ExitStack() as held:
+            stuck = [held.enter_context(unread(port, s, "127.0.0.6")) for s in flood(port, 3, "127.0.0.6")]
+            time.sleep(0.5)
+            assert opening(port, "127.0.0.6") == (503, "3 answering a request")  # within the bound: busy
+            time.sleep(2 + 1)
+            assert opening(port, "127.0.0.6") == (200, "")  # an idle session of the address made room
+            for conn in stuck:
+                conn.settimeout(30)
+                taken = b""
+                while chunk := conn.recv(1 << 20):  # what the buffers held, then the end: the server closed it
+                    taken += chunk
+                assert taken.startswith(b"HTTP/1.1 200") and len(taken) < 8 << 20, len(taken)
+    assert said and not [line for line in said if "ERROR" in line or "Traceback" in line], said
+
+
+def opening(port: int, source: str) -> tuple[int, str]:
+    """The status of an `initialize` from `source`, and the reason given when it is refused."""
+    conn = connection(port, source)
+    status, _ = initialize(conn)
+    if status == 200:
+        return status, ""
+    conn.request("POST", "/mcp", "{}", HEADERS)
+    refused = conn.getresponse()
+    message: str = json.loads(refused.read())["error"]["message"]
+    return status, message.rpartition("busy: ")[2].partition(",")[0]
+
+
+def test_a_slow_reader_of_a_large_reply_gets_all_of_it(large: Path) -> None:
+    """Slow is not stalled, in this direction too: a client reading the 8 MiB file at about 2 MiB a second (longer
+    than `--body-timeout 1` in all, never a second without reading) gets every byte."""
+    with serving(large, "--body-timeout", "1") as port:
+        [session] = flood(port, 1, "127.0.0.8")
+        held = unread(port, session, "127.0.0.8")
+        held.settimeout(30)
+        response = http.client.HTTPResponse(held, method="POST")
+        response.begin()
+        assert response.status == 200
+        taken = b""
+        while not response.isclosed() and (chunk := response.read(64 << 10)):
+            taken += chunk
+            time.sleep(len(chunk) / (2 << 20))
+        if response.getheader("content-type", "").startswith("text/event-stream"):
+            taken = next(line for line in taken.splitlines() if line.startswith(b"data: "))[len(b"data: ") :]
+        assert json.loads(taken)["result"]["contents"][0]["text"] == "hello\n" * (8 << 17)
 
 
 @pytest.mark.parametrize(

@@ -99,8 +99,9 @@ def register(add_parser: AddParser) -> None:
         metavar="SECONDS",
         type=seconds,
         help=f"answer 408 to a request whose body has not arrived within SECONDS (default {BODY_TIMEOUT:g}; a request "
-        f"outside a session, such as the one that opens it, within {OPENING_TIMEOUT:g} at most); a request holds no "
-        "session while its body arrives",
+        f"outside a session, such as the one that opens it, within {OPENING_TIMEOUT:g} at most), and close the "
+        "connection of a reply its client has taken nothing of for SECONDS; a request holds no session while its "
+        "body arrives",
     )
     parser.add_argument(
         "--allow-oversize-skills",
