@@ -114,13 +114,12 @@ def _pieces(message: Message) -> list[Message]:
 
 def quiet_cut_replies() -> None:
     """uvicorn's error line for a reply its app left unfinished, dropped for the replies cut off here (they are not
-    errors of ours); any other app's unfinished reply is still logged."""
-    logging.getLogger("uvicorn.error").addFilter(_NotCut())
+    errors of ours); any other app's unfinished reply is still logged. Once per process, however often called."""
+    logging.getLogger("uvicorn.error").addFilter(_not_cut)
 
 
-class _NotCut(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not (_CUT.get() and record.msg == _UNFINISHED)
+def _not_cut(record: logging.LogRecord) -> bool:
+    return not (_CUT.get() and record.msg == _UNFINISHED)
 
 
 def _again(body: bytes, receive: Receive) -> Receive:
