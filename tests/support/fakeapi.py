@@ -12,10 +12,11 @@ import threading
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+
+from support.json_server import JsonServer
 
 # Variables the SDKs read: none of a developer's real settings may reach these tests.
 SDK_VARIABLES = [
@@ -65,14 +66,11 @@ class FakeAPI:
         self.replies: deque[Reply] = deque()
         self.received: list[Received] = []
         self.lock = threading.Lock()
-        self.server = _Server(("127.0.0.1", 0), _Handler)
-        self.server.fake = self
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+        self.http = JsonServer(self._answer)
 
     @property
     def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.http.url
 
     def reply(self, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> None:
         self.replies.append(Reply(status, body, headers or {}))
@@ -92,39 +90,13 @@ class FakeAPI:
             {"x-should-retry": "false"},
         )
 
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeAPI
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # a client closing its pooled connection is not news
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive, as the SDKs' connection pools expect
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
+    def _answer(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any, dict[str, str]]:
         try:
             body: Any = json.loads(raw)
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        assert isinstance(self.server, _Server)
-        fake = self.server.fake
-        reply = fake.answer(Received("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-        payload = json.dumps(reply.body).encode()
-        self.send_response(reply.status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        for name, value in reply.headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
-        pass
+        reply = self.answer(Received(method, path, headers, body))
+        return reply.status, reply.body, reply.headers
 
 
 @pytest.fixture
@@ -137,13 +109,11 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 @pytest.fixture
 def fake_api(clean_env: pytest.MonkeyPatch) -> Iterator[FakeAPI]:
     fake = FakeAPI()
-    fake.thread.start()
+    fake.http.start()
     try:
         yield fake
     finally:
-        fake.server.shutdown()
-        fake.server.server_close()
-        fake.thread.join(5)
+        fake.http.stop()
 
 
 def anthropic_activation(name: str, usage: dict[str, int]) -> dict[str, Any]:

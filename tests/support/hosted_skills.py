@@ -21,13 +21,13 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
 from support.fakeapi import SDK_VARIABLES
+from support.json_server import JsonServer
 
 
 @dataclass
@@ -73,14 +73,11 @@ class StandIn:
         self.failure: tuple[int, dict[str, Any]] | None = None
         self._ids = itertools.count(1)
         self.lock = threading.Lock()
-        self.server = _Server(("127.0.0.1", 0), _Handler)
-        self.server.stand_in = self
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+        self.http = JsonServer(self._serve)
 
     @property
     def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.http.url
 
     @property
     def writes(self) -> list[Request]:
@@ -101,6 +98,15 @@ class StandIn:
         return version.id if service == "anthropic" else version.number
 
     # --- what the services do ---
+
+    def _serve(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, Any, dict[str, str]]:
+        request = Request(method, path, headers, body=body)
+        if headers.get("content-type", "").startswith("multipart/form-data"):
+            request.form, request.files = _multipart(headers["content-type"], body)
+        elif body:
+            request.form = {k: str(v) for k, v in json.loads(body).items()}
+        status, answer = self.answer(request)
+        return status, answer, {"x-should-retry": "false"}
 
     def answer(self, request: Request) -> tuple[int, Any]:
         with self.lock:
@@ -265,44 +271,6 @@ def failure(service: str, status: int, message: str) -> tuple[int, Any]:
     return _error(service, status, message)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    stand_in: StandIn
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # a client closing its pooled connection is not news
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive, as the SDKs' connection pools expect
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        self._serve(b"")
-
-    def do_POST(self) -> None:  # noqa: N802
-        self._serve(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-
-    def _serve(self, body: bytes) -> None:
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        request = Request(self.command, self.path, headers, body=body)
-        if headers.get("content-type", "").startswith("multipart/form-data"):
-            request.form, request.files = _multipart(headers["content-type"], body)
-        elif body:
-            request.form = {k: str(v) for k, v in json.loads(body).items()}
-        assert isinstance(self.server, _Server)
-        status, answer = self.server.stand_in.answer(request)
-        payload = json.dumps(answer).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.send_header("x-should-retry", "false")
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
-        pass
-
-
 def _multipart(content_type: str, body: bytes) -> tuple[dict[str, str], dict[str, bytes]]:
     message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
         b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + body
@@ -327,7 +295,7 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> Iterator[StandIn]:
     for name in SDK_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     standin = StandIn()
-    standin.thread.start()
+    standin.http.start()
     monkeypatch.setenv("ANTHROPIC_BASE_URL", standin.url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key")
     monkeypatch.setenv("OPENAI_BASE_URL", standin.url + "/v1")
@@ -335,6 +303,4 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> Iterator[StandIn]:
     try:
         yield standin
     finally:
-        standin.server.shutdown()
-        standin.server.server_close()
-        standin.thread.join(5)
+        standin.http.stop()
